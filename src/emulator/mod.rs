@@ -1,0 +1,1 @@
+//! The service side: a protocol-faithful local emulator (`analyst serve`, `chat --demo`).
