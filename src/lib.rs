@@ -2,4 +2,33 @@
 //! of that service. The binary's `main` only calls [`run`]; everything else lives here so that
 //! integration tests and benches can reach the same code.
 
+pub mod answer;
+pub mod cli;
+pub mod client;
+pub mod commands;
 pub mod emulator;
+pub mod exit;
+pub mod jsonscan;
+pub mod ndjson;
+pub mod protocol;
+pub mod render;
+pub mod settings;
+
+use clap::{CommandFactory, FromArgMatches};
+
+/// Parse the command line, run the command, and return the process exit code.
+pub fn run() -> i32 {
+    let matches = cli::Cli::command().get_matches();
+    let cli = match cli::Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    match commands::dispatch(cli, &matches) {
+        Ok(status) => status.code(),
+        Err(e) if exit::is_broken_pipe(&e) => 0,
+        Err(e) => {
+            eprintln!("analyst: {e:#}");
+            exit::status_of(&e).code()
+        }
+    }
+}

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `analyst` binary: everything is in the library.
+
+fn main() {
+    std::process::exit(analyst::run());
+}

@@ -1,0 +1,406 @@
+//! Every command and flag of `analyst`, with its help text. This tree drives parsing, `--help`,
+//! the completions in `completions/` and the man pages in `man/`. No logic lives here.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Settings come from flags, then the environment (ANALYST_*), then a profile of the config file
+($ANALYST_CONFIG, else $XDG_CONFIG_HOME/analyst/config.yaml, else ~/.config/analyst/config.yaml).
+
+Exit status: 0 success; 1 the service reported a failure; 2 usage error or 400; 3 authentication
+or permission refused; 4 not found; 5 conflict (thread streaming, 409, 412); 6 network; 7 no final
+answer; 130 interrupted.";
+
+/// Script a conversational analytics service: chat with its agent, read and stop threads,
+/// patch SCIM users, extract answers from saved streams, or run a local emulator.
+#[derive(Debug, Parser)]
+#[command(name = "analyst", version, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalArgs {
+    /// Output format (which ones a command takes is in its help; the default depends on
+    /// whether stdout is a terminal)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT", global = true)]
+    pub output: Option<Format>,
+    /// When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    pub color: ColorChoice,
+    /// Request and response diagnostics on stderr (repeat for more; secrets show as ***)
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// No spinner, progress bar or hints on stderr
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Longest wait to connect, e.g. 10s
+    #[arg(long, value_name = "DURATION", global = true)]
+    pub connect_timeout: Option<String>,
+    /// Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)
+    #[arg(long, value_name = "DURATION", global = true)]
+    pub idle_timeout: Option<String>,
+    /// Print the request that would be sent (secrets as ***) and exit without sending it
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+    /// Profile of the config file to use [env: ANALYST_PROFILE]
+    #[arg(long, value_name = "NAME", global = true)]
+    pub profile: Option<String>,
+    /// Config file to read [env: ANALYST_CONFIG]
+    #[arg(long, value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable text (chat, extract-final)
+    Text,
+    /// Raw lines as received (chat, state, scim patch)
+    Ndjson,
+    /// One JSON document
+    Json,
+    /// One YAML document
+    Yaml,
+    /// Only the final answer's text (chat)
+    Final,
+    /// A table (state, scim patch)
+    Table,
+}
+
+/// `--color` values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal
+    #[default]
+    Auto,
+    /// Always colour
+    Always,
+    /// Never colour
+    Never,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Send a message to the agent and stream the answer
+    Chat(ChatArgs),
+    /// Read a thread's current state
+    State(StateArgs),
+    /// Stop a running stream
+    Abort(AbortArgs),
+    /// Patch SCIM users, e.g. deactivate them
+    #[command(subcommand)]
+    Scim(ScimCommand),
+    /// Print the final answer from saved NDJSON
+    ExtractFinal(ExtractFinalArgs),
+    /// Run the built-in local emulator of the service (chat, abort, SCIM)
+    Serve(ServeArgs),
+    /// Print a shell completion script
+    Completions(CompletionsArgs),
+}
+
+/// Where the chat service is and how to authenticate.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Service")]
+pub struct ServiceArgs {
+    /// Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Account name [env: ANALYST_ACCOUNT]
+    #[arg(long, value_name = "NAME")]
+    pub account: Option<String>,
+    /// Agent id [env: ANALYST_AGENT]
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
+    /// Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]
+    #[arg(long, value_name = "FILE")]
+    pub api_key_file: Option<PathBuf>,
+    /// Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key
+    /// [env: ANALYST_TOKEN]
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+}
+
+/// Who the agent acts for (`sessionSettings`).
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Identity")]
+pub struct IdentityArgs {
+    /// External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]
+    #[arg(long, value_name = "ID")]
+    pub external_id: Option<String>,
+    /// Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]
+    #[arg(long, value_name = "ID")]
+    pub internal_id: Option<String>,
+    /// The user's email
+    #[arg(long, value_name = "EMAIL")]
+    pub email: Option<String>,
+    /// User attribute for row-level security (repeat)
+    #[arg(long = "attr", value_name = "NAME=VALUE")]
+    pub attrs: Vec<String>,
+    /// Group (repeat)
+    #[arg(long = "group", value_name = "G")]
+    pub groups: Vec<String>,
+    /// Role (repeat)
+    #[arg(long = "role", value_name = "R")]
+    pub roles: Vec<String>,
+    /// Security context object: inline JSON, @FILE, FILE or - for stdin
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub security_context: Option<String>,
+    /// IANA time zone, e.g. Europe/Berlin
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
+    /// Keep the external user (isEphemeral: false)
+    #[arg(long)]
+    pub persist_user: bool,
+    /// Lifetime of an ephemeral user, e.g. 2h or 7d
+    #[arg(long, value_name = "DURATION")]
+    pub user_ttl: Option<String>,
+    /// The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub session: Option<String>,
+}
+
+/// Which thread.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ThreadArgs {
+    /// The thread (chat) id
+    #[arg(long, value_name = "ID")]
+    pub chat_id: Option<String>,
+    /// The last thread used with this profile
+    #[arg(short = 'c', long = "continue", conflicts_with = "chat_id")]
+    pub continue_last: bool,
+}
+
+/// `analyst chat`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Formats: text (default on a terminal), ndjson (default otherwise), json, yaml, final."
+)]
+pub struct ChatArgs {
+    /// The message; words are joined with spaces; - reads it from stdin
+    #[arg(value_name = "MESSAGE")]
+    pub message: Vec<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArgs,
+    /// Message id (default: <unix-ms>-message)
+    #[arg(long, value_name = "ID")]
+    pub message_id: Option<String>,
+    /// Branch to work on (activeBranchName)
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+    /// Mark the branch as the default one (isDefaultBranch)
+    #[arg(long)]
+    pub default_branch: bool,
+    /// Attach an image (repeat)
+    #[arg(long = "image", value_name = "FILE")]
+    pub images: Vec<PathBuf>,
+    /// Also write every raw line to FILE
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Show the agent's reasoning (text format)
+    #[arg(long)]
+    pub show_thinking: bool,
+    /// How often to resume a dropped stream
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+    /// On Ctrl-C, do not send an abort for the thread
+    #[arg(long)]
+    pub no_abort: bool,
+    /// Talk to the built-in emulator, started in-process on a free loopback port
+    #[arg(long, conflicts_with_all = ["url", "base_url", "replay"])]
+    pub demo: bool,
+    /// A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub body: Option<String>,
+    /// Render a saved stream (FILE or -) without contacting the service
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub service: ServiceArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub identity: IdentityArgs,
+}
+
+/// `analyst state`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Formats: table (default on a terminal), ndjson (default otherwise), json, yaml."
+)]
+pub struct StateArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArgs,
+    /// A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub body: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub service: ServiceArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub identity: IdentityArgs,
+}
+
+/// `analyst abort`.
+#[derive(Debug, Args)]
+pub struct AbortArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub service: ServiceArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub identity: IdentityArgs,
+}
+
+/// `analyst scim ...`.
+#[derive(Debug, Subcommand)]
+pub enum ScimCommand {
+    /// Patch SCIM users, e.g. deactivate them
+    Patch(ScimPatchArgs),
+}
+
+/// `analyst scim patch`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Operations are sent in the order given. PATH=VALUE sends a string, PATH:=JSON raw JSON:
+  analyst scim patch 42 --deactivate
+  analyst scim patch --user-name ann@example.com --replace title=Boss --add 'emails:=[{\"value\":\"a@b.c\"}]'
+  analyst scim patch --ids-from ids.txt --deactivate -o ndjson
+
+Formats: table (default on a terminal), json (default otherwise), ndjson, yaml.")]
+pub struct ScimPatchArgs {
+    /// User ids to patch
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+    /// Read ids from FILE (- for stdin), one per line; # comments and blank lines are skipped
+    #[arg(long, value_name = "FILE")]
+    pub ids_from: Option<PathBuf>,
+    /// Find the user by userName (repeat)
+    #[arg(long = "user-name", value_name = "NAME")]
+    pub user_names: Vec<String>,
+    /// replace active false
+    #[arg(long, help_heading = "Operations")]
+    pub deactivate: bool,
+    /// replace active true
+    #[arg(long, help_heading = "Operations")]
+    pub activate: bool,
+    /// replace PATH with VALUE (repeat)
+    #[arg(long, value_name = "PATH=VALUE", help_heading = "Operations")]
+    pub replace: Vec<String>,
+    /// add VALUE at PATH (repeat)
+    #[arg(long, value_name = "PATH=VALUE", help_heading = "Operations")]
+    pub add: Vec<String>,
+    /// remove PATH (repeat)
+    #[arg(long, value_name = "PATH", help_heading = "Operations")]
+    pub remove: Vec<String>,
+    /// Send replace operations as one path-less value object
+    #[arg(long, help_heading = "Operations")]
+    pub pathless: bool,
+    /// A whole PatchOp document (inline JSON, @FILE, FILE or -)
+    #[arg(long, value_name = "JSON|@FILE", help_heading = "Operations",
+          conflicts_with_all = ["deactivate", "activate", "replace", "add", "remove", "pathless"])]
+    pub body: Option<String>,
+    /// Send If-Match: ETAG (the server answers 412 when the user changed)
+    #[arg(long, value_name = "ETAG")]
+    pub if_match: Option<String>,
+    /// Ask for these attributes of the patched user (comma-separated)
+    #[arg(long, value_name = "LIST")]
+    pub attributes: Option<String>,
+    /// Requests in flight at once
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 4)]
+    pub concurrency: usize,
+    /// Retries of 429 and 503 per user
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+    /// SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]
+    #[arg(long, value_name = "URL", help_heading = "Service")]
+    pub scim_url: Option<String>,
+    /// Read the SCIM token from FILE (- for stdin) [env: ANALYST_SCIM_TOKEN]
+    #[arg(long, value_name = "FILE", help_heading = "Service")]
+    pub scim_token_file: Option<PathBuf>,
+}
+
+/// `analyst extract-final`.
+#[derive(Debug, Args)]
+#[command(after_help = "Formats: text (default), json, yaml.\n\n\
+Examples:\n  analyst chat \"Revenue last month\" -o ndjson | analyst extract-final\n  \
+analyst extract-final runs/*.ndjson")]
+pub struct ExtractFinalArgs {
+    /// Saved NDJSON streams (stdin when none, or -)
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Accept the last complete assistant message with content when there is no final frame
+    #[arg(long)]
+    pub fallback: bool,
+    /// Stop at the first malformed line instead of skipping it
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// `analyst serve`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Fault specs (repeat --fault; each applies to chat and SCIM requests alike):
+  drop-after=N          close the connection after N lines of a chat stream (the run goes on)
+  delay=DURATION        wait before answering
+  status=CODE[xK|@P]    answer CODE for the next K requests, or a fraction P (0..1) of them
+  retry-after=SECS      send Retry-After with status faults (e.g. status=429x2,retry-after=1)
+  malformed-after=N     write a line that is not JSON after N lines
+  stall-after=N         stop writing after N lines without closing the connection
+Several keys may be joined with commas in one spec: --fault status=503x1,retry-after=0
+
+Formats: text (default), json (one object with the URLs and credentials).")]
+pub struct ServeArgs {
+    /// Address to listen on
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    pub listen: String,
+    /// Account name in the chat URL
+    #[arg(long, value_name = "NAME", default_value = "demo")]
+    pub account: String,
+    /// Agent id in the chat URL
+    #[arg(long, value_name = "ID", default_value = "1")]
+    pub agent: String,
+    /// Read the API key clients must send from FILE (generated when absent)
+    #[arg(long, value_name = "FILE")]
+    pub api_key_file: Option<PathBuf>,
+    /// Read the SCIM token clients must send from FILE (generated when absent)
+    #[arg(long, value_name = "FILE")]
+    pub scim_token_file: Option<PathBuf>,
+    /// Semantic model (YAML) instead of the built-in one
+    #[arg(long, value_name = "FILE.yaml")]
+    pub model: Option<PathBuf>,
+    /// SQLite database instead of the built-in sample dataset
+    #[arg(long, value_name = "FILE.sqlite")]
+    pub data: Option<PathBuf>,
+    /// Delay between frames of a stream, e.g. 20ms
+    #[arg(long, value_name = "DURATION", default_value = "15ms")]
+    pub pace: String,
+    /// Inject a failure (see below; repeat)
+    #[arg(long = "fault", value_name = "SPEC")]
+    pub faults: Vec<String>,
+}
+
+/// `analyst completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}

@@ -1,0 +1,266 @@
+//! The HTTP client every command shares: timeouts, redirects that never carry credentials to
+//! another origin, `-v`/`-vv` diagnostics and `--dry-run` output with secrets masked.
+
+use crate::exit::{fail, Status};
+use crate::settings::Secret;
+use anyhow::Result;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::redirect;
+use std::time::Duration;
+
+/// The shared client and its diagnostic level.
+#[derive(Clone, Debug)]
+pub struct Http {
+    /// The configured reqwest client (proxies from the environment are honoured).
+    pub client: reqwest::Client,
+    /// `-v` count.
+    pub verbose: u8,
+    /// The longest wait for the next byte of a response, if set.
+    pub idle_timeout: Option<Duration>,
+}
+
+/// Redirects are followed only within the same origin (scheme, host, port), so neither an API
+/// key nor a token is ever sent to another host; any other redirect comes back as the 3xx.
+fn same_origin_redirects() -> redirect::Policy {
+    redirect::Policy::custom(|attempt| {
+        if attempt.previous().len() >= 5 {
+            return attempt.stop();
+        }
+        let first = &attempt.previous()[0];
+        let next = attempt.url();
+        if next.scheme() == first.scheme()
+            && next.host_str() == first.host_str()
+            && next.port_or_known_default() == first.port_or_known_default()
+        {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}
+
+impl Http {
+    /// Build the client from the timeouts and verbosity.
+    pub fn new(
+        connect_timeout: Option<Duration>,
+        idle_timeout: Option<Duration>,
+        verbose: u8,
+    ) -> Result<Http> {
+        let mut builder = reqwest::Client::builder()
+            .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
+            .redirect(same_origin_redirects())
+            .connect_timeout(connect_timeout.unwrap_or(Duration::from_secs(30)))
+            .tcp_nodelay(true);
+        if let Some(idle) = idle_timeout {
+            builder = builder.read_timeout(idle);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| fail(Status::Network, format!("cannot set up HTTP: {e}")))?;
+        Ok(Http {
+            client,
+            verbose,
+            idle_timeout,
+        })
+    }
+}
+
+/// A request as it will be (or would have been) sent, for `-v`, `-vv` and `--dry-run`.
+#[derive(Clone, Debug)]
+pub struct RequestLog {
+    /// Method.
+    pub method: &'static str,
+    /// URL.
+    pub url: String,
+    /// Headers, secrets already masked.
+    pub headers: Vec<(String, String)>,
+    /// Body, if any.
+    pub body: Option<String>,
+}
+
+impl RequestLog {
+    /// A request with headers; values of `secret` headers are shown as `***`.
+    pub fn new(
+        method: &'static str,
+        url: &str,
+        headers: &HeaderMap,
+        body: Option<&[u8]>,
+    ) -> RequestLog {
+        let headers = headers
+            .iter()
+            .map(|(k, v)| {
+                let shown = if v.is_sensitive() {
+                    "***".to_owned()
+                } else {
+                    v.to_str().unwrap_or("<binary>").to_owned()
+                };
+                (k.as_str().to_owned(), shown)
+            })
+            .collect();
+        RequestLog {
+            method,
+            url: url.to_owned(),
+            headers,
+            body: body.map(|b| String::from_utf8_lossy(b).into_owned()),
+        }
+    }
+
+    /// The curl-like rendering: request line, headers, blank line, body.
+    pub fn render(&self) -> String {
+        let mut s = format!("{} {}\n", self.method, self.url);
+        for (k, v) in &self.headers {
+            s.push_str(&format!("{k}: {v}\n"));
+        }
+        if let Some(body) = &self.body {
+            s.push('\n');
+            s.push_str(body);
+            if !body.ends_with('\n') {
+                s.push('\n');
+            }
+        }
+        s
+    }
+
+    /// Print to stderr at the given verbosity: `-v` the request line, `-vv` headers and body.
+    pub fn log(&self, verbose: u8) {
+        if verbose == 0 {
+            return;
+        }
+        if verbose == 1 {
+            eprintln!("> {} {}", self.method, self.url);
+            return;
+        }
+        for line in self.render().lines() {
+            eprintln!("> {line}");
+        }
+    }
+}
+
+/// Log a response's status (and headers with `-vv`) on stderr.
+pub fn log_response(verbose: u8, status: reqwest::StatusCode, headers: &HeaderMap) {
+    if verbose == 0 {
+        return;
+    }
+    eprintln!("< {}", status);
+    if verbose >= 2 {
+        for (k, v) in headers {
+            let shown = if v.is_sensitive() {
+                "***"
+            } else {
+                v.to_str().unwrap_or("<binary>")
+            };
+            eprintln!("< {k}: {shown}");
+        }
+    }
+}
+
+/// A header value that carries a secret: marked sensitive so it is masked everywhere.
+pub fn secret_header(prefix: &str, secret: &Secret) -> Result<HeaderValue> {
+    let mut v = HeaderValue::from_str(&format!("{prefix}{}", secret.expose())).map_err(|_| {
+        crate::exit::usage("the secret holds characters that cannot go into an HTTP header")
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+/// Insert a header by name.
+pub fn insert(headers: &mut HeaderMap, name: &'static str, value: HeaderValue) {
+    headers.insert(HeaderName::from_static(name), value);
+}
+
+/// The body of an error response as one trimmed line: the server's own words, shortened.
+pub fn trim_body(body: &[u8]) -> String {
+    const MAX: usize = 300;
+    let text = String::from_utf8_lossy(body);
+    let mut one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > MAX {
+        one_line = one_line.chars().take(MAX).collect::<String>() + "…";
+    }
+    one_line
+}
+
+/// The message of a JSON error body (`error`, `message`, `detail`), else the trimmed body.
+pub fn server_words(body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
+        if let Some(text) = ["error", "message", "detail", "msg"]
+            .iter()
+            .find_map(|k| v.get(*k).and_then(crate::protocol::frame::error_text))
+        {
+            return trim_body(text.as_bytes());
+        }
+    }
+    trim_body(body)
+}
+
+/// An error for an HTTP failure: the status, what it means, and the server's words.
+pub fn error_for_status(what: &str, status: reqwest::StatusCode, body: &[u8]) -> anyhow::Error {
+    let words = server_words(body);
+    let code = status.as_u16();
+    let mut exit = Status::from_http(code);
+    let hint = match code {
+        401 => " (check the API key)",
+        403 => " (permission refused)",
+        404 => " (check the URL, account, agent or id)",
+        _ => "",
+    };
+    if words.contains("Streaming for thread is in progress") {
+        exit = Status::Conflict;
+    }
+    let detail = if words.is_empty() {
+        String::new()
+    } else {
+        format!(": {words}")
+    };
+    fail(exit, format!("{what}: HTTP {status}{hint}{detail}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_masked_in_logs() {
+        let mut h = HeaderMap::new();
+        insert(
+            &mut h,
+            "authorization",
+            secret_header("Api-Key ", &Secret::new("sk-live-123".into(), "t").unwrap()).unwrap(),
+        );
+        insert(
+            &mut h,
+            "content-type",
+            HeaderValue::from_static("application/json"),
+        );
+        let log = RequestLog::new("POST", "http://h/chat/stream-chat-state", &h, Some(b"{}"));
+        let text = log.render();
+        assert!(!text.contains("sk-live-123"));
+        assert!(text.contains("authorization: ***"));
+        assert!(text.contains("content-type: application/json"));
+    }
+
+    #[test]
+    fn error_bodies_are_trimmed_and_mapped() {
+        let e = error_for_status(
+            "chat",
+            reqwest::StatusCode::NOT_FOUND,
+            br#"{"error":"Agent not found"}"#,
+        );
+        assert_eq!(crate::exit::status_of(&e), Status::NotFound);
+        assert!(e.to_string().ends_with(": Agent not found"), "{e}");
+        let e = error_for_status(
+            "chat",
+            reqwest::StatusCode::BAD_REQUEST,
+            b"<html>\n<body>Bad</body>\n</html>",
+        );
+        assert_eq!(crate::exit::status_of(&e), Status::Usage);
+        assert!(e.to_string().contains("<html> <body>Bad</body> </html>"));
+        let long = "x".repeat(1000);
+        assert!(trim_body(long.as_bytes()).chars().count() <= 301);
+        let e = error_for_status(
+            "chat",
+            reqwest::StatusCode::BAD_REQUEST,
+            br#"{"error":"Streaming for thread is in progress"}"#,
+        );
+        assert_eq!(crate::exit::status_of(&e), Status::Conflict);
+    }
+}

@@ -1,0 +1,6 @@
+//! HTTP to the service: one configured client, auth headers, redaction of secrets in
+//! diagnostics, and the mapping of HTTP failures to exit statuses.
+
+pub mod http;
+
+pub use http::{error_for_status, trim_body, Http, RequestLog};

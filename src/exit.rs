@@ -1,0 +1,142 @@
+//! The exit-status table of CLI.md, and the error type that carries a status to `main`.
+
+use std::fmt;
+
+/// Every exit status the program can end with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Success.
+    Success = 0,
+    /// The service reported a failure, or some ids of a bulk run failed.
+    Failure = 1,
+    /// Usage error: bad flags, identity, body or input file; also a 400 from the service.
+    Usage = 2,
+    /// Authentication or permission refused (401, 403, auth error object).
+    Auth = 3,
+    /// Not found (404).
+    NotFound = 4,
+    /// Conflict: thread already streaming, 409, 412.
+    Conflict = 5,
+    /// Network: cannot connect, TLS, timeout, connection lost and not resumable.
+    Network = 6,
+    /// No final answer.
+    NoAnswer = 7,
+    /// Interrupted (Ctrl-C).
+    Interrupted = 130,
+}
+
+impl Status {
+    /// The process exit code.
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// The status for an HTTP error response.
+    pub fn from_http(code: u16) -> Status {
+        match code {
+            400 | 413 | 422 => Status::Usage,
+            401 | 403 | 407 => Status::Auth,
+            404 | 410 => Status::NotFound,
+            409 | 412 | 423 => Status::Conflict,
+            408 => Status::Network,
+            _ => Status::Failure,
+        }
+    }
+
+    /// The worst of two statuses, for runs that combine several outcomes.
+    pub fn worst(self, other: Status) -> Status {
+        if self == Status::Success {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// An error with the exit status it should end the program with.
+#[derive(Debug)]
+pub struct Failure {
+    /// The exit status.
+    pub status: Status,
+    /// What happened, in words the user can act on.
+    pub message: String,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// Build an `anyhow::Error` that ends the program with `status`.
+pub fn fail(status: Status, message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Failure {
+        status,
+        message: message.into(),
+    })
+}
+
+/// A usage error (exit 2).
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    fail(Status::Usage, message)
+}
+
+/// Whether an error chain holds a broken pipe on stdout: `| head` closed it, which is not an error.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// The status an error maps to: its own `Failure` status, else network errors 6, else 1.
+pub fn status_of(err: &anyhow::Error) -> Status {
+    for cause in err.chain() {
+        if let Some(failure) = cause.downcast_ref::<Failure>() {
+            return failure.status;
+        }
+    }
+    for cause in err.chain() {
+        if let Some(req) = cause.downcast_ref::<reqwest::Error>() {
+            if req.is_connect() || req.is_timeout() || req.is_request() || req.is_body() {
+                return Status::Network;
+            }
+        }
+    }
+    Status::Failure
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_statuses_map_to_the_table() {
+        assert_eq!(Status::from_http(400), Status::Usage);
+        assert_eq!(Status::from_http(401), Status::Auth);
+        assert_eq!(Status::from_http(403), Status::Auth);
+        assert_eq!(Status::from_http(404), Status::NotFound);
+        assert_eq!(Status::from_http(409), Status::Conflict);
+        assert_eq!(Status::from_http(412), Status::Conflict);
+        assert_eq!(Status::from_http(500), Status::Failure);
+        assert_eq!(Status::from_http(503), Status::Failure);
+    }
+
+    #[test]
+    fn failure_status_is_found_through_context() {
+        let err = usage("bad flag").context("while starting");
+        assert_eq!(status_of(&err), Status::Usage);
+        assert_eq!(status_of(&anyhow::anyhow!("plain")), Status::Failure);
+    }
+
+    #[test]
+    fn broken_pipe_is_recognised() {
+        let err = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            .context("writing stdout");
+        assert!(is_broken_pipe(&err));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("x")));
+    }
+}

@@ -1,0 +1,272 @@
+//! Line framing over bytes, shared by files, stdin and HTTP bodies.
+//!
+//! A [`Framer`] is fed chunks as they arrive and calls back once per line. Lines that lie wholly
+//! inside a chunk are handed out as slices of it (no copy); only a line split across chunks is
+//! gathered in a buffer, and that buffer never grows past the line-length bound: a longer line is
+//! reported and skipped, so a hostile peer cannot exhaust memory.
+
+use std::io::Read;
+
+/// The default bound on one line: generous for real streams, small enough to stay safe.
+pub const DEFAULT_MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// One line of input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// 1-based line number, counting blank lines too.
+    pub number: u64,
+    /// The bytes as received, with the terminator (`\n` or `\r\n`) when there was one.
+    pub raw: &'a [u8],
+    /// The bytes without the terminator.
+    pub text: &'a [u8],
+}
+
+impl Line<'_> {
+    /// Whether the line holds only white space (such lines are not frames).
+    pub fn is_blank(&self) -> bool {
+        self.text.iter().all(u8::is_ascii_whitespace)
+    }
+}
+
+/// What framing meets.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Event<'a> {
+    /// A complete line (blank lines included; see [`Line::is_blank`]).
+    Line(Line<'a>),
+    /// A line longer than the bound, skipped: its number and the bound.
+    TooLong {
+        /// The line number.
+        number: u64,
+        /// The bound it passed.
+        limit: usize,
+    },
+}
+
+/// Splits a byte stream into lines, chunk by chunk.
+#[derive(Debug)]
+pub struct Framer {
+    max: usize,
+    pending: Vec<u8>,
+    /// Lines completed so far.
+    lines: u64,
+    /// Inside a line that passed the bound: drop bytes until its end.
+    skipping: bool,
+}
+
+impl Framer {
+    /// A framer with a bound on line length in bytes.
+    pub fn new(max_line: usize) -> Framer {
+        Framer {
+            max: max_line.max(1),
+            pending: Vec::new(),
+            lines: 0,
+            skipping: false,
+        }
+    }
+
+    /// Whether bytes of an unfinished line are held.
+    pub fn has_partial(&self) -> bool {
+        !self.pending.is_empty() || self.skipping
+    }
+
+    /// The number of lines completed so far.
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    /// Feed a chunk; `on` is called for each line it completes and may stop the run with an error.
+    pub fn feed<E>(
+        &mut self,
+        mut data: &[u8],
+        on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while !data.is_empty() {
+            let Some(nl) = memchr::memchr(b'\n', data) else {
+                self.hold(data, on)?;
+                return Ok(());
+            };
+            let (head, rest) = data.split_at(nl + 1);
+            data = rest;
+            if self.skipping {
+                self.skipping = false;
+                self.lines += 1;
+                continue;
+            }
+            if self.pending.is_empty() {
+                self.emit_slice(head, on)?;
+            } else {
+                self.hold(head, on)?;
+                if self.skipping {
+                    // The newline itself pushed it over: the line has ended.
+                    self.skipping = false;
+                    self.lines += 1;
+                    continue;
+                }
+                let line = std::mem::take(&mut self.pending);
+                let result = self.emit_slice(&line, on);
+                self.pending = line;
+                self.pending.clear();
+                result?;
+            }
+        }
+        Ok(())
+    }
+
+    /// End of input: hand out a last line that had no newline.
+    pub fn finish<E>(&mut self, on: &mut impl FnMut(Event<'_>) -> Result<(), E>) -> Result<(), E> {
+        if self.skipping {
+            self.skipping = false;
+            self.lines += 1;
+            return Ok(());
+        }
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let line = std::mem::take(&mut self.pending);
+        self.emit_slice(&line, on)
+    }
+
+    fn hold<E>(
+        &mut self,
+        part: &[u8],
+        on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.skipping {
+            return Ok(());
+        }
+        let content_len =
+            self.pending.len() + part.len() - usize::from(part.last() == Some(&b'\n'));
+        // One byte of slack for a `\r` that may turn out to be the terminator; the exact check
+        // happens when the line is complete.
+        if content_len > self.max + 1 {
+            self.pending = Vec::new();
+            self.skipping = true;
+            return on(Event::TooLong {
+                number: self.lines + 1,
+                limit: self.max,
+            });
+        }
+        self.pending.extend_from_slice(part);
+        Ok(())
+    }
+
+    fn emit_slice<E>(
+        &mut self,
+        raw: &[u8],
+        on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.lines += 1;
+        let mut text = raw.strip_suffix(b"\n").unwrap_or(raw);
+        text = text.strip_suffix(b"\r").unwrap_or(text);
+        if text.len() > self.max {
+            return on(Event::TooLong {
+                number: self.lines,
+                limit: self.max,
+            });
+        }
+        on(Event::Line(Line {
+            number: self.lines,
+            raw,
+            text,
+        }))
+    }
+}
+
+/// Read all of `reader` in large chunks through a framer. Errors of the reader come back as
+/// `Err(io)`; errors of the callback as `Ok(Err(e))`.
+pub fn read_lines<R: Read, E>(
+    mut reader: R,
+    max_line: usize,
+    on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+) -> std::io::Result<Result<(), E>> {
+    let mut framer = Framer::new(max_line);
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if let Err(e) = framer.feed(&buf[..n], on) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(framer.finish(on))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (number, text) of every line, "!N" for too-long ones, feeding `input` in pieces of `step`.
+    fn frame(input: &[u8], step: usize, max: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut framer = Framer::new(max);
+        let mut on = |e: Event<'_>| -> Result<(), ()> {
+            out.push(match e {
+                Event::Line(l) => {
+                    assert!(l.raw.starts_with(l.text));
+                    format!("{}:{}", l.number, String::from_utf8_lossy(l.text))
+                }
+                Event::TooLong { number, .. } => format!("!{number}"),
+            });
+            Ok(())
+        };
+        for chunk in input.chunks(step.max(1)) {
+            framer.feed(chunk, &mut on).unwrap();
+        }
+        framer.finish(&mut on).unwrap();
+        out
+    }
+
+    #[test]
+    fn lf_crlf_blank_and_last_line_without_newline() {
+        let input = b"{\"a\":1}\r\n\n{\"b\":2}\n{\"c\":3}";
+        for step in 1..=input.len() {
+            assert_eq!(
+                frame(input, step, 100),
+                ["1:{\"a\":1}", "2:", "3:{\"b\":2}", "4:{\"c\":3}"],
+                "step {step}"
+            );
+        }
+    }
+
+    #[test]
+    fn long_lines_are_skipped_with_their_number_at_any_chunking() {
+        let input = b"ok\n0123456789\nfine\n0123456789";
+        for step in 1..=input.len() {
+            assert_eq!(
+                frame(input, step, 5),
+                ["1:ok", "!2", "3:fine", "!4"],
+                "step {step}"
+            );
+        }
+        // Exactly at the bound is fine, CR excluded.
+        assert_eq!(frame(b"12345\r\n", 3, 5), ["1:12345"]);
+    }
+
+    #[test]
+    fn raw_keeps_terminators() {
+        let mut raws = Vec::new();
+        let mut framer = Framer::new(100);
+        let mut on = |e: Event<'_>| -> Result<(), ()> {
+            if let Event::Line(l) = e {
+                raws.push(l.raw.to_vec());
+            }
+            Ok(())
+        };
+        framer.feed(b"a\r\nb\nc", &mut on).unwrap();
+        framer.finish(&mut on).unwrap();
+        assert_eq!(raws, [b"a\r\n".to_vec(), b"b\n".to_vec(), b"c".to_vec()]);
+    }
+
+    #[test]
+    fn callback_errors_stop_the_run() {
+        let r = read_lines(&b"a\nb\nc\n"[..], 10, &mut |e| match e {
+            Event::Line(l) if l.text == b"b" => Err("stop"),
+            _ => Ok(()),
+        });
+        assert_eq!(r.unwrap(), Err("stop"));
+    }
+}

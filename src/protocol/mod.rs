@@ -1,0 +1,13 @@
+//! The wire format of the service, shared by the client and the emulator: pure data, no I/O.
+//!
+//! Parsing is lenient (unknown fields and frame kinds pass, known fields of an unexpected type
+//! read as absent); building is strict (validation before anything is sent).
+
+pub mod chat;
+pub mod frame;
+mod lenient;
+pub mod scim;
+pub mod tool;
+
+pub use chat::{ChatRequest, SessionSettings, UserAttribute};
+pub use frame::{Frame, FrameKind};

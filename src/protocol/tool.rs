@@ -1,0 +1,494 @@
+//! Tool inputs and results: SQL (rows as arrays with `schema`, or rows as objects with
+//! `annotation`), meta search (members, or the older `measures` list), and tool errors.
+//! Tools are recognised by the shape of what they carry, not by their (varying) names.
+
+use super::lenient;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Input of a SQL tool (`dataSqlApi`, `cubeSqlApi`, ...); some servers send only `query`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SqlInput {
+    /// The SQL.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub sql_query: Option<String>,
+    /// The SQL, on servers that use the short form.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub query: Option<String>,
+    /// A short title.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub query_title: Option<String>,
+    /// What the query does.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub description: Option<String>,
+    /// The user's request as the agent understood it.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub user_request: Option<String>,
+    /// Memory id.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub memory_id: Option<String>,
+    /// Vega-Lite v5 spec as JSON text, without data.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub vega_spec: Option<String>,
+}
+
+impl SqlInput {
+    /// The SQL text, from either field.
+    pub fn sql(&self) -> Option<&str> {
+        self.sql_query.as_deref().or(self.query.as_deref())
+    }
+}
+
+/// A result column.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Column {
+    /// Column name.
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: Option<String>,
+    /// Column type, e.g. `string`, `number`, `time`.
+    #[serde(deserialize_with = "lenient::string")]
+    pub column_type: Option<String>,
+}
+
+/// Result of a SQL tool.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SqlResult {
+    /// The SQL that ran.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub sql_query: Option<String>,
+    /// A short title.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub query_title: Option<String>,
+    /// What the query does.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub description: Option<String>,
+    /// The user's request.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub user_request: Option<String>,
+    /// Columns, for rows given as arrays.
+    #[serde(deserialize_with = "columns", skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Vec<Column>>,
+    /// Rows: arrays (with `schema`) or objects keyed by member name (with `annotation`).
+    #[serde(deserialize_with = "rows", skip_serializing_if = "Option::is_none")]
+    pub data: Option<Vec<Value>>,
+    /// How many rows the query produced in all (`data` holds at most 100 by default).
+    #[serde(
+        deserialize_with = "lenient::integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub total_rows: Option<i64>,
+    /// Result id.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub uuid: Option<String>,
+    /// Vega-Lite v5 spec as JSON text.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub vega_spec: Option<String>,
+    /// `{measures: {...}, dimensions: {...}}` with `title` and `type`, for rows given as objects.
+    #[serde(
+        deserialize_with = "lenient::value",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub annotation: Option<Value>,
+    /// A failed tool's message.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub error: Option<String>,
+}
+
+fn columns<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Column>>, D::Error> {
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+}
+
+fn rows<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Value>>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::Array(rows) => Some(rows),
+        _ => None,
+    })
+}
+
+/// A result as a plain table of text cells, whichever shape it came in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    /// Column headers (titles where the annotation gives them).
+    pub columns: Vec<String>,
+    /// Cells as text.
+    pub rows: Vec<Vec<String>>,
+    /// Rows in all, when the server said.
+    pub total_rows: Option<i64>,
+}
+
+impl SqlResult {
+    /// The rows as a table: `schema` + array rows, or object rows with `annotation` titles.
+    pub fn table(&self) -> Option<Table> {
+        let data = self.data.as_ref()?;
+        let mut table = Table {
+            total_rows: self.total_rows,
+            ..Table::default()
+        };
+        if let Some(schema) = &self.schema {
+            table.columns = schema
+                .iter()
+                .enumerate()
+                .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("column{}", i + 1)))
+                .collect();
+            for row in data {
+                let cells = match row {
+                    Value::Array(cells) => cells.iter().map(cell_text).collect(),
+                    Value::Object(map) => table
+                        .columns
+                        .iter()
+                        .map(|c| map.get(c).map(cell_text).unwrap_or_default())
+                        .collect(),
+                    other => vec![cell_text(other)],
+                };
+                table.rows.push(cells);
+            }
+            return Some(table);
+        }
+        // Rows as objects: columns in order of first appearance.
+        let mut keys: Vec<String> = Vec::new();
+        for row in data {
+            if let Value::Object(map) = row {
+                for k in map.keys() {
+                    if !keys.contains(k) {
+                        keys.push(k.clone());
+                    }
+                }
+            }
+        }
+        table.columns = keys
+            .iter()
+            .map(|k| self.member_title(k).unwrap_or_else(|| k.clone()))
+            .collect();
+        for row in data {
+            let cells = match row {
+                Value::Object(map) => keys
+                    .iter()
+                    .map(|k| map.get(k).map(cell_text).unwrap_or_default())
+                    .collect(),
+                Value::Array(cells) => cells.iter().map(cell_text).collect(),
+                other => vec![cell_text(other)],
+            };
+            table.rows.push(cells);
+        }
+        Some(table)
+    }
+
+    fn member_title(&self, member: &str) -> Option<String> {
+        let annotation = self.annotation.as_ref()?;
+        ["measures", "dimensions", "timeDimensions", "segments"]
+            .iter()
+            .find_map(|group| annotation.get(group)?.get(member)?.get("title")?.as_str())
+            .map(str::to_owned)
+    }
+}
+
+/// A cell's text: strings as they are, null as empty, anything else as JSON.
+pub fn cell_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Result of a meta (data model search) tool.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MetaResult {
+    /// The search the agent ran.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub search_query: Option<String>,
+    /// Matching views or cubes.
+    #[serde(deserialize_with = "cubes")]
+    pub cubes: Vec<Cube>,
+}
+
+fn cubes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Cube>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|c| serde_json::from_value(c).ok())
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// A cube or view in a meta result.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Cube {
+    /// Name.
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: Option<String>,
+    /// `cube` or `view`.
+    #[serde(
+        rename = "type",
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub kind: Option<String>,
+    /// Title.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub title: Option<String>,
+    /// Members (newer servers).
+    #[serde(deserialize_with = "members", skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Member>,
+    /// Measures (older servers).
+    #[serde(deserialize_with = "members", skip_serializing_if = "Vec::is_empty")]
+    pub measures: Vec<Member>,
+    /// Dimensions (older servers).
+    #[serde(deserialize_with = "members", skip_serializing_if = "Vec::is_empty")]
+    pub dimensions: Vec<Member>,
+}
+
+impl Cube {
+    /// All members, whichever field carried them.
+    pub fn all_members(&self) -> impl Iterator<Item = &Member> {
+        self.members
+            .iter()
+            .chain(&self.measures)
+            .chain(&self.dimensions)
+    }
+}
+
+fn members<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Member>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|m| match m {
+                Value::String(name) => Some(Member {
+                    name: Some(name),
+                    ..Member::default()
+                }),
+                other => serde_json::from_value(other).ok(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// A member of a cube or view.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Member {
+    /// Full name, e.g. `orders.revenue`.
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: Option<String>,
+    /// Title.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub description: Option<String>,
+    /// `number`, `string`, `time`, `boolean`.
+    #[serde(
+        rename = "type",
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub kind: Option<String>,
+    /// Aggregation of a measure, e.g. `sum`.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub agg_type: Option<String>,
+}
+
+/// What a tool call is, judged by the shape of its input and result.
+#[derive(Clone, Debug)]
+pub enum Tool {
+    /// Runs SQL.
+    Sql {
+        /// Parsed input.
+        input: Box<SqlInput>,
+        /// Parsed result, once finished.
+        result: Option<Box<SqlResult>>,
+    },
+    /// Searches the data model.
+    Meta {
+        /// The search text.
+        search: Option<String>,
+        /// Parsed result, once finished.
+        result: Option<MetaResult>,
+    },
+    /// Any other tool.
+    Other,
+}
+
+/// Parse a tool result: a JSON string holding JSON (the usual case), or an object already.
+pub fn parse_result(result: &Value) -> Value {
+    match result {
+        Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
+        other => other.clone(),
+    }
+}
+
+/// Parse a tool input: an object, or a JSON string holding one.
+pub fn parse_input(input: &Value) -> Value {
+    parse_result(input)
+}
+
+/// The error of a failed tool: `error` in the parsed result.
+pub fn tool_error(result: &Value) -> Option<String> {
+    match result.get("error")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        other => super::frame::error_text(other),
+    }
+}
+
+/// Recognise a tool by the shape of its (parsed) input and result.
+pub fn classify(input: &Value, result: Option<&Value>) -> Tool {
+    let has = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).is_some();
+    let input_obj = Some(input);
+    if has(input_obj, "sqlQuery")
+        || has(input_obj, "query")
+        || has(result, "schema")
+        || has(result, "sqlQuery")
+        || result
+            .and_then(|r| r.get("data"))
+            .is_some_and(Value::is_array)
+    {
+        return Tool::Sql {
+            input: Box::new(serde_json::from_value(input.clone()).unwrap_or_default()),
+            result: result
+                .and_then(|r| serde_json::from_value(r.clone()).ok())
+                .map(Box::new),
+        };
+    }
+    if has(input_obj, "searchQuery") || has(result, "cubes") {
+        return Tool::Meta {
+            search: input
+                .get("searchQuery")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            result: result.and_then(|r| serde_json::from_value(r.clone()).ok()),
+        };
+    }
+    Tool::Other
+}
+
+/// An empty JSON object, for tool calls without input.
+pub fn empty_object() -> Value {
+    Value::Object(Map::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rows_as_arrays_with_schema() {
+        let r: SqlResult = serde_json::from_value(json!({
+            "schema": [{"name": "category", "column_type": "string"}, {"name": "revenue", "column_type": "number"}],
+            "data": [["Books", "12.5"], ["Toys", 3]],
+            "totalRows": 250
+        }))
+        .unwrap();
+        let t = r.table().unwrap();
+        assert_eq!(t.columns, ["category", "revenue"]);
+        assert_eq!(t.rows, [["Books", "12.5"], ["Toys", "3"]]);
+        assert_eq!(t.total_rows, Some(250));
+    }
+
+    #[test]
+    fn rows_as_objects_with_annotation() {
+        let r: SqlResult = serde_json::from_value(json!({
+            "data": [{"orders.status": "paid", "orders.count": "10"}, {"orders.status": "new", "orders.count": null}],
+            "annotation": {"measures": {"orders.count": {"title": "Orders Count", "type": "number"}},
+                           "dimensions": {"orders.status": {"title": "Orders Status", "type": "string"}}}
+        }))
+        .unwrap();
+        let t = r.table().unwrap();
+        assert_eq!(t.columns, ["Orders Status", "Orders Count"]);
+        assert_eq!(t.rows, [["paid", "10"], ["new", ""]]);
+    }
+
+    #[test]
+    fn tools_are_recognised_by_shape() {
+        let sql = parse_result(&json!(
+            "{\"sqlQuery\":\"SELECT 1\",\"schema\":[],\"data\":[]}"
+        ));
+        assert!(matches!(
+            classify(&json!({"query": "SELECT 1"}), Some(&sql)),
+            Tool::Sql { .. }
+        ));
+        let meta = parse_result(&json!("{\"searchQuery\":\"rev\",\"cubes\":[{\"name\":\"orders\",\"measures\":[\"orders.count\"]}]}"));
+        match classify(&json!({"searchQuery": "rev"}), Some(&meta)) {
+            Tool::Meta {
+                result: Some(m), ..
+            } => {
+                assert_eq!(
+                    m.cubes[0].all_members().next().unwrap().name.as_deref(),
+                    Some("orders.count")
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(classify(&json!({"x": 1}), None), Tool::Other));
+        let failed = parse_result(&json!("{\"error\":\"Error: BadRequestError: Bad branch\"}"));
+        assert_eq!(
+            tool_error(&failed).as_deref(),
+            Some("Error: BadRequestError: Bad branch")
+        );
+    }
+}

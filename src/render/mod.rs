@@ -1,0 +1,191 @@
+//! Frames and results -> text, tables, JSON, YAML and NDJSON, plus the terminal conventions
+//! (colour, which format is the default) that every command shares.
+
+use crate::cli::{ColorChoice, Format};
+use crate::exit::usage;
+use crate::settings::Env;
+use anyhow::Result;
+use std::io::Write;
+
+/// Which ANSI styles to use on one stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Style {
+    /// Whether to emit colour codes at all.
+    pub color: bool,
+}
+
+impl Style {
+    /// Decide colour for a stream: `--color`, then `NO_COLOR`, then `CLICOLOR_FORCE`, then
+    /// whether the stream is a terminal.
+    pub fn decide(choice: ColorChoice, env: &Env, is_terminal: bool) -> Style {
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                if env.get("NO_COLOR").is_some() {
+                    false
+                } else if env.get("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+                    true
+                } else {
+                    is_terminal
+                }
+            }
+        };
+        Style { color }
+    }
+
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+
+    /// Bold.
+    pub fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    /// Dim (secondary information).
+    pub fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    /// Red (errors).
+    pub fn red(&self, s: &str) -> String {
+        self.paint("31", s)
+    }
+    /// Green (success).
+    pub fn green(&self, s: &str) -> String {
+        self.paint("32", s)
+    }
+    /// Yellow (warnings).
+    pub fn yellow(&self, s: &str) -> String {
+        self.paint("33", s)
+    }
+    /// Cyan (tool calls).
+    pub fn cyan(&self, s: &str) -> String {
+        self.paint("36", s)
+    }
+}
+
+/// The output format: the one asked for if the command takes it, else the default for a
+/// terminal or a pipe.
+pub fn pick_format(
+    requested: Option<Format>,
+    allowed: &[Format],
+    on_terminal: Format,
+    otherwise: Format,
+    command: &str,
+) -> Result<Format> {
+    match requested {
+        None => Ok(if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            on_terminal
+        } else {
+            otherwise
+        }),
+        Some(f) if allowed.contains(&f) => Ok(f),
+        Some(f) => Err(usage(format!(
+            "-o {}: {command} writes {}",
+            format_name(f),
+            allowed
+                .iter()
+                .map(|f| format_name(*f))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// The name of a format as written on the command line.
+pub fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Text => "text",
+        Format::Ndjson => "ndjson",
+        Format::Json => "json",
+        Format::Yaml => "yaml",
+        Format::Final => "final",
+        Format::Table => "table",
+    }
+}
+
+/// Write a value as pretty JSON or YAML, ending with a newline.
+pub fn write_document(
+    out: &mut impl Write,
+    value: &serde_json::Value,
+    format: Format,
+) -> Result<()> {
+    match format {
+        Format::Yaml => {
+            let text = serde_yaml::to_string(value)?;
+            out.write_all(text.as_bytes())?;
+        }
+        _ => {
+            serde_json::to_writer_pretty(&mut *out, value)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+/// Print a warning on stderr.
+pub fn warn(message: impl std::fmt::Display) {
+    eprintln!("analyst: warning: {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_rules() {
+        let none = Env::default();
+        assert!(!Style::decide(ColorChoice::Auto, &none, false).color);
+        assert!(Style::decide(ColorChoice::Auto, &none, true).color);
+        assert!(
+            !Style::decide(
+                ColorChoice::Auto,
+                &Env::from_pairs([("NO_COLOR", "1")]),
+                true
+            )
+            .color
+        );
+        assert!(
+            Style::decide(
+                ColorChoice::Auto,
+                &Env::from_pairs([("CLICOLOR_FORCE", "1")]),
+                false
+            )
+            .color
+        );
+        assert!(
+            !Style::decide(
+                ColorChoice::Auto,
+                &Env::from_pairs([("CLICOLOR_FORCE", "0")]),
+                false
+            )
+            .color
+        );
+        assert!(
+            Style::decide(
+                ColorChoice::Always,
+                &Env::from_pairs([("NO_COLOR", "1")]),
+                false
+            )
+            .color
+        );
+        assert!(!Style::decide(ColorChoice::Never, &none, true).color);
+    }
+
+    #[test]
+    fn formats_are_checked_per_command() {
+        let e = pick_format(
+            Some(Format::Table),
+            &[Format::Text, Format::Json],
+            Format::Text,
+            Format::Text,
+            "extract-final",
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "-o table: extract-final writes text, json");
+    }
+}

@@ -1,0 +1,472 @@
+//! Flags + environment + config profile -> validated settings, by CLI.md's precedence:
+//! flag > environment > profile > default.
+//!
+//! Resolution is lazy: a command asks only for what it needs ([`Resolver::chat_endpoint`],
+//! [`Resolver::chat_auth`], [`Resolver::identity`], [`Resolver::scim`]), so that, say, a
+//! configured `api_key_command` never runs for `scim patch`.
+
+mod config;
+mod duration;
+mod identity;
+mod secret;
+mod source;
+
+pub use config::{Config, Profile};
+pub use duration::parse_duration;
+pub use identity::IdentityFlags;
+pub use secret::Secret;
+pub use source::{read_document, read_text_source, Env};
+
+use crate::exit::{usage, Status};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use url::Url;
+
+/// How a chat request authenticates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChatAuth {
+    /// `Authorization: Api-Key <key>`.
+    ApiKey(Secret),
+    /// `X-Cube-Auth-Token: <JWT>`; the service takes the identity from the token.
+    Token(Secret),
+}
+
+/// The chat endpoint: the stream URL and the abort URL next to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatEndpoint {
+    /// `.../chat/stream-chat-state`.
+    pub stream: Url,
+    /// `.../chat/abort`.
+    pub abort: Url,
+}
+
+/// The SCIM service.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScimSettings {
+    /// The SCIM root, ending in `/scim/v2`.
+    pub root: Url,
+    /// The token, sent as `Authorization: Bearer`.
+    pub token: Secret,
+}
+
+/// Flags that locate the chat service (from `cli::ServiceArgs`).
+#[derive(Clone, Debug, Default)]
+pub struct ServiceFlags {
+    /// `--url`.
+    pub url: Option<String>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--account`.
+    pub account: Option<String>,
+    /// `--agent`.
+    pub agent: Option<String>,
+    /// `--api-key-file`.
+    pub api_key_file: Option<PathBuf>,
+    /// `--token-file`.
+    pub token_file: Option<PathBuf>,
+}
+
+impl From<&crate::cli::ServiceArgs> for ServiceFlags {
+    fn from(a: &crate::cli::ServiceArgs) -> Self {
+        ServiceFlags {
+            url: a.url.clone(),
+            base_url: a.base_url.clone(),
+            account: a.account.clone(),
+            agent: a.agent.clone(),
+            api_key_file: a.api_key_file.clone(),
+            token_file: a.token_file.clone(),
+        }
+    }
+}
+
+/// Settings every command shares, resolved once at start.
+#[derive(Clone, Debug)]
+pub struct Common {
+    /// The profile in use, if any.
+    pub profile: Option<String>,
+    /// `--connect-timeout`.
+    pub connect_timeout: Option<Duration>,
+    /// `--idle-timeout`.
+    pub idle_timeout: Option<Duration>,
+}
+
+/// Resolves settings from flags, environment and the config file's profile.
+#[derive(Debug)]
+pub struct Resolver {
+    /// The environment (a snapshot; tests pass their own).
+    pub env: Env,
+    /// The profile chosen (`--profile`, `ANALYST_PROFILE`, `default_profile`), if any.
+    pub profile_name: Option<String>,
+    /// That profile's settings (empty when there is no config file or profile).
+    pub profile: Profile,
+    /// Where the config was read from, for messages.
+    pub config_path: Option<PathBuf>,
+}
+
+impl Resolver {
+    /// Load the config file and pick the profile.
+    pub fn load(
+        config_flag: Option<&Path>,
+        profile_flag: Option<&str>,
+        env: Env,
+    ) -> Result<Resolver> {
+        let (config, config_path) = Config::locate_and_load(config_flag, &env)?;
+        let profile_name = profile_flag
+            .map(str::to_owned)
+            .or_else(|| env.get("ANALYST_PROFILE"))
+            .or_else(|| config.as_ref().and_then(|c| c.default_profile.clone()));
+        let profile = match (&profile_name, &config) {
+            (None, _) => Profile::default(),
+            (Some(name), Some(cfg)) => match cfg.profiles.get(name) {
+                Some(p) => p.clone(),
+                None => {
+                    let known: Vec<&str> = cfg.profiles.keys().map(String::as_str).collect();
+                    return Err(usage(format!(
+                        "profile {name:?} is not in {} (profiles: {})",
+                        config_path
+                            .as_deref()
+                            .unwrap_or(Path::new("the config"))
+                            .display(),
+                        if known.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            known.join(", ")
+                        }
+                    )));
+                }
+            },
+            (Some(name), None)
+                if profile_flag.is_some() || env.get("ANALYST_PROFILE").is_some() =>
+            {
+                return Err(usage(format!(
+                    "profile {name:?} was asked for, but there is no config file"
+                )));
+            }
+            (Some(_), None) => Profile::default(),
+        };
+        Ok(Resolver {
+            env,
+            profile_name,
+            profile,
+            config_path,
+        })
+    }
+
+    /// Timeouts and the profile name.
+    pub fn common(&self, g: &crate::cli::GlobalArgs) -> Result<Common> {
+        let timeout = |flag: &str, v: &Option<String>| -> Result<Option<Duration>> {
+            v.as_deref()
+                .map(|s| parse_duration(s).map_err(|e| usage(format!("{flag} {s:?}: {e}"))))
+                .transpose()
+        };
+        Ok(Common {
+            profile: self.profile_name.clone(),
+            connect_timeout: timeout("--connect-timeout", &g.connect_timeout)?,
+            idle_timeout: timeout("--idle-timeout", &g.idle_timeout)?,
+        })
+    }
+
+    /// The chat URL, from `--url` or its parts, by precedence (a full URL beats its parts at the
+    /// same level; parts missing at the winning level are filled from lower ones).
+    pub fn chat_endpoint(&self, flags: &ServiceFlags) -> Result<ChatEndpoint> {
+        let levels = [
+            Level {
+                name: "flags",
+                url: flags.url.clone().map(|v| (v, "--url")),
+                base: flags.base_url.clone().map(|v| (v, "--base-url")),
+                account: flags.account.clone().map(|v| (v, "--account")),
+                agent: flags.agent.clone().map(|v| (v, "--agent")),
+            },
+            Level {
+                name: "environment",
+                url: self
+                    .env
+                    .get("ANALYST_CHAT_URL")
+                    .map(|v| (v, "ANALYST_CHAT_URL")),
+                base: self
+                    .env
+                    .get("ANALYST_BASE_URL")
+                    .map(|v| (v, "ANALYST_BASE_URL")),
+                account: self
+                    .env
+                    .get("ANALYST_ACCOUNT")
+                    .map(|v| (v, "ANALYST_ACCOUNT")),
+                agent: self.env.get("ANALYST_AGENT").map(|v| (v, "ANALYST_AGENT")),
+            },
+            Level {
+                name: "profile",
+                url: self.profile.chat_url.clone().map(|v| (v, "chat_url")),
+                base: self.profile.base_url.clone().map(|v| (v, "base_url")),
+                account: self.profile.account.clone().map(|v| (v, "account")),
+                agent: self.profile.agent.clone().map(|v| (v, "agent")),
+            },
+        ];
+        let Some(top) = levels.iter().position(Level::any) else {
+            return Err(usage(
+                "no chat URL: pass --url (the agent's Chat API URL), or --base-url, --account and --agent \
+                 (or set ANALYST_CHAT_URL, or chat_url in a config profile)",
+            ));
+        };
+        if let Some((url, origin)) = &levels[top].url {
+            return endpoint_from_url(url, origin);
+        }
+        // Parts, filled from lower levels (their parts, or the parts of their full URL).
+        let mut base = None;
+        let mut account = None;
+        let mut agent = None;
+        for level in &levels[top..] {
+            let parsed = level.url.as_ref().and_then(|(u, _)| split_chat_url(u));
+            base = base
+                .or(level.base.clone())
+                .or_else(|| parsed.clone().map(|p| (p.0, "a lower-precedence chat URL")));
+            account = account
+                .or(level.account.clone())
+                .or_else(|| parsed.clone().map(|p| (p.1, "a lower-precedence chat URL")));
+            agent = agent
+                .or(level.agent.clone())
+                .or_else(|| parsed.map(|p| (p.2, "a lower-precedence chat URL")));
+        }
+        let missing: Vec<&str> = [
+            ("--base-url", &base),
+            ("--account", &account),
+            ("--agent", &agent),
+        ]
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(f, _)| *f)
+        .collect();
+        if !missing.is_empty() {
+            return Err(usage(format!(
+                "incomplete chat URL: {} set by {}, but {} missing (or pass --url)",
+                ["--base-url", "--account", "--agent"]
+                    .iter()
+                    .filter(|f| !missing.contains(f))
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                levels[top].name,
+                missing.join(", ")
+            )));
+        }
+        let (base, base_origin) = base.unwrap();
+        let (account, _) = account.unwrap();
+        let (agent, _) = agent.unwrap();
+        let mut url = parse_http_url(&base, base_origin)?;
+        {
+            let mut segs = url
+                .path_segments_mut()
+                .map_err(|_| usage(format!("{base_origin} {base:?} cannot be a base URL")))?;
+            segs.pop_if_empty();
+            segs.extend([
+                "api",
+                "v1",
+                "public",
+                &account,
+                "agents",
+                &agent,
+                "chat",
+                "stream-chat-state",
+            ]);
+        }
+        endpoint_from_url(url.as_str(), base_origin)
+    }
+
+    /// How to authenticate chat requests: the highest level giving an API key or a token wins; at
+    /// the same level the API key wins (as the service would).
+    pub fn chat_auth(&self, flags: &ServiceFlags) -> Result<Option<ChatAuth>> {
+        if let Some(f) = &flags.api_key_file {
+            return Ok(Some(ChatAuth::ApiKey(Secret::from_file(
+                f,
+                "--api-key-file",
+            )?)));
+        }
+        if let Some(f) = &flags.token_file {
+            return Ok(Some(ChatAuth::Token(Secret::from_file(f, "--token-file")?)));
+        }
+        if let Some(v) = self.env.get("ANALYST_API_KEY") {
+            return Ok(Some(ChatAuth::ApiKey(Secret::new(v, "ANALYST_API_KEY")?)));
+        }
+        if let Some(v) = self.env.get("ANALYST_TOKEN") {
+            return Ok(Some(ChatAuth::Token(Secret::new(v, "ANALYST_TOKEN")?)));
+        }
+        let p = &self.profile;
+        if let Some(key) =
+            self.profile_secret(&p.api_key, &p.api_key_env, &p.api_key_command, "api_key")?
+        {
+            return Ok(Some(ChatAuth::ApiKey(key)));
+        }
+        if let Some(var) = &p.token_env {
+            let v = self
+                .env
+                .get(var)
+                .ok_or_else(|| usage(format!("token_env names {var}, which is not set")))?;
+            return Ok(Some(ChatAuth::Token(Secret::new(v, var)?)));
+        }
+        Ok(None)
+    }
+
+    /// The chat auth, required.
+    pub fn require_chat_auth(&self, flags: &ServiceFlags) -> Result<ChatAuth> {
+        self.chat_auth(flags)?.ok_or_else(|| {
+            crate::exit::fail(
+                Status::Auth,
+                "no API key: pass --api-key-file FILE, or set ANALYST_API_KEY (or ANALYST_TOKEN for token auth), \
+                 or api_key_env / api_key_command in a config profile",
+            )
+        })
+    }
+
+    /// The SCIM root and token.
+    pub fn scim(&self, url_flag: Option<&str>, token_file: Option<&Path>) -> Result<ScimSettings> {
+        let (url, origin) = url_flag
+            .map(|u| (u.to_owned(), "--scim-url"))
+            .or_else(|| self.env.get("ANALYST_SCIM_URL").map(|u| (u, "ANALYST_SCIM_URL")))
+            .or_else(|| self.profile.scim_url.clone().map(|u| (u, "scim_url")))
+            .ok_or_else(|| usage("no SCIM URL: pass --scim-url, or set ANALYST_SCIM_URL, or scim_url in a config profile"))?;
+        let root = scim_root(&url, origin)?;
+        let token = if let Some(f) = token_file {
+            Secret::from_file(f, "--scim-token-file")?
+        } else if let Some(v) = self.env.get("ANALYST_SCIM_TOKEN") {
+            Secret::new(v, "ANALYST_SCIM_TOKEN")?
+        } else {
+            let p = &self.profile;
+            self.profile_secret(&p.scim_token, &p.scim_token_env, &p.scim_token_command, "scim_token")?
+                .ok_or_else(|| {
+                    crate::exit::fail(
+                        Status::Auth,
+                        "no SCIM token: pass --scim-token-file FILE, or set ANALYST_SCIM_TOKEN, or scim_token_env / \
+                         scim_token_command in a config profile",
+                    )
+                })?
+        };
+        Ok(ScimSettings { root, token })
+    }
+
+    /// The session settings (identity), resolved as a whole; see [`identity`].
+    pub fn identity(
+        &self,
+        flags: &IdentityFlags,
+        body_session: Option<&serde_json::Value>,
+        required: bool,
+    ) -> Result<crate::protocol::SessionSettings> {
+        identity::resolve(self, flags, body_session, required)
+    }
+
+    fn profile_secret(
+        &self,
+        literal: &Option<String>,
+        env_name: &Option<String>,
+        command: &Option<String>,
+        key: &str,
+    ) -> Result<Option<Secret>> {
+        if let Some(v) = literal {
+            return Ok(Some(Secret::new(v.clone(), key)?));
+        }
+        if let Some(var) = env_name {
+            let v = self
+                .env
+                .get(var)
+                .ok_or_else(|| usage(format!("{key}_env names {var}, which is not set")))?;
+            return Ok(Some(Secret::new(v, var)?));
+        }
+        if let Some(cmd) = command {
+            return Secret::from_command(cmd, &format!("{key}_command")).map(Some);
+        }
+        Ok(None)
+    }
+}
+
+struct Level {
+    name: &'static str,
+    url: Option<(String, &'static str)>,
+    base: Option<(String, &'static str)>,
+    account: Option<(String, &'static str)>,
+    agent: Option<(String, &'static str)>,
+}
+
+impl Level {
+    fn any(&self) -> bool {
+        self.url.is_some() || self.base.is_some() || self.account.is_some() || self.agent.is_some()
+    }
+}
+
+fn parse_http_url(s: &str, origin: &str) -> Result<Url> {
+    let url =
+        Url::parse(s.trim()).map_err(|e| usage(format!("{origin} {s:?} is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(usage(format!(
+            "{origin} {s:?} must be an http or https URL"
+        )));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(usage(format!(
+            "{origin} must not carry credentials; use --api-key-file"
+        )));
+    }
+    Ok(url)
+}
+
+/// The stream and abort URLs from a full chat URL, which must end in `/chat/stream-chat-state`.
+pub fn endpoint_from_url(s: &str, origin: &str) -> Result<ChatEndpoint> {
+    let stream = parse_http_url(s, origin)?;
+    if !stream
+        .path()
+        .trim_end_matches('/')
+        .ends_with("/chat/stream-chat-state")
+    {
+        return Err(usage(format!(
+            "{origin} {s:?} must end in /chat/stream-chat-state (copy the agent's Chat API URL)"
+        )));
+    }
+    let mut abort = stream.clone();
+    {
+        let mut segs = abort.path_segments_mut().expect("http URLs have paths");
+        segs.pop_if_empty().pop().push("abort");
+    }
+    Ok(ChatEndpoint { stream, abort })
+}
+
+/// (base, account, agent) of a chat URL of the usual form, if it is one.
+fn split_chat_url(s: &str) -> Option<(String, String, String)> {
+    let url = Url::parse(s).ok()?;
+    let segs: Vec<&str> = url.path_segments()?.filter(|s| !s.is_empty()).collect();
+    let n = segs.len();
+    if n < 8
+        || segs[n - 8..n - 5] != ["api", "v1", "public"]
+        || segs[n - 4] != "agents"
+        || segs[n - 2..] != ["chat", "stream-chat-state"]
+    {
+        return None;
+    }
+    let mut base = url.clone();
+    base.set_path(&segs[..n - 8].join("/"));
+    base.set_query(None);
+    Some((
+        base.to_string(),
+        segs[n - 5].to_owned(),
+        segs[n - 3].to_owned(),
+    ))
+}
+
+/// The SCIM root: as given when its path ends in `/scim/v2`, else with `/api/scim/v2` appended.
+pub fn scim_root(s: &str, origin: &str) -> Result<Url> {
+    let mut url = parse_http_url(s, origin)?;
+    let path = url.path().trim_end_matches('/').to_owned();
+    if path.ends_with("/scim/v2") {
+        url.set_path(&path);
+    } else {
+        url.set_path(&format!("{path}/api/scim/v2"));
+    }
+    Ok(url)
+}
+
+/// Read a file named by a flag, mapping failures to exit 2 with the flag and path.
+pub fn read_file_for(flag: &str, path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path)
+        .with_context(|| format!("{flag}: cannot read {}", path.display()))
+        .map_err(|e| usage(format!("{e:#}")))
+}
+
+#[cfg(test)]
+mod tests;
