@@ -5,16 +5,13 @@
 //! that message's chunks and the answer is flagged incomplete. Optionally (`--fallback`), the
 //! last complete assistant message with content stands in when there is no final frame.
 //!
-//! Most lines of a stream cannot be final frames, and a cheap byte test tells them apart: a
-//! final frame must contain the bytes `final` (or a `\u006X` escape, which could spell it).
-//! Only lines that pass are parsed, into borrowed fields.
+//! Every line goes through one pass of [`jsonscan::scan_frame`], which validates it and notes
+//! where the few fields the rule reads are; nothing is parsed into values until the end, when
+//! the one winning line is.
 
-use serde::de::{self, Deserializer, IgnoredAny, Visitor};
-use serde::Deserialize;
+use crate::jsonscan::{self, Field, Invalid, Span, TopFields};
 use serde_json::Value;
-use std::borrow::Cow;
-use std::collections::HashMap;
-use std::fmt;
+use std::collections::{HashMap, HashSet};
 
 /// The answer found in a stream.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,145 +26,48 @@ pub struct Answer {
     pub from_fallback: bool,
 }
 
-/// The fields of a frame the rule needs, borrowed from the line where possible.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Probe<'a> {
-    #[serde(borrow, default)]
-    id: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    role: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    content: Option<Text<'a>>,
-    #[serde(default, deserialize_with = "flag")]
-    is_delta: bool,
-    #[serde(borrow, default, deserialize_with = "path_head")]
-    graph_path: Option<(Option<Text<'a>>, usize)>,
-    #[serde(default)]
-    tool_call: Option<IgnoredAny>,
-}
-
-/// A string field, borrowed when unescaped; a non-string value is kept as its JSON text.
-struct Text<'a>(Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Owned(v)))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Owned(v.to_string())))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Owned(v.to_string())))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Owned(v.to_string())))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Owned(v.to_string())))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Borrowed("")))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                let v = Value::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
-                Ok(Text(Cow::Owned(v.to_string())))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let v = Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(Text(Cow::Owned(v.to_string())))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl Text<'_> {
-    fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    Ok(matches!(Value::deserialize(d)?, Value::Bool(true)))
-}
-
-/// `graphPath` as (first element, length); a non-array reads as absent.
-fn path_head<'de: 'a, 'a, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<(Option<Text<'a>>, usize)>, D::Error> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = Option<(Option<Text<'de>>, usize)>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("an array")
-        }
-        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let first: Option<Text<'de>> = seq.next_element()?;
-            let mut len = usize::from(first.is_some());
-            while seq.next_element::<IgnoredAny>()?.is_some() {
-                len += 1;
-            }
-            Ok(Some((first, len)))
-        }
-        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(None)
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    }
-    d.deserialize_any(V)
-}
-
 /// The last frame that matched a rule, kept as its raw line.
 #[derive(Debug, Default)]
 struct Last {
     raw: Vec<u8>,
-    id: String,
+    id: Vec<u8>,
     delta: bool,
 }
 
 /// Follows a stream frame by frame and knows its final answer at any point.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct FinalTracker {
     fallback: bool,
     final_frame: Option<Last>,
-    /// Chunks of `final` messages whose complete frame has not arrived, by message id.
-    chunks: HashMap<String, String>,
+    /// Escaped content of `final` delta chunks whose complete frame has not arrived, by the raw
+    /// bytes of their message id. Escaped text concatenates correctly: escapes never span chunks.
+    chunks: HashMap<Vec<u8>, Vec<u8>>,
     fallback_frame: Option<Last>,
-    final_finder: memchr::memmem::Finder<'static>,
-    escape_finder: memchr::memmem::Finder<'static>,
-    assistant_finder: memchr::memmem::Finder<'static>,
+    /// For a tracker of one block of a larger input: the ids whose complete frame it saw, so
+    /// that a merge drops the chunks earlier blocks gathered for them.
+    completed: Option<HashSet<Vec<u8>>>,
+}
+
+/// The raw bytes of a field: a string's escaped content, or other JSON's text.
+fn raw(line: &[u8], f: Option<Field>) -> &[u8] {
+    match f {
+        Some(Field::Str(span)) => &line[span.start..span.end],
+        Some(Field::Raw(a, b)) => &line[a..b],
+        None => b"",
+    }
+}
+
+/// Whether a string field holds exactly `word` (escapes resolved).
+fn is_str(line: &[u8], f: Option<Field>, word: &str) -> bool {
+    match f {
+        Some(Field::Str(span)) if !span.escaped => &line[span.start..span.end] == word.as_bytes(),
+        Some(Field::Str(span)) => jsonscan::unescape(line, span).as_deref() == Some(word),
+        _ => false,
+    }
+}
+
+fn span_is(line: &[u8], span: Option<Span>, word: &str) -> bool {
+    is_str(line, span.map(Field::Str), word)
 }
 
 impl FinalTracker {
@@ -176,61 +76,74 @@ impl FinalTracker {
     pub fn new(fallback: bool) -> FinalTracker {
         FinalTracker {
             fallback,
-            final_frame: None,
-            chunks: HashMap::new(),
-            fallback_frame: None,
-            final_finder: memchr::memmem::Finder::new(b"final"),
-            escape_finder: memchr::memmem::Finder::new(b"\\u006"),
-            assistant_finder: memchr::memmem::Finder::new(b"assistant"),
+            ..FinalTracker::default()
         }
     }
 
-    /// Whether a line could matter to the rule; lines that cannot are never parsed.
-    pub fn is_candidate(&self, line: &[u8]) -> bool {
-        self.final_finder.find(line).is_some()
-            || (self.fallback && self.assistant_finder.find(line).is_some())
-            || memchr::memchr(b'\\', line).is_some() && self.has_letter_escape(line)
-    }
-
-    /// A `\u00XX` escape could spell any of the letters the filters look for.
-    fn has_letter_escape(&self, line: &[u8]) -> bool {
-        self.escape_finder.find(line).is_some()
-            || (self.fallback && memchr::memmem::find(line, b"\\u007").is_some())
-    }
-
-    /// Feed one line. Lines that cannot matter return `Ok(false)` without being parsed (the
-    /// caller checks them); a candidate that is not a JSON object is an error.
-    pub fn observe(&mut self, line: &[u8]) -> Result<bool, serde_json::Error> {
-        if !self.is_candidate(line) {
-            return Ok(false);
+    /// A tracker for one block of an input scanned in parallel; see [`FinalTracker::merge`].
+    pub fn for_block(fallback: bool) -> FinalTracker {
+        FinalTracker {
+            fallback,
+            completed: Some(HashSet::new()),
+            ..FinalTracker::default()
         }
-        let probe: Probe<'_> = serde_json::from_slice(line)?;
-        self.apply(&probe, line);
-        Ok(true)
     }
 
-    fn apply(&mut self, probe: &Probe<'_>, line: &[u8]) {
-        if probe.role.as_ref().map(Text::as_str) != Some("assistant") {
+    /// Fold in the tracker of the block that follows everything this one has seen: the result
+    /// is what one tracker fed both inputs in order would hold.
+    pub fn merge(&mut self, later: FinalTracker) {
+        for id in later.completed.into_iter().flatten() {
+            self.chunks.remove(&id);
+        }
+        for (id, chunk) in later.chunks {
+            self.chunks.entry(id).or_default().extend_from_slice(&chunk);
+        }
+        if later.final_frame.is_some() {
+            self.final_frame = later.final_frame;
+        }
+        if later.fallback_frame.is_some() {
+            self.fallback_frame = later.fallback_frame;
+        }
+    }
+
+    /// Feed one line: it is checked to be a JSON object (the error says where it is not), and
+    /// remembered if the rule cares about it.
+    pub fn observe(&mut self, line: &[u8]) -> Result<(), Invalid> {
+        let top = jsonscan::scan_frame(line)?;
+        self.apply(&top, line);
+        Ok(())
+    }
+
+    fn apply(&mut self, top: &TopFields, line: &[u8]) {
+        if !is_str(line, top.role, "assistant") {
             return;
         }
-        let id = probe.id.as_ref().map(Text::as_str).unwrap_or("");
-        let is_final = matches!(&probe.graph_path, Some((Some(head), len)) if head.as_str() == "final" && *len <= 2);
-        let content = probe.content.as_ref().map(Text::as_str);
+        let id = raw(line, top.id);
+        let is_final = top
+            .graph_path
+            .is_some_and(|p| p.len <= 2 && span_is(line, p.head, "final"));
         if is_final {
-            if probe.is_delta {
-                self.chunks
-                    .entry(id.to_owned())
-                    .or_default()
-                    .push_str(content.unwrap_or(""));
+            if top.is_delta {
+                let chunk = self.chunks.entry(id.to_vec()).or_default();
+                match top.content {
+                    Some(Field::Str(span)) => chunk.extend_from_slice(&line[span.start..span.end]),
+                    Some(Field::Raw(a, b)) => {
+                        // Non-string content: its JSON text, escaped as string content.
+                        let quoted =
+                            Value::String(String::from_utf8_lossy(&line[a..b]).into_owned())
+                                .to_string();
+                        chunk.extend_from_slice(&quoted.as_bytes()[1..quoted.len() - 1]);
+                    }
+                    None => {}
+                }
             } else {
                 self.chunks.remove(id);
+                if let Some(completed) = &mut self.completed {
+                    completed.insert(id.to_vec());
+                }
             }
-            remember(&mut self.final_frame, line, id, probe.is_delta);
-        } else if self.fallback
-            && !probe.is_delta
-            && probe.tool_call.is_none()
-            && content.is_some_and(|c| !c.trim().is_empty())
-        {
+            remember(&mut self.final_frame, line, id, top.is_delta);
+        } else if self.fallback && !top.is_delta && !top.tool_call && has_text(line, top.content) {
             remember(&mut self.fallback_frame, line, id, false);
         }
     }
@@ -238,9 +151,14 @@ impl FinalTracker {
     /// The answer so far, if any.
     pub fn answer(&self) -> Option<Answer> {
         if let Some(last) = &self.final_frame {
-            let mut message: Value = serde_json::from_slice(&last.raw).ok()?;
+            let mut message = parse_message(&last.raw)?;
             let text = if last.delta {
-                let rebuilt = self.chunks.get(&last.id).cloned().unwrap_or_default();
+                let escaped = self
+                    .chunks
+                    .get(&last.id)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                let rebuilt = unescape_chunks(escaped);
                 message["content"] = Value::String(rebuilt.clone());
                 rebuilt
             } else {
@@ -254,7 +172,7 @@ impl FinalTracker {
             });
         }
         let last = self.fallback_frame.as_ref()?;
-        let message: Value = serde_json::from_slice(&last.raw).ok()?;
+        let message = parse_message(&last.raw)?;
         Some(Answer {
             text: content_text(&message),
             message,
@@ -264,12 +182,80 @@ impl FinalTracker {
     }
 }
 
-fn remember(slot: &mut Option<Last>, line: &[u8], id: &str, delta: bool) {
+/// Whether content is there and not only white space.
+fn has_text(line: &[u8], content: Option<Field>) -> bool {
+    match content {
+        Some(Field::Str(span)) if !span.escaped => !line[span.start..span.end]
+            .iter()
+            .all(u8::is_ascii_whitespace),
+        Some(Field::Str(span)) => {
+            jsonscan::unescape(line, span).is_some_and(|t| !t.trim().is_empty())
+        }
+        Some(Field::Raw(..)) => true,
+        None => false,
+    }
+}
+
+/// Parse a remembered line. A lone surrogate escape (which a server that chunks UTF-16 text
+/// can send, and serde refuses) becomes U+FFFD rather than losing the message.
+fn parse_message(raw: &[u8]) -> Option<Value> {
+    serde_json::from_slice(raw).ok().or_else(|| {
+        serde_json::from_str(&replace_lone_surrogates(std::str::from_utf8(raw).ok()?)).ok()
+    })
+}
+
+/// The hex value of a `\uXXXX` escape starting at `i`, if there is one.
+fn escape_at(b: &[u8], i: usize) -> Option<u32> {
+    if b.get(i) != Some(&b'\\') || b.get(i + 1) != Some(&b'u') {
+        return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?, 16).ok()
+}
+
+fn replace_lone_surrogates(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match escape_at(b, i) {
+            Some(0xD800..=0xDBFF) if matches!(escape_at(b, i + 6), Some(0xDC00..=0xDFFF)) => {
+                i += 12
+            } // a valid pair
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[copied..i]);
+                out.push_str("\\ufffd");
+                i += 6;
+                copied = i;
+            }
+            _ => i += 2, // any other escape, including an escaped backslash
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// Resolve the escapes of concatenated chunks; text that still does not decode (a lone
+/// surrogate) is kept as it was sent.
+fn unescape_chunks(escaped: &[u8]) -> String {
+    let mut quoted = Vec::with_capacity(escaped.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(escaped);
+    quoted.push(b'"');
+    serde_json::from_slice(&quoted)
+        .unwrap_or_else(|_| String::from_utf8_lossy(escaped).into_owned())
+}
+
+fn remember(slot: &mut Option<Last>, line: &[u8], id: &[u8], delta: bool) {
     let last = slot.get_or_insert_with(Last::default);
     last.raw.clear();
     last.raw.extend_from_slice(line);
     last.id.clear();
-    last.id.push_str(id);
+    last.id.extend_from_slice(id);
     last.delta = delta;
 }
 
@@ -353,9 +339,52 @@ mod tests {
     }
 
     #[test]
-    fn malformed_candidates_are_errors() {
+    fn merging_blocks_equals_one_pass_at_every_split() {
+        let other =
+            r#"{"id":"g","role":"assistant","content":"G","isDelta":true,"graphPath":["final"]}"#;
+        let agent =
+            r#"{"id":"a","role":"assistant","content":"Agent","isDelta":false,"graphPath":["x"]}"#;
+        let streams: [&[&str]; 4] = [
+            &[D1, D2, C],
+            &[D1, C, D1, D2],
+            &[D1, other, D2, agent],
+            &[C, D1, other],
+        ];
+        for lines in streams {
+            let whole = run(lines, true);
+            for split in 0..=lines.len() {
+                let mut acc = FinalTracker::new(true);
+                for part in [&lines[..split], &lines[split..]] {
+                    let mut block = FinalTracker::for_block(true);
+                    for l in part {
+                        block.observe(l.as_bytes()).unwrap();
+                    }
+                    acc.merge(block);
+                }
+                assert_eq!(acc.answer(), whole, "split at {split} of {lines:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_lines_are_errors() {
         let mut t = FinalTracker::new(false);
         assert!(t.observe(br#"{"graphPath":["final"]"#).is_err());
-        assert!(!t.observe(br#"{"other":1}"#).unwrap());
+        assert!(t.observe(br#"[1]"#).is_err());
+        assert!(t.observe(br#"{"other":1}"#).is_ok());
+    }
+
+    #[test]
+    fn escaped_chunks_are_rebuilt_exactly() {
+        // A surrogate pair split across two chunks comes back whole.
+        let a = r#"{"id":"f","role":"assistant","content":"say \"hi\" \ud83d","isDelta":true,"graphPath":["final"]}"#;
+        let b = r#"{"id":"f","role":"assistant","content":"\ude00 \u20ac\n","isDelta":true,"graphPath":["final"]}"#;
+        let answer = run(&[a, b], false).unwrap();
+        assert_eq!(answer.text, "say \"hi\" \u{1F600} \u{20AC}\n");
+        assert_eq!(answer.message["content"], answer.text);
+        assert_eq!(
+            replace_lone_surrogates(r#"a\\ud83d \ud83d\ude00 \ud83d"#),
+            r#"a\\ud83d \ud83d\ude00 \ufffd"#
+        );
     }
 }

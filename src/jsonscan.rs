@@ -1,9 +1,11 @@
 //! A validating JSON scanner that builds nothing: it answers "is this line one JSON object?"
-//! at close to memory speed, so `extract-final` can check every line without parsing it.
+//! at close to memory speed, and on the way notes where the few top-level fields that the
+//! final-answer rule needs are (`id`, `role`, `content`, `isDelta`, `graphPath`, `toolCall`).
 //!
-//! Strings, which make up most of a chat stream, are skipped eight bytes at a time: a word is
-//! only looked at byte by byte when it holds a quote, a backslash or a control character.
-//! UTF-8 is checked separately by the caller (the standard library's check is vectorised).
+//! Strings, which make up most of a chat stream, are skipped eight bytes at a time: only a byte
+//! that is a quote, a backslash, a control character or non-ASCII stops the skip, and the
+//! position of that byte comes straight from the word's bit mask. UTF-8 is validated as part of
+//! the same pass (non-ASCII bytes may only appear inside strings).
 
 /// Why a line is not a JSON object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,13 +16,69 @@ pub struct Invalid {
     pub expected: &'static str,
 }
 
-/// The deepest nesting accepted; deeper input is reported invalid rather than risking the stack
-/// (the scanner itself does not recurse, but the parsers that may read the line later do).
+/// The deepest nesting accepted; deeper input is reported invalid rather than risking the
+/// stack of the parsers that may read the line later.
 pub const MAX_DEPTH: usize = 128;
 
-/// Check that `s` is exactly one JSON object, with optional surrounding white space.
+/// The bytes between a string's quotes, still escaped when `escaped` is set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// First byte after the opening quote.
+    pub start: usize,
+    /// The closing quote's offset.
+    pub end: usize,
+    /// Whether the string holds escapes.
+    pub escaped: bool,
+}
+
+/// A top-level value the rule reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// A string.
+    Str(Span),
+    /// Anything else but null, as the raw JSON text's byte range.
+    Raw(usize, usize),
+}
+
+/// `graphPath`: its first element (when a string) and its length.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GraphPath {
+    /// The first element, if it is a string.
+    pub head: Option<Span>,
+    /// How many elements.
+    pub len: usize,
+}
+
+/// Where the top-level fields the final-answer rule needs are in a line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TopFields {
+    /// `id`.
+    pub id: Option<Field>,
+    /// `role`.
+    pub role: Option<Field>,
+    /// `content`.
+    pub content: Option<Field>,
+    /// `isDelta` is `true`.
+    pub is_delta: bool,
+    /// `graphPath`, when it is an array.
+    pub graph_path: Option<GraphPath>,
+    /// `toolCall` is present and not null.
+    pub tool_call: bool,
+}
+
+/// Check that `s` is exactly one JSON object (valid UTF-8 included), with optional surrounding
+/// white space.
 pub fn check_object(s: &[u8]) -> Result<(), Invalid> {
-    let mut p = Scanner { s, i: 0 };
+    scan_frame(s).map(|_| ())
+}
+
+/// Check that `s` is one JSON object and note where its rule-relevant top-level fields are.
+pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
+    let mut p = Scanner {
+        s,
+        i: 0,
+        top: TopFields::default(),
+    };
     p.ws();
     if p.peek() != Some(b'{') {
         return Err(p.err("'{' (a JSON object)"));
@@ -30,32 +88,83 @@ pub fn check_object(s: &[u8]) -> Result<(), Invalid> {
     if p.i != s.len() {
         return Err(p.err("end of line after the object"));
     }
-    Ok(())
+    Ok(p.top)
+}
+
+/// Which top-level key the scanner is under.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Other,
+    Id,
+    Role,
+    Content,
+    IsDelta,
+    GraphPath,
+    ToolCall,
+}
+
+fn key_of(name: &[u8]) -> Key {
+    match name {
+        b"id" => Key::Id,
+        b"role" => Key::Role,
+        b"content" => Key::Content,
+        b"isDelta" => Key::IsDelta,
+        b"graphPath" => Key::GraphPath,
+        b"toolCall" => Key::ToolCall,
+        _ => Key::Other,
+    }
+}
+
+/// A stack of up to 128 open containers as bits (1 = object).
+#[derive(Default)]
+struct BitStack {
+    bits: u128,
+    len: usize,
+}
+
+impl BitStack {
+    #[inline]
+    fn push(&mut self, is_object: bool) {
+        self.bits = (self.bits << 1) | u128::from(is_object);
+        self.len += 1;
+    }
+    #[inline]
+    fn pop(&mut self) {
+        self.bits >>= 1;
+        self.len -= 1;
+    }
+    #[inline]
+    fn last_is_object(&self) -> bool {
+        self.bits & 1 == 1
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
 }
 
 struct Scanner<'a> {
     s: &'a [u8],
     i: usize,
+    top: TopFields,
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
-/// Bytes of `w` equal to zero, as high bits (exact, no false positives).
+/// High bit set in each lane of `w` that is zero (exact: no carries between lanes).
 #[inline]
 fn zero_bytes(w: u64) -> u64 {
-    // Exact form: no borrow between lanes.
     !(((w & !HI).wrapping_add(!HI)) | w | !HI)
 }
 
-/// Whether any byte of `w` is `"`, `\` or below 0x20.
+/// High bit set in each lane of `w` holding `"`, `\`, a control character, or a non-ASCII byte.
 #[inline]
-fn has_special(w: u64) -> bool {
+fn special_lanes(w: u64) -> u64 {
     let quote = zero_bytes(w ^ (LO * b'"' as u64));
     let backslash = zero_bytes(w ^ (LO * b'\\' as u64));
-    // Bytes < 0x20: the top three bits are zero.
     let control = zero_bytes(w & (LO * 0xE0));
-    (quote | backslash | control) != 0
+    quote | backslash | control | (w & HI)
 }
 
 impl Scanner<'_> {
@@ -78,58 +187,119 @@ impl Scanner<'_> {
         }
     }
 
-    /// One value, without recursion: a stack of open containers (true = object).
+    /// One value, without recursion: a stack of open containers (true = object), kept as bits
+    /// so that no line costs an allocation.
     fn value(&mut self) -> Result<(), Invalid> {
-        let mut stack: Vec<bool> = Vec::new();
+        let mut stack = BitStack::default();
+        // The top-level key being read, and where its value started when it is a container.
+        let mut key = Key::Other;
+        let mut container_start = 0;
         loop {
-            // Expect a value.
             self.ws();
-            match self.peek() {
-                Some(b'{') => {
+            let depth = stack.len();
+            let start = self.i;
+            // graphPath elements: count them and keep the first if it is a string.
+            let in_path = depth == 2 && key == Key::GraphPath && !stack.last_is_object();
+            let scalar = match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
                     self.i += 1;
                     self.ws();
-                    if self.peek() == Some(b'}') {
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if in_path {
+                        self.top
+                            .graph_path
+                            .get_or_insert_with(GraphPath::default)
+                            .len += 1;
+                    }
+                    if depth == 1 && key == Key::GraphPath && open == b'[' {
+                        self.top.graph_path = Some(GraphPath::default());
+                    }
+                    if self.peek() == Some(close) {
                         self.i += 1;
+                        true
                     } else {
-                        if stack.len() >= MAX_DEPTH {
+                        if depth >= MAX_DEPTH {
                             return Err(self.err("less nesting"));
                         }
-                        stack.push(true);
-                        self.key()?;
+                        if depth == 1 {
+                            container_start = start;
+                        }
+                        stack.push(open == b'{');
+                        if open == b'{' {
+                            let name = self.key(stack.len() == 1)?;
+                            if stack.len() == 1 {
+                                key = name;
+                            }
+                        }
                         continue;
                     }
                 }
-                Some(b'[') => {
-                    self.i += 1;
-                    self.ws();
-                    if self.peek() == Some(b']') {
-                        self.i += 1;
-                    } else {
-                        if stack.len() >= MAX_DEPTH {
-                            return Err(self.err("less nesting"));
+                Some(b'"') => {
+                    let span = self.string()?;
+                    if depth == 1 {
+                        match key {
+                            Key::Id => self.top.id = Some(Field::Str(span)),
+                            Key::Role => self.top.role = Some(Field::Str(span)),
+                            Key::Content => self.top.content = Some(Field::Str(span)),
+                            Key::ToolCall => self.top.tool_call = true,
+                            _ => {}
                         }
-                        stack.push(false);
-                        continue;
+                    } else if in_path {
+                        let path = self.top.graph_path.get_or_insert_with(GraphPath::default);
+                        path.len += 1;
+                        if path.len == 1 {
+                            path.head = Some(span);
+                        }
                     }
+                    false
                 }
-                Some(b'"') => self.string()?,
-                Some(b't') => self.literal(b"true")?,
-                Some(b'f') => self.literal(b"false")?,
-                Some(b'n') => self.literal(b"null")?,
-                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    if depth == 1 && key == Key::IsDelta {
+                        self.top.is_delta = true;
+                    }
+                    true
+                }
+                Some(b'f') => self.literal(b"false").map(|_| true)?,
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    if in_path {
+                        self.top
+                            .graph_path
+                            .get_or_insert_with(GraphPath::default)
+                            .len += 1;
+                    }
+                    false // null reads as absent
+                }
+                Some(b'-' | b'0'..=b'9') => self.number().map(|_| true)?,
                 _ => return Err(self.err("a value")),
+            };
+            if scalar {
+                if in_path && !matches!(self.s[start], b'{' | b'[') {
+                    self.top
+                        .graph_path
+                        .get_or_insert_with(GraphPath::default)
+                        .len += 1;
+                }
+                if depth == 1 {
+                    self.record_raw(key, start, self.i);
+                }
             }
             // After a value: close containers or move to the next element.
             loop {
-                let Some(&is_object) = stack.last() else {
+                if stack.len() == 0 {
                     return Ok(());
-                };
+                }
+                let is_object = stack.last_is_object();
                 self.ws();
                 match (self.peek(), is_object) {
                     (Some(b','), true) => {
                         self.i += 1;
                         self.ws();
-                        self.key()?;
+                        let name = self.key(stack.len() == 1)?;
+                        if stack.len() == 1 {
+                            key = name;
+                        }
                         break;
                     }
                     (Some(b','), false) => {
@@ -139,6 +309,9 @@ impl Scanner<'_> {
                     (Some(b'}'), true) | (Some(b']'), false) => {
                         self.i += 1;
                         stack.pop();
+                        if stack.len() == 1 {
+                            self.record_raw(key, container_start, self.i);
+                        }
                     }
                     (_, true) => return Err(self.err("',' or '}'")),
                     (_, false) => return Err(self.err("',' or ']'")),
@@ -147,28 +320,49 @@ impl Scanner<'_> {
         }
     }
 
-    /// `"key"` then `:`.
-    fn key(&mut self) -> Result<(), Invalid> {
+    /// A top-level non-string value just ended at `end`.
+    fn record_raw(&mut self, key: Key, start: usize, end: usize) {
+        match key {
+            Key::Id => self.top.id = Some(Field::Raw(start, end)),
+            Key::Role => self.top.role = Some(Field::Raw(start, end)),
+            Key::Content => self.top.content = Some(Field::Raw(start, end)),
+            Key::ToolCall => self.top.tool_call = true,
+            _ => {}
+        }
+    }
+
+    /// `"key"` then `:`; at the top level, returns which rule-relevant key it is.
+    #[inline]
+    fn key(&mut self, top_level: bool) -> Result<Key, Invalid> {
         if self.peek() != Some(b'"') {
             return Err(self.err("a string key"));
         }
-        self.string()?;
+        let span = self.string()?;
         self.ws();
         if self.peek() != Some(b':') {
             return Err(self.err("':'"));
         }
         self.i += 1;
-        Ok(())
+        Ok(if !top_level {
+            Key::Other
+        } else if span.escaped {
+            unescape(self.s, span).map_or(Key::Other, |k| key_of(k.as_bytes()))
+        } else {
+            key_of(&self.s[span.start..span.end])
+        })
     }
 
-    fn string(&mut self) -> Result<(), Invalid> {
+    fn string(&mut self) -> Result<Span, Invalid> {
         self.i += 1; // opening quote
+        let start = self.i;
+        let mut escaped = false;
         let s = self.s;
         loop {
-            // Skip plain words eight bytes at a time.
-            while self.i + 8 <= s.len() {
-                let w = u64::from_le_bytes(s[self.i..self.i + 8].try_into().unwrap());
-                if has_special(w) {
+            // Skip plain words eight bytes at a time; the mask says where the first stop is.
+            while let Some(chunk) = s.get(self.i..self.i + 8) {
+                let lanes = special_lanes(u64::from_le_bytes(chunk.try_into().unwrap()));
+                if lanes != 0 {
+                    self.i += (lanes.trailing_zeros() / 8) as usize;
                     break;
                 }
                 self.i += 8;
@@ -177,9 +371,14 @@ impl Scanner<'_> {
                 None => return Err(self.err("a closing '\"'")),
                 Some(b'"') => {
                     self.i += 1;
-                    return Ok(());
+                    return Ok(Span {
+                        start,
+                        end: self.i - 1,
+                        escaped,
+                    });
                 }
                 Some(b'\\') => {
+                    escaped = true;
                     self.i += 1;
                     match s.get(self.i) {
                         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 1,
@@ -194,6 +393,12 @@ impl Scanner<'_> {
                     }
                 }
                 Some(&b) if b < 0x20 => return Err(self.err("no control character in a string")),
+                Some(&b) if b >= 0x80 => {
+                    self.i += utf8_len(&s[self.i..]).ok_or(Invalid {
+                        offset: self.i,
+                        expected: "valid UTF-8",
+                    })?
+                }
                 Some(_) => self.i += 1,
             }
         }
@@ -245,104 +450,33 @@ impl Scanner<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const VALID: &[&str] = &[
-        "{}",
-        " { } ",
-        r#"{"a":1}"#,
-        r#"{"a":[1,2.5,-3e10,0,-0.1E+2,true,false,null,"x",{},[]]}"#,
-        r#"{"s":"esc \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00 long text long text long text"}"#,
-        r#"{"nested":{"a":{"b":{"c":[[[{"d":"e"}]]]}}}}"#,
-        "{\"unicode\":\"h\u{e9}llo w\u{f6}rld \u{1F600}\"}",
-    ];
-
-    const INVALID: &[&str] = &[
-        "",
-        "[]",
-        "1",
-        "\"x\"",
-        "{",
-        "}",
-        r#"{"a"}"#,
-        r#"{"a":}"#,
-        r#"{"a":1,}"#,
-        r#"{"a":1 "b":2}"#,
-        r#"{a:1}"#,
-        r#"{"a":01}"#,
-        r#"{"a":1.}"#,
-        r#"{"a":-}"#,
-        r#"{"a":1e}"#,
-        r#"{"a":tru}"#,
-        r#"{"a":"\x"}"#,
-        r#"{"a":"\u12"}"#,
-        "{\"a\":\"tab\there\"}",
-        r#"{"a":[1,]}"#,
-        r#"{"a":[1}"#,
-        r#"{} {}"#,
-        r#"{"a":1}x"#,
-        r#"{"a":"unterminated}"#,
-        r#"{"a":NaN}"#,
-    ];
-
-    #[test]
-    fn agrees_with_serde_json() {
-        for s in VALID {
-            assert!(check_object(s.as_bytes()).is_ok(), "{s}");
-            assert!(serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(s).is_ok());
-        }
-        for s in INVALID {
-            assert!(check_object(s.as_bytes()).is_err(), "{s}");
-            assert!(
-                serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(s).is_err(),
-                "{s}"
-            );
-        }
-    }
-
-    #[test]
-    fn every_prefix_of_a_valid_object_is_invalid() {
-        let s = br#"{"id":"x","content":"some \"quoted\" text with \u00e9","n":[1,2,{"k":null}]}"#;
-        for end in 0..s.len() {
-            assert!(
-                check_object(&s[..end]).is_err(),
-                "{}",
-                String::from_utf8_lossy(&s[..end])
-            );
-        }
-        assert!(check_object(s).is_ok());
-    }
-
-    #[test]
-    fn special_bytes_are_found_in_every_lane() {
-        for lane in 0..8 {
-            for special in [b'"', b'\\', 0x00, 0x1f] {
-                let mut w = [b'a'; 8];
-                w[lane] = special;
-                assert!(
-                    has_special(u64::from_le_bytes(w)),
-                    "lane {lane} byte {special}"
-                );
-            }
-            let mut w = [b'a'; 8];
-            w[lane] = 0xC3; // UTF-8 lead bytes are plain string content
-            assert!(!has_special(u64::from_le_bytes(w)));
-            w[lane] = b' ';
-            assert!(!has_special(u64::from_le_bytes(w)));
-        }
-    }
-
-    #[test]
-    fn depth_is_bounded() {
-        let deep = format!(
-            "{{\"a\":{}{}}}",
-            "[".repeat(MAX_DEPTH + 1),
-            "]".repeat(MAX_DEPTH + 1)
-        );
-        assert!(check_object(deep.as_bytes()).is_err());
-        let ok = format!("{{\"a\":{}{}}}", "[".repeat(10), "]".repeat(10));
-        assert!(check_object(ok.as_bytes()).is_ok());
+/// The length of the well-formed UTF-8 sequence at the start of `s` (Unicode Table 3-7), or
+/// None when it is not one.
+fn utf8_len(s: &[u8]) -> Option<usize> {
+    let cont = |i: usize, lo: u8, hi: u8| s.get(i).is_some_and(|b| (lo..=hi).contains(b));
+    let tail = |from: usize, to: usize| (from..to).all(|i| cont(i, 0x80, 0xBF));
+    match s[0] {
+        0xC2..=0xDF if tail(1, 2) => Some(2),
+        0xE0 if cont(1, 0xA0, 0xBF) && tail(2, 3) => Some(3),
+        0xE1..=0xEC | 0xEE..=0xEF if tail(1, 3) => Some(3),
+        0xED if cont(1, 0x80, 0x9F) && tail(2, 3) => Some(3),
+        0xF0 if cont(1, 0x90, 0xBF) && tail(2, 4) => Some(4),
+        0xF1..=0xF3 if tail(1, 4) => Some(4),
+        0xF4 if cont(1, 0x80, 0x8F) && tail(2, 4) => Some(4),
+        _ => None,
     }
 }
+
+/// The text of a string span, escapes resolved; None if the escapes are not valid text (e.g. a
+/// lone surrogate).
+pub fn unescape(s: &[u8], span: Span) -> Option<String> {
+    if !span.escaped {
+        return std::str::from_utf8(&s[span.start..span.end])
+            .ok()
+            .map(str::to_owned);
+    }
+    serde_json::from_slice(&s[span.start - 1..=span.end]).ok()
+}
+
+#[cfg(test)]
+mod tests;

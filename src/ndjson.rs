@@ -270,3 +270,5 @@ mod tests {
         assert_eq!(r.unwrap(), Err("stop"));
     }
 }
+
+pub mod blocks;

@@ -4,11 +4,12 @@ use super::Ctx;
 use crate::answer::{Answer, FinalTracker};
 use crate::cli::{ExtractFinalArgs, Format};
 use crate::exit::{fail, usage, Status};
+use crate::ndjson::blocks::{self, Plan};
 use crate::ndjson::{self, Event};
 use crate::render::{pick_format, warn, write_document};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 /// The first malformed line of an input, and how many there were.
@@ -125,63 +126,116 @@ fn report_malformed(name: &str, m: &Malformed) {
     }
 }
 
-fn open(path: &Path, name: &str) -> Result<Box<dyn Read>> {
-    if path.as_os_str() == "-" {
-        return Ok(Box::new(std::io::stdin().lock()));
-    }
-    if path.is_dir() {
-        return Err(usage(format!("{name}: is a directory")));
-    }
-    let file = std::fs::File::open(path).map_err(|e| usage(format!("{name}: cannot read: {e}")))?;
-    Ok(Box::new(file))
-}
-
 /// Why a line is not a JSON object, if it is not.
 fn check_line(tracker: &mut FinalTracker, text: &[u8]) -> Option<String> {
-    match tracker.observe(text) {
-        Ok(true) => None,
-        Ok(false) => {
-            if let Err(e) = std::str::from_utf8(text) {
-                return Some(format!("invalid UTF-8 at byte {}", e.valid_up_to()));
-            }
-            crate::jsonscan::check_object(text).err().map(|e| {
-                format!(
-                    "not a JSON object: expected {} at byte {}",
-                    e.expected, e.offset
-                )
-            })
+    let e = tracker.observe(text).err()?;
+    Some(if e.expected == "valid UTF-8" {
+        format!("invalid UTF-8 at byte {}", e.offset)
+    } else {
+        format!(
+            "not a JSON object: expected {} at byte {}",
+            e.expected, e.offset
+        )
+    })
+}
+
+/// One input's (or one block's) scan: the answer tracker and the malformed lines met, with
+/// line numbers relative to where the scan began.
+struct Scan {
+    tracker: FinalTracker,
+    malformed: Malformed,
+}
+
+fn fold(scan: &mut Scan, event: Event<'_>) {
+    let problem = match event {
+        Event::Line(line) if line.is_blank() => None,
+        Event::Line(line) => check_line(&mut scan.tracker, line.text).map(|why| (line.number, why)),
+        Event::TooLong { number, limit } => {
+            Some((number, format!("longer than the limit of {limit} bytes")))
         }
-        Err(e) if e.is_syntax() || e.is_eof() => Some(format!("not a JSON object: {e}")),
-        Err(e) => Some(format!("not a JSON object: {e}")),
+    };
+    if let Some(first) = problem {
+        scan.malformed.count += 1;
+        scan.malformed.first.get_or_insert(first);
     }
 }
 
+/// Blocks of a regular file scanned in parallel: large enough that thread hand-offs are rare,
+/// small enough that the blocks in flight stay a few megabytes.
+const BLOCK: u64 = 4 << 20;
+
 fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Outcome> {
-    let reader = open(path, name)?;
-    let mut tracker = FinalTracker::new(fallback);
-    let mut malformed = Malformed::default();
-    let mut on_event = |event: Event<'_>| -> Result<()> {
-        let problem = match event {
-            Event::Line(line) if line.is_blank() => None,
-            Event::Line(line) => check_line(&mut tracker, line.text).map(|why| (line.number, why)),
-            Event::TooLong { number, limit } => {
-                Some((number, format!("longer than the limit of {limit} bytes")))
-            }
-        };
-        if let Some((number, why)) = problem {
-            if strict {
-                return Err(usage(format!("{name}:{number}: {why}")));
-            }
-            malformed.count += 1;
-            malformed.first.get_or_insert((number, why));
-        }
-        Ok(())
+    let read_error = |e: std::io::Error| fail(Status::Usage, format!("{name}: read error: {e}"));
+    let strict_error = |m: &Malformed, base: u64| {
+        let (line, why) = m
+            .first
+            .as_ref()
+            .expect("only called when a line was malformed");
+        usage(format!("{name}:{}: {why}", base + line))
     };
-    ndjson::read_lines(reader, ndjson::DEFAULT_MAX_LINE, &mut on_event)
-        .map_err(|e| fail(Status::Usage, format!("{name}: read error: {e}")))
-        .context("reading input")??;
+    let mut total = Scan {
+        tracker: FinalTracker::new(fallback),
+        malformed: Malformed::default(),
+    };
+    if path.as_os_str() == "-" {
+        let stdin = std::io::stdin().lock();
+        // Strict mode stops at the first bad line; otherwise everything is read.
+        let mut on = |e: Event<'_>| -> Result<()> {
+            fold(&mut total, e);
+            if strict && total.malformed.count > 0 {
+                return Err(strict_error(&total.malformed, 0));
+            }
+            Ok(())
+        };
+        ndjson::read_lines(stdin, ndjson::DEFAULT_MAX_LINE, &mut on).map_err(read_error)??;
+    } else {
+        if path.is_dir() {
+            return Err(usage(format!("{name}: is a directory")));
+        }
+        let file =
+            std::fs::File::open(path).map_err(|e| usage(format!("{name}: cannot read: {e}")))?;
+        let len = file.metadata().map_err(read_error)?.len();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(len.div_ceil(BLOCK) as usize);
+        let plan = Plan {
+            block: BLOCK,
+            threads,
+            max_line: ndjson::DEFAULT_MAX_LINE,
+        };
+        let mut base = 0;
+        let mut failed = None;
+        let init = || Scan {
+            tracker: FinalTracker::for_block(fallback),
+            malformed: Malformed::default(),
+        };
+        blocks::scan(&file, len, plan, init, fold, |block| {
+            let Scan { tracker, malformed } = block.state;
+            if let Some((line, why)) = malformed.first {
+                if strict {
+                    failed = Some(strict_error(
+                        &Malformed {
+                            count: 1,
+                            first: Some((line, why)),
+                        },
+                        base,
+                    ));
+                    return false;
+                }
+                total.malformed.count += malformed.count;
+                total.malformed.first.get_or_insert((base + line, why));
+            }
+            total.tracker.merge(tracker);
+            base += block.lines;
+            true
+        })
+        .map_err(read_error)?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+    }
     Ok(Outcome {
-        answer: tracker.answer(),
-        malformed,
+        answer: total.tracker.answer(),
+        malformed: total.malformed,
     })
 }

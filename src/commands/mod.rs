@@ -1,6 +1,6 @@
 //! One file per subcommand: settings in, client and renderers called, exit status out.
 
-mod completions;
+pub mod completions;
 mod extract_final;
 
 use crate::cli::{Cli, Command, GlobalArgs};
@@ -54,6 +54,8 @@ pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
         // Filled in as each command lands (issues 4, 5, 6); refused cleanly until then.
-        other => Err(crate::exit::usage(format!("{other:?} is not available in this build"))),
+        other => Err(crate::exit::usage(format!(
+            "{other:?} is not available in this build"
+        ))),
     }
 }

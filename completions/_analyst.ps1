@@ -1,0 +1,341 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'analyst'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'analyst' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Send a message to the agent and stream the answer')
+            [CompletionResult]::new('state', 'state', [CompletionResultType]::ParameterValue, 'Read a thread''s current state')
+            [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running stream')
+            [CompletionResult]::new('scim', 'scim', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('extract-final', 'extract-final', [CompletionResultType]::ParameterValue, 'Print the final answer from saved NDJSON')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;chat' {
+            [CompletionResult]::new('--chat-id', '--chat-id', [CompletionResultType]::ParameterName, 'The thread (chat) id')
+            [CompletionResult]::new('--message-id', '--message-id', [CompletionResultType]::ParameterName, 'Message id (default: <unix-ms>-message)')
+            [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'Branch to work on (activeBranchName)')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Attach an image (repeat)')
+            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Also write every raw line to FILE')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How often to resume a dropped stream')
+            [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields')
+            [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Render a saved stream (FILE or -) without contacting the service')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]')
+            [CompletionResult]::new('--account', '--account', [CompletionResultType]::ParameterName, 'Account name [env: ANALYST_ACCOUNT]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Agent id [env: ANALYST_AGENT]')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'User attribute for row-level security (repeat)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Group (repeat)')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Role (repeat)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context object: inline JSON, @FILE, FILE or - for stdin')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'IANA time zone, e.g. Europe/Berlin')
+            [CompletionResult]::new('--user-ttl', '--user-ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral user, e.g. 2h or 7d')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The last thread used with this profile')
+            [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'The last thread used with this profile')
+            [CompletionResult]::new('--default-branch', '--default-branch', [CompletionResultType]::ParameterName, 'Mark the branch as the default one (isDefaultBranch)')
+            [CompletionResult]::new('--show-thinking', '--show-thinking', [CompletionResultType]::ParameterName, 'Show the agent''s reasoning (text format)')
+            [CompletionResult]::new('--no-abort', '--no-abort', [CompletionResultType]::ParameterName, 'On Ctrl-C, do not send an abort for the thread')
+            [CompletionResult]::new('--demo', '--demo', [CompletionResultType]::ParameterName, 'Talk to the built-in emulator, started in-process on a free loopback port')
+            [CompletionResult]::new('--persist-user', '--persist-user', [CompletionResultType]::ParameterName, 'Keep the external user (isEphemeral: false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;state' {
+            [CompletionResult]::new('--chat-id', '--chat-id', [CompletionResultType]::ParameterName, 'The thread (chat) id')
+            [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]')
+            [CompletionResult]::new('--account', '--account', [CompletionResultType]::ParameterName, 'Account name [env: ANALYST_ACCOUNT]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Agent id [env: ANALYST_AGENT]')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'User attribute for row-level security (repeat)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Group (repeat)')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Role (repeat)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context object: inline JSON, @FILE, FILE or - for stdin')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'IANA time zone, e.g. Europe/Berlin')
+            [CompletionResult]::new('--user-ttl', '--user-ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral user, e.g. 2h or 7d')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The last thread used with this profile')
+            [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'The last thread used with this profile')
+            [CompletionResult]::new('--persist-user', '--persist-user', [CompletionResultType]::ParameterName, 'Keep the external user (isEphemeral: false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;abort' {
+            [CompletionResult]::new('--chat-id', '--chat-id', [CompletionResultType]::ParameterName, 'The thread (chat) id')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]')
+            [CompletionResult]::new('--account', '--account', [CompletionResultType]::ParameterName, 'Account name [env: ANALYST_ACCOUNT]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Agent id [env: ANALYST_AGENT]')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'User attribute for row-level security (repeat)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Group (repeat)')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Role (repeat)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context object: inline JSON, @FILE, FILE or - for stdin')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'IANA time zone, e.g. Europe/Berlin')
+            [CompletionResult]::new('--user-ttl', '--user-ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral user, e.g. 2h or 7d')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The last thread used with this profile')
+            [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'The last thread used with this profile')
+            [CompletionResult]::new('--persist-user', '--persist-user', [CompletionResultType]::ParameterName, 'Keep the external user (isEphemeral: false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;scim' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;scim;patch' {
+            [CompletionResult]::new('--ids-from', '--ids-from', [CompletionResultType]::ParameterName, 'Read ids from FILE (- for stdin), one per line; # comments and blank lines are skipped')
+            [CompletionResult]::new('--user-name', '--user-name', [CompletionResultType]::ParameterName, 'Find the user by userName (repeat)')
+            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'replace PATH with VALUE (repeat)')
+            [CompletionResult]::new('--add', '--add', [CompletionResultType]::ParameterName, 'add VALUE at PATH (repeat)')
+            [CompletionResult]::new('--remove', '--remove', [CompletionResultType]::ParameterName, 'remove PATH (repeat)')
+            [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'A whole PatchOp document (inline JSON, @FILE, FILE or -)')
+            [CompletionResult]::new('--if-match', '--if-match', [CompletionResultType]::ParameterName, 'Send If-Match: ETAG (the server answers 412 when the user changed)')
+            [CompletionResult]::new('--attributes', '--attributes', [CompletionResultType]::ParameterName, 'Ask for these attributes of the patched user (comma-separated)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Requests in flight at once')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Requests in flight at once')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per user')
+            [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]')
+            [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token from FILE (- for stdin) [env: ANALYST_SCIM_TOKEN]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('--deactivate', '--deactivate', [CompletionResultType]::ParameterName, 'replace active false')
+            [CompletionResult]::new('--activate', '--activate', [CompletionResultType]::ParameterName, 'replace active true')
+            [CompletionResult]::new('--pathless', '--pathless', [CompletionResultType]::ParameterName, 'Send replace operations as one path-less value object')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;scim;help' {
+            [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;scim;help;patch' {
+            break
+        }
+        'analyst;scim;help;help' {
+            break
+        }
+        'analyst;extract-final' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('--fallback', '--fallback', [CompletionResultType]::ParameterName, 'Accept the last complete assistant message with content when there is no final frame')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Stop at the first malformed line instead of skipping it')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address to listen on')
+            [CompletionResult]::new('--account', '--account', [CompletionResultType]::ParameterName, 'Account name in the chat URL')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Agent id in the chat URL')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key clients must send from FILE (generated when absent)')
+            [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token clients must send from FILE (generated when absent)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Semantic model (YAML) instead of the built-in one')
+            [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'SQLite database instead of the built-in sample dataset')
+            [CompletionResult]::new('--pace', '--pace', [CompletionResultType]::ParameterName, 'Delay between frames of a stream, e.g. 20ms')
+            [CompletionResult]::new('--fault', '--fault', [CompletionResultType]::ParameterName, 'Inject a failure (see below; repeat)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;completions' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;help' {
+            [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Send a message to the agent and stream the answer')
+            [CompletionResult]::new('state', 'state', [CompletionResultType]::ParameterValue, 'Read a thread''s current state')
+            [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running stream')
+            [CompletionResult]::new('scim', 'scim', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('extract-final', 'extract-final', [CompletionResultType]::ParameterValue, 'Print the final answer from saved NDJSON')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;help;chat' {
+            break
+        }
+        'analyst;help;state' {
+            break
+        }
+        'analyst;help;abort' {
+            break
+        }
+        'analyst;help;scim' {
+            [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            break
+        }
+        'analyst;help;scim;patch' {
+            break
+        }
+        'analyst;help;extract-final' {
+            break
+        }
+        'analyst;help;serve' {
+            break
+        }
+        'analyst;help;completions' {
+            break
+        }
+        'analyst;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

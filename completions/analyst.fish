@@ -1,0 +1,296 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_analyst_global_optspecs
+    string join \n o/output= color= v/verbose q/quiet connect-timeout= idle-timeout= dry-run profile= config= h/help V/version
+end
+
+function __fish_analyst_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_analyst_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_analyst_using_subcommand
+    set -l cmd (__fish_analyst_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c analyst -n "__fish_analyst_needs_command" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_needs_command" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_needs_command" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_needs_command" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_needs_command" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_needs_command" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_needs_command" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_needs_command" -s V -l version -d 'Print version'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "chat" -d 'Send a message to the agent and stream the answer'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "state" -d 'Read a thread\'s current state'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running stream'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM)'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l chat-id -d 'The thread (chat) id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l message-id -d 'Message id (default: <unix-ms>-message)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l branch -d 'Branch to work on (activeBranchName)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l image -d 'Attach an image (repeat)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l save -d 'Also write every raw line to FILE' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l retries -d 'How often to resume a dropped stream' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l body -d 'A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l replay -d 'Render a saved stream (FILE or -) without contacting the service' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l agent -d 'Agent id [env: ANALYST_AGENT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l api-key-file -d 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l token-file -d 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l external-id -d 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l internal-id -d 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l email -d 'The user\'s email' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l attr -d 'User attribute for row-level security (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l group -d 'Group (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l role -d 'Role (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l security-context -d 'Security context object: inline JSON, @FILE, FILE or - for stdin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l timezone -d 'IANA time zone, e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -s c -l continue -d 'The last thread used with this profile'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l default-branch -d 'Mark the branch as the default one (isDefaultBranch)'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l show-thinking -d 'Show the agent\'s reasoning (text format)'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l no-abort -d 'On Ctrl-C, do not send an abort for the thread'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l demo -d 'Talk to the built-in emulator, started in-process on a free loopback port'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l persist-user -d 'Keep the external user (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l chat-id -d 'The thread (chat) id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l body -d 'A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l agent -d 'Agent id [env: ANALYST_AGENT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l api-key-file -d 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l token-file -d 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l external-id -d 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l internal-id -d 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l email -d 'The user\'s email' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l attr -d 'User attribute for row-level security (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l group -d 'Group (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l role -d 'Role (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l security-context -d 'Security context object: inline JSON, @FILE, FILE or - for stdin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l timezone -d 'IANA time zone, e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand state" -s c -l continue -d 'The last thread used with this profile'
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l persist-user -d 'Keep the external user (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand state" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand state" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand state" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-id -d 'The thread (chat) id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l agent -d 'Agent id [env: ANALYST_AGENT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l api-key-file -d 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l token-file -d 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l external-id -d 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l internal-id -d 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l email -d 'The user\'s email' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l attr -d 'User attribute for row-level security (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l group -d 'Group (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l role -d 'Role (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l security-context -d 'Security context object: inline JSON, @FILE, FILE or - for stdin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timezone -d 'IANA time zone, e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s c -l continue -d 'The last thread used with this profile'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persist-user -d 'Keep the external user (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l ids-from -d 'Read ids from FILE (- for stdin), one per line; # comments and blank lines are skipped' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l user-name -d 'Find the user by userName (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l replace -d 'replace PATH with VALUE (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l add -d 'add VALUE at PATH (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l remove -d 'remove PATH (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l body -d 'A whole PatchOp document (inline JSON, @FILE, FILE or -)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l if-match -d 'Send If-Match: ETAG (the server answers 412 when the user changed)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l attributes -d 'Ask for these attributes of the patched user (comma-separated)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s j -l concurrency -d 'Requests in flight at once' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l retries -d 'Retries of 429 and 503 per user' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-url -d 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-token-file -d 'Read the SCIM token from FILE (- for stdin) [env: ANALYST_SCIM_TOKEN]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l deactivate -d 'replace active false'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l activate -d 'replace active true'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l pathless -d 'Send replace operations as one path-less value object'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from help" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l fallback -d 'Accept the last complete assistant message with content when there is no final frame'
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l strict -d 'Stop at the first malformed line instead of skipping it'
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l listen -d 'Address to listen on' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l account -d 'Account name in the chat URL' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l agent -d 'Agent id in the chat URL' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l api-key-file -d 'Read the API key clients must send from FILE (generated when absent)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l scim-token-file -d 'Read the SCIM token clients must send from FILE (generated when absent)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l model -d 'Semantic model (YAML) instead of the built-in one' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data -d 'SQLite database instead of the built-in sample dataset' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l pace -d 'Delay between frames of a stream, e.g. 20ms' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l fault -d 'Inject a failure (see below; repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch)'"
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "state" -d 'Read a thread\'s current state'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "abort" -d 'Stop a running stream'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from scim" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'

@@ -1,0 +1,188 @@
+use super::*;
+
+const VALID: &[&str] = &[
+    "{}",
+    " { } ",
+    r#"{"a":1}"#,
+    r#"{"a":[1,2.5,-3e10,0,-0.1E+2,true,false,null,"x",{},[]]}"#,
+    r#"{"s":"esc \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00 long text long text long text"}"#,
+    r#"{"nested":{"a":{"b":{"c":[[[{"d":"e"}]]]}}}}"#,
+    "{\"unicode\":\"h\u{e9}llo w\u{f6}rld \u{1F600} \u{20AC}\u{10FFFF}\"}",
+];
+
+const INVALID: &[&str] = &[
+    "",
+    "[]",
+    "1",
+    "\"x\"",
+    "{",
+    "}",
+    r#"{"a"}"#,
+    r#"{"a":}"#,
+    r#"{"a":1,}"#,
+    r#"{"a":1 "b":2}"#,
+    r#"{a:1}"#,
+    r#"{"a":01}"#,
+    r#"{"a":1.}"#,
+    r#"{"a":-}"#,
+    r#"{"a":1e}"#,
+    r#"{"a":tru}"#,
+    r#"{"a":"\x"}"#,
+    r#"{"a":"\u12"}"#,
+    "{\"a\":\"tab\there\"}",
+    r#"{"a":[1,]}"#,
+    r#"{"a":[1}"#,
+    r#"{} {}"#,
+    r#"{"a":1}x"#,
+    r#"{"a":"unterminated}"#,
+    r#"{"a":NaN}"#,
+];
+
+fn serde_accepts(s: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(s).is_ok()
+}
+
+#[test]
+fn agrees_with_serde_json() {
+    for s in VALID {
+        assert!(check_object(s.as_bytes()).is_ok(), "{s}");
+        assert!(serde_accepts(s.as_bytes()));
+    }
+    for s in INVALID {
+        assert!(check_object(s.as_bytes()).is_err(), "{s}");
+        assert!(!serde_accepts(s.as_bytes()), "{s}");
+    }
+}
+
+#[test]
+fn utf8_is_validated_inside_strings_and_refused_outside() {
+    let bad: &[&[u8]] = &[
+        b"{\"a\":\"\xff\"}",
+        b"{\"a\":\"\xc3\"}",             // truncated sequence
+        b"{\"a\":\"\xc0\xaf\"}",         // overlong
+        b"{\"a\":\"\xed\xa0\x80\"}",     // surrogate
+        b"{\"a\":\"\xf4\x90\x80\x80\"}", // beyond U+10FFFF
+        b"{\"a\":1\xc3\xa9}",            // non-ASCII outside a string
+    ];
+    for s in bad {
+        assert!(check_object(s).is_err(), "{:?}", String::from_utf8_lossy(s));
+        assert!(!serde_accepts(s));
+    }
+    // Every lane position of a multi-byte character.
+    for pad in 0..9 {
+        let s = format!("{{\"a\":\"{}€ü😀\"}}", "x".repeat(pad));
+        assert!(check_object(s.as_bytes()).is_ok(), "{s}");
+    }
+}
+
+#[test]
+fn mutations_agree_with_serde_json() {
+    // Every single-byte deletion and replacement of a realistic frame: the scanner and serde
+    // must agree on validity.
+    let base = r#"{"id":"f1","sort":7,"role":"assistant","content":"Rev \"q\" \u00e9 €","isDelta":true,"graphPath":["final","x"],"toolCall":{"result":"{\"data\":[[\"1\"]]}"},"n":-1.5e3,"ok":null}"#.as_bytes();
+    let replacements = [
+        b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'e', b'x', b' ', 0x01, 0xC3,
+    ];
+    for i in 0..base.len() {
+        let mut del = base.to_vec();
+        del.remove(i);
+        assert_eq!(
+            check_object(&del).is_ok(),
+            serde_accepts(&del),
+            "deleting byte {i}: {}",
+            String::from_utf8_lossy(&del)
+        );
+        for r in replacements {
+            let mut rep = base.to_vec();
+            rep[i] = r;
+            assert_eq!(
+                check_object(&rep).is_ok(),
+                serde_accepts(&rep),
+                "byte {i} -> {r:#x}: {}",
+                String::from_utf8_lossy(&rep)
+            );
+        }
+    }
+}
+
+#[test]
+fn every_prefix_of_a_valid_object_is_invalid() {
+    let s = br#"{"id":"x","content":"some \"quoted\" text with \u00e9","n":[1,2,{"k":null}]}"#;
+    for end in 0..s.len() {
+        assert!(
+            check_object(&s[..end]).is_err(),
+            "{}",
+            String::from_utf8_lossy(&s[..end])
+        );
+    }
+    assert!(check_object(s).is_ok());
+}
+
+#[test]
+fn special_bytes_are_found_in_every_lane() {
+    for lane in 0..8 {
+        for special in [b'"', b'\\', 0x00, 0x1f, 0x80, 0xff] {
+            let mut w = [b'a'; 8];
+            w[lane] = special;
+            let lanes = special_lanes(u64::from_le_bytes(w));
+            assert_eq!(
+                lanes.trailing_zeros() / 8,
+                lane as u32,
+                "lane {lane} byte {special}"
+            );
+        }
+        let mut w = [b'a'; 8];
+        w[lane] = b' ';
+        assert_eq!(special_lanes(u64::from_le_bytes(w)), 0);
+    }
+}
+
+#[test]
+fn depth_is_bounded() {
+    let deep = format!(
+        "{{\"a\":{}{}}}",
+        "[".repeat(MAX_DEPTH + 1),
+        "]".repeat(MAX_DEPTH + 1)
+    );
+    assert!(check_object(deep.as_bytes()).is_err());
+    let ok = format!("{{\"a\":{}{}}}", "[".repeat(10), "]".repeat(10));
+    assert!(check_object(ok.as_bytes()).is_ok());
+}
+
+fn text(s: &[u8], f: Option<Field>) -> Option<String> {
+    match f? {
+        Field::Str(span) => unescape(s, span),
+        Field::Raw(a, b) => Some(String::from_utf8_lossy(&s[a..b]).into_owned()),
+    }
+}
+
+#[test]
+fn top_level_fields_are_located() {
+    let s = br#"{"toolCall":null,"nested":{"role":"user","graphPath":["x"]},"id":"f1","role":"assistant","content":"a \"b\"","isDelta":true,"graphPath":["final",{"k":[1]},null]}"#;
+    let f = scan_frame(s).unwrap();
+    assert_eq!(text(s, f.id).as_deref(), Some("f1"));
+    assert_eq!(text(s, f.role).as_deref(), Some("assistant"));
+    assert_eq!(text(s, f.content).as_deref(), Some("a \"b\""));
+    assert!(f.is_delta);
+    assert!(!f.tool_call, "null reads as absent");
+    let path = f.graph_path.unwrap();
+    assert_eq!(path.len, 3);
+    assert_eq!(unescape(s, path.head.unwrap()).as_deref(), Some("final"));
+
+    let s = br#"{"content":{"table":[1,2]},"isDelta":false,"graphPath":[],"toolCall":{"name":"q"},"id":5}"#;
+    let f = scan_frame(s).unwrap();
+    assert_eq!(text(s, f.content).as_deref(), Some(r#"{"table":[1,2]}"#));
+    assert_eq!(text(s, f.id).as_deref(), Some("5"));
+    assert!(!f.is_delta);
+    assert!(f.tool_call);
+    assert_eq!(f.graph_path, Some(GraphPath { head: None, len: 0 }));
+
+    let s = br#"{"graphPath":"final","\u0072ole":"assistant"}"#;
+    let f = scan_frame(s).unwrap();
+    assert_eq!(f.graph_path, None);
+    assert_eq!(
+        text(s, f.role).as_deref(),
+        Some("assistant"),
+        "escaped keys are read"
+    );
+}

@@ -1,0 +1,285 @@
+//! A file's lines, scanned in parallel blocks and reduced in order.
+//!
+//! The file is cut into fixed-size blocks; each line belongs to the block where it starts.
+//! Workers claim blocks in order, frame them with their own [`Framer`] and fold each line into
+//! a per-block state; the caller's `reduce` receives the states strictly in block order, so an
+//! order-dependent rule (the last final frame wins) merges exactly as a sequential scan would.
+//! Memory is a few blocks' worth of buffers and states, whatever the file's size.
+
+use super::{Event, Framer};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+
+/// What a worker produced for one block.
+#[derive(Debug)]
+pub struct Block<S> {
+    /// The folded state.
+    pub state: S,
+    /// Lines that start in the block (blank ones included), for absolute line numbers.
+    pub lines: u64,
+}
+
+/// How to cut and scan.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Block size in bytes.
+    pub block: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// The line-length bound.
+    pub max_line: usize,
+}
+
+const READ: usize = 1 << 20;
+
+/// Scan `file` (of `len` bytes). `fold` sees each event with its line number relative to its
+/// block; `reduce` gets the blocks in order and returns false to stop early.
+pub fn scan<S, I, F, R>(
+    file: &File,
+    len: u64,
+    plan: Plan,
+    init: I,
+    fold: F,
+    mut reduce: R,
+) -> std::io::Result<()>
+where
+    S: Send,
+    I: Fn() -> S + Sync,
+    F: Fn(&mut S, Event<'_>) + Sync,
+    R: FnMut(Block<S>) -> bool,
+{
+    let block = plan.block.max(1);
+    let count = len.div_ceil(block);
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::sync_channel::<(u64, std::io::Result<Block<S>>)>(plan.threads * 2);
+        for _ in 0..plan.threads.max(1) {
+            let tx = tx.clone();
+            let (next, stop, init, fold) = (&next, &stop, &init, &fold);
+            scope.spawn(move || {
+                let mut buf = vec![0u8; READ];
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= count || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let start = i * block;
+                    let end = (start + block).min(len);
+                    let result =
+                        scan_block(file, len, start, end, plan.max_line, &mut buf, init(), fold);
+                    if tx.send((i, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Reduce in block order; results that arrive early wait (at most a few of them).
+        let mut pending = BTreeMap::new();
+        let mut want = 0;
+        for (i, result) in rx {
+            pending.insert(i, result);
+            while let Some(result) = pending.remove(&want) {
+                want += 1;
+                match result {
+                    Ok(b) => {
+                        if !reduce(b) {
+                            stop.store(true, Ordering::Relaxed);
+                            return Ok(());
+                        }
+                    }
+                    Err(e) => {
+                        stop.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Fold the lines that start in `[start, end)`.
+#[allow(clippy::too_many_arguments)]
+fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
+    file: &File,
+    len: u64,
+    start: u64,
+    end: u64,
+    max_line: usize,
+    buf: &mut [u8],
+    mut state: S,
+    fold: &F,
+) -> std::io::Result<Block<S>> {
+    // The first line of this block starts after the first newline at or after `start - 1`.
+    let mut pos = start;
+    if start > 0 {
+        match find_newline(file, start - 1, end, buf)? {
+            Some(nl) if nl + 1 < end => pos = nl + 1,
+            // No line starts here: the block lies inside a line that began earlier.
+            _ => return Ok(Block { state, lines: 0 }),
+        }
+    }
+    let mut framer = Framer::new(max_line);
+    let mut on = |e: Event<'_>| -> Result<(), std::convert::Infallible> {
+        fold(&mut state, e);
+        Ok(())
+    };
+    // Feed up to `end`, then on to the newline that ends the last line.
+    while pos < len {
+        let want = buf.len().min((len - pos) as usize);
+        let n = read_at(file, &mut buf[..want], pos)?;
+        if n == 0 {
+            break;
+        }
+        let mut chunk = &buf[..n];
+        if pos >= end {
+            if let Some(nl) = memchr::memchr(b'\n', chunk) {
+                chunk = &chunk[..=nl];
+            }
+            let done = chunk.last() == Some(&b'\n');
+            let _ = framer.feed(chunk, &mut on);
+            pos += chunk.len() as u64;
+            if done {
+                break;
+            }
+            continue;
+        }
+        if pos + n as u64 > end {
+            chunk = &chunk[..(end - pos) as usize];
+        }
+        let _ = framer.feed(chunk, &mut on);
+        pos += chunk.len() as u64;
+        if pos >= end && !framer.has_partial() {
+            break;
+        }
+    }
+    if pos >= len {
+        let _ = framer.finish(&mut on);
+    }
+    let lines = framer.lines();
+    Ok(Block { state, lines })
+}
+
+fn read_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    loop {
+        match file.read_at(buf, pos) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+/// The offset of the first newline in `[from, until)`.
+fn find_newline(
+    file: &File,
+    mut from: u64,
+    until: u64,
+    buf: &mut [u8],
+) -> std::io::Result<Option<u64>> {
+    while from < until {
+        let want = buf.len().min((until - from) as usize);
+        let n = read_at(file, &mut buf[..want], from)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+            return Ok(Some(from + i as u64));
+        }
+        from += n as u64;
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// (absolute line number, text) of every line, or "!N" for too-long ones.
+    fn lines_by_blocks(content: &[u8], block: u64, threads: usize, max_line: usize) -> Vec<String> {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(content).unwrap();
+        let mut out = Vec::new();
+        let mut base = 0;
+        scan(
+            &f,
+            content.len() as u64,
+            Plan {
+                block,
+                threads,
+                max_line,
+            },
+            Vec::new,
+            |s: &mut Vec<(u64, String)>, e| match e {
+                Event::Line(l) => s.push((l.number, String::from_utf8_lossy(l.text).into_owned())),
+                Event::TooLong { number, .. } => s.push((number, "!".into())),
+            },
+            |b| {
+                out.extend(
+                    b.state
+                        .into_iter()
+                        .map(|(n, t)| format!("{}:{t}", base + n)),
+                );
+                base += b.lines;
+                true
+            },
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn every_block_size_gives_the_sequential_lines() {
+        let content = b"{\"a\":1}\n\nsecond line\r\nx\n0123456789abcdef\nlast without newline";
+        let expected = lines_by_blocks(content, 1 << 20, 1, 10);
+        assert_eq!(expected.len(), 6);
+        assert_eq!(expected[4], "5:!");
+        for block in 1..=content.len() as u64 + 1 {
+            for threads in [1, 2, 3] {
+                assert_eq!(
+                    lines_by_blocks(content, block, threads, 10),
+                    expected,
+                    "block {block}, threads {threads}"
+                );
+            }
+        }
+        let ends_with_newline = b"a\nbb\nccc\n";
+        for block in 1..=10 {
+            assert_eq!(
+                lines_by_blocks(ends_with_newline, block, 2, 100),
+                ["1:a", "2:bb", "3:ccc"],
+                "block {block}"
+            );
+        }
+        assert!(lines_by_blocks(b"", 4, 2, 10).is_empty());
+    }
+
+    #[test]
+    fn reduce_can_stop_early() {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&b"line\n".repeat(1000)).unwrap();
+        let mut seen = 0;
+        scan(
+            &f,
+            5000,
+            Plan {
+                block: 50,
+                threads: 2,
+                max_line: 100,
+            },
+            || 0u64,
+            |n, _| *n += 1,
+            |_| {
+                seen += 1;
+                seen < 3
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, 3);
+    }
+}

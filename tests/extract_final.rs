@@ -1,0 +1,378 @@
+//! `analyst extract-final` run as a user runs it: real files, stdin, bad input.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::PathBuf;
+
+const CUTOFF: &str = r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c1","isStreaming":true}}"#;
+const USER: &str =
+    r#"{"id":"1700000000000-message","sort":1,"role":"user","content":"Revenue?","isDelta":false}"#;
+const THINK: &str = r#"{"id":"a1","sort":2,"role":"assistant","content":"","thinking":"Looking","isDelta":true,"isInProcess":true,"graphPath":["data_analyst_agent"]}"#;
+const TOOL: &str = r#"{"id":"t1","sort":3,"role":"assistant","content":"","toolCall":{"name":"dataSqlApi","input":{"sqlQuery":"SELECT 1"},"result":"{\"data\":[[\"1\"]]}"},"isInProcess":false,"graphPath":["data_analyst_agent","tools"]}"#;
+const AGENT: &str = r#"{"id":"a2","sort":4,"role":"assistant","content":"Agent says 41.","isDelta":false,"isInProcess":false,"graphPath":["data_analyst_agent"]}"#;
+const D1: &str = r#"{"id":"f1","sort":5,"role":"assistant","content":"Revenue was ","isDelta":true,"isInProcess":true,"graphPath":["final"]}"#;
+const D2: &str = r#"{"id":"f1","sort":6,"role":"assistant","content":"$42.","isDelta":true,"isInProcess":true,"graphPath":["final"]}"#;
+const DONE: &str = r#"{"id":"f1","sort":7,"role":"assistant","content":"Revenue was $42.","isDelta":false,"isInProcess":false,"graphPath":["final"]}"#;
+const STATE: &str = r#"{"id":"__state__","sort":8,"state":{"messages":[]}}"#;
+const USAGE: &str = r#"{"id":"__usage__","type":"usage","usage":{"totalTokens":10}}"#;
+
+fn stream(lines: &[&str]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn analyst() -> Command {
+    let mut cmd = Command::cargo_bin("analyst").unwrap();
+    cmd.env_remove("ANALYST_CONFIG").env("NO_COLOR", "1");
+    cmd
+}
+
+fn file(dir: &tempfile::TempDir, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+fn full() -> String {
+    stream(&[CUTOFF, USER, THINK, TOOL, AGENT, D1, D2, DONE, STATE, USAGE])
+}
+
+#[test]
+fn prints_the_final_answer_from_stdin_and_files() {
+    analyst()
+        .arg("extract-final")
+        .write_stdin(full())
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n")
+        .stderr("");
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "run.ndjson", full());
+    analyst()
+        .arg("extract-final")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n");
+    analyst()
+        .args(["extract-final", "-"])
+        .write_stdin(full())
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n");
+}
+
+#[test]
+fn json_and_yaml_print_the_whole_message() {
+    let out = analyst()
+        .args(["extract-final", "-o", "json"])
+        .write_stdin(full())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["id"], "f1");
+    assert_eq!(v["sort"], 7);
+    assert_eq!(v["content"], "Revenue was $42.");
+    analyst()
+        .args(["extract-final", "-o", "yaml"])
+        .write_stdin(full())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("content: Revenue was $42.\n"));
+    analyst()
+        .args(["extract-final", "-o", "table"])
+        .write_stdin(full())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "-o table: extract-final writes text, json, yaml",
+        ));
+}
+
+#[test]
+fn a_truncated_stream_is_rebuilt_from_chunks_with_a_warning() {
+    let truncated = stream(&[CUTOFF, USER, D1, D2]) + &DONE[..40];
+    analyst()
+        .arg("extract-final")
+        .write_stdin(truncated)
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n")
+        .stderr(
+            predicate::str::contains("skipped 1 malformed line")
+                .and(predicate::str::contains("line 5")),
+        )
+        .stderr(predicate::str::contains("incomplete"));
+}
+
+#[test]
+fn no_final_answer_exits_7_and_fallback_is_opt_in() {
+    let no_final = stream(&[CUTOFF, USER, THINK, TOOL, AGENT, STATE]);
+    analyst()
+        .arg("extract-final")
+        .write_stdin(no_final.clone())
+        .assert()
+        .code(7)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "stdin: no final answer (try --fallback)",
+        ));
+    analyst()
+        .args(["extract-final", "--fallback"])
+        .write_stdin(no_final)
+        .assert()
+        .success()
+        .stdout("Agent says 41.\n")
+        .stderr(predicate::str::contains("--fallback"));
+    analyst()
+        .arg("extract-final")
+        .write_stdin("")
+        .assert()
+        .code(7);
+    analyst()
+        .arg("extract-final")
+        .write_stdin("\n\n  \n")
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("malformed").not());
+}
+
+#[test]
+fn crlf_and_a_last_line_without_newline() {
+    let crlf = full().replace('\n', "\r\n");
+    analyst()
+        .arg("extract-final")
+        .write_stdin(crlf)
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n")
+        .stderr("");
+    let no_newline = stream(&[CUTOFF, D1, D2]) + DONE;
+    analyst()
+        .arg("extract-final")
+        .write_stdin(no_newline)
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n")
+        .stderr("");
+}
+
+#[test]
+fn malformed_lines_are_counted_or_fatal_with_strict() {
+    let input = stream(&[CUTOFF, "{not json", DONE, "[1,2]", "\"string\""]);
+    analyst()
+        .arg("extract-final")
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n")
+        .stderr(predicate::str::contains(
+            "skipped 3 malformed lines (3 in all); the first, line 2",
+        ));
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "bad.ndjson", input);
+    analyst()
+        .args(["extract-final", "--strict"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "{}:2: not a JSON object",
+            path.display()
+        )));
+}
+
+#[test]
+fn a_malformed_final_candidate_is_reported_with_its_line() {
+    let input = stream(&[
+        CUTOFF,
+        DONE,
+        r#"{"role":"assistant","graphPath":["final"],"content":"cut"#,
+    ]);
+    analyst()
+        .args(["extract-final", "--strict"])
+        .write_stdin(input)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("stdin:3: not a JSON object"));
+}
+
+#[test]
+fn invalid_utf8_is_reported_with_its_line() {
+    let mut input = stream(&[CUTOFF]).into_bytes();
+    input.extend_from_slice(b"{\"content\":\"\xff\xfe\"}\n");
+    input.extend_from_slice(stream(&[DONE]).as_bytes());
+    analyst()
+        .arg("extract-final")
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n")
+        .stderr(predicate::str::contains("line 2: invalid UTF-8"));
+    analyst()
+        .args(["extract-final", "--strict"])
+        .write_stdin(input)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("stdin:2: invalid UTF-8"));
+}
+
+#[test]
+fn unreadable_inputs_exit_2_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    analyst()
+        .args(["extract-final", "/nonexistent/run.ndjson"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "/nonexistent/run.ndjson: cannot read",
+        ));
+    analyst()
+        .arg("extract-final")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+    analyst()
+        .args(["extract-final", "-", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("only once"));
+}
+
+#[test]
+fn several_files_are_labelled_and_each_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = file(&dir, "a.ndjson", full());
+    let b = file(&dir, "b.ndjson", stream(&[CUTOFF, AGENT]));
+    let c = file(&dir, "c.ndjson", stream(&[D1]));
+    let out = analyst()
+        .arg("extract-final")
+        .args([&a, &b, &c])
+        .assert()
+        .code(7)
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout,
+        format!(
+            "==> {} <==\nRevenue was $42.\n\n==> {} <==\nRevenue was \n",
+            a.display(),
+            c.display()
+        )
+    );
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains(&format!("{}: no final answer", b.display())));
+
+    let out = analyst()
+        .args(["extract-final", "-o", "json"])
+        .args([&a, &b])
+        .assert()
+        .code(7)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v[0]["file"], a.display().to_string());
+    assert_eq!(v[0]["message"]["content"], "Revenue was $42.");
+    assert_eq!(v[1]["message"], serde_json::Value::Null);
+
+    // An unreadable file among good ones: the others still print, the status says so.
+    analyst()
+        .arg("extract-final")
+        .arg(&a)
+        .arg(dir.path().join("missing.ndjson"))
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("Revenue was $42."))
+        .stderr(predicate::str::contains("missing.ndjson: cannot read"));
+}
+
+#[test]
+fn over_long_lines_are_skipped_and_named() {
+    // The bound is 64 MiB; a 65 MiB line must be skipped without holding it.
+    let mut input = stream(&[CUTOFF, DONE]).into_bytes();
+    input.extend(std::iter::repeat_n(b'x', 65 * 1024 * 1024));
+    input.push(b'\n');
+    analyst()
+        .arg("extract-final")
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n")
+        .stderr(predicate::str::contains(
+            "line 3: longer than the limit of 67108864 bytes",
+        ));
+}
+
+#[test]
+fn large_files_scanned_in_parallel_blocks_agree_with_stdin() {
+    // ~12 MB, so a file is cut into several blocks; lines cross block boundaries, a malformed
+    // line sits deep inside, and the answer is a delta whose chunks span blocks.
+    let mut content = String::new();
+    let mut n = 0;
+    while content.len() < 12 << 20 {
+        n += 1;
+        let id = format!("m{n}");
+        content.push_str(&format!(r#"{{"id":"{id}","role":"assistant","content":"chunk {n} \"q\" é","isDelta":true,"graphPath":["final"]}}"#));
+        content.push('\n');
+        if n % 1000 == 0 {
+            content.push_str(&format!(r#"{{"id":"{id}","role":"assistant","content":"complete {n}","isDelta":false,"graphPath":["final"]}}"#));
+            content.push('\n');
+        }
+        if n == 70_000 {
+            content.push_str("{broken\n");
+        }
+    }
+    // The last message: many deltas, no complete frame.
+    for i in 0..50_000 {
+        content.push_str(&format!(r#"{{"id":"last","role":"assistant","content":"{i},","isDelta":true,"graphPath":["final"]}}"#));
+        content.push('\n');
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "big.ndjson", &content);
+    let from_file = analyst()
+        .arg("extract-final")
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let from_stdin = analyst()
+        .arg("extract-final")
+        .write_stdin(content.clone())
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(from_file.stdout, from_stdin.stdout);
+    let expected: String = (0..50_000).map(|i| format!("{i},")).collect::<String>() + "\n";
+    assert_eq!(String::from_utf8(from_file.stdout).unwrap(), expected);
+    let stderr_file = String::from_utf8(from_file.stderr).unwrap();
+    let stderr_stdin = String::from_utf8(from_stdin.stderr).unwrap();
+    assert_eq!(
+        stderr_file.replace(&path.display().to_string(), "stdin"),
+        stderr_stdin
+    );
+    let broken_line = content.lines().position(|l| l == "{broken").unwrap() + 1;
+    assert!(
+        stderr_stdin.contains(&format!(
+            "skipped 1 malformed line; the first, line {broken_line}:"
+        )),
+        "{stderr_stdin}"
+    );
+    analyst()
+        .args(["extract-final", "--strict"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "{}:{broken_line}: not a JSON object",
+            path.display()
+        )));
+}
