@@ -6,6 +6,8 @@
 
 #[path = "support/measure.rs"]
 mod measure;
+#[path = "support/relay.rs"]
+mod relay;
 #[path = "support/streams.rs"]
 mod streams;
 
@@ -104,6 +106,124 @@ fn startup(bin: &str, runs: usize) -> Vec<Row> {
     ]
 }
 
+/// Environment for running `analyst chat` against a bench server: a key, an identity, nothing
+/// from the user's own config.
+fn chat_env(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    cmd.env("ANALYST_API_KEY", "bench-key")
+        .env("ANALYST_EXTERNAL_ID", "bench")
+        .env("ANALYST_CONFIG", "/dev/null")
+        .env("NO_COLOR", "1")
+}
+
+fn chat_url(port: u16) -> String {
+    format!("http://127.0.0.1:{port}/api/v1/public/bench/agents/1/chat/stream-chat-state")
+}
+
+/// A stream of `frames` content deltas with increasing `sort`, then a complete final frame.
+fn delta_stream(frames: u64) -> Vec<u8> {
+    let mut body = Vec::with_capacity(frames as usize * 200);
+    body.extend_from_slice(b"{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{\"chatId\":\"bench\",\"isStreaming\":true}}\n");
+    for sort in 1..=frames {
+        body.extend_from_slice(
+            format!("{{\"id\":\"f\",\"sort\":{sort},\"role\":\"assistant\",\"content\":\"word{} \",\"isDelta\":true,\"isInProcess\":true,\"graphPath\":[\"final\"],\"isStructuredResponse\":false}}\n", sort % 97)
+                .as_bytes(),
+        );
+    }
+    body.extend_from_slice(format!("{{\"id\":\"f\",\"sort\":{},\"role\":\"assistant\",\"content\":\"done\",\"isDelta\":false,\"isInProcess\":false,\"graphPath\":[\"final\"]}}\n", frames + 1).as_bytes());
+    body.extend_from_slice(format!("{{\"id\":\"__state__\",\"sort\":{},\"state\":{{\"messages\":[]}}}}\n", frames + 2).as_bytes());
+    body
+}
+
+fn relay(bin: &str, runs: usize) -> Vec<Row> {
+    let mb = env_u64("BENCH_RELAY_MB", 200);
+    let body = delta_stream(mb * 1_000_000 / 190);
+    let size = body.len();
+    let port = relay::serve_body(std::sync::Arc::new(body));
+    let url = chat_url(port);
+    let curl = median(&format!("curl -sN -X POST -H 'Content-Type: application/json' -d '{{}}' {url}"), runs);
+    let ours = median(&format!("ANALYST_API_KEY=k ANALYST_EXTERNAL_ID=bench ANALYST_CONFIG=/dev/null {bin} chat -o ndjson --url {url} q"), runs);
+    // Memory flat in stream length: the same relay at a tenth of the size.
+    let small_port = relay::serve_body(std::sync::Arc::new(delta_stream(mb * 100_000 / 190)));
+    let small = median(&format!("ANALYST_API_KEY=k ANALYST_EXTERNAL_ID=bench ANALYST_CONFIG=/dev/null {bin} chat -o ndjson --url {} q", chat_url(small_port)), runs);
+    let ratio = ours.wall.as_secs_f64() / curl.wall.as_secs_f64();
+    vec![
+        Row {
+            figure: format!("chat -o ndjson relay, {} MB", size / 1_000_000),
+            ours: ms(ours.wall),
+            peer: format!("curl -sN: {}", ms(curl.wall)),
+            ratio: format!("{ratio:.2}x curl"),
+            target: "≤ 1.15x curl".into(),
+            met: ratio <= 1.15,
+        },
+        Row {
+            figure: "chat relay peak RSS".into(),
+            ours: format!("{:.1} MB at {} MB, {:.1} MB at {} MB", ours.max_rss_kib as f64 / 1024.0, size / 1_000_000, small.max_rss_kib as f64 / 1024.0, size / 10_000_000),
+            peer: format!("curl: {:.1} MB", curl.max_rss_kib as f64 / 1024.0),
+            ratio: format!("{:.2}x from 10x the stream", ours.max_rss_kib as f64 / small.max_rss_kib.max(1) as f64),
+            target: "flat in stream length".into(),
+            met: (ours.max_rss_kib as f64) < small.max_rss_kib as f64 * 1.5,
+        },
+    ]
+}
+
+/// Median time from the server writing the first frame to the client printing it.
+fn first_frame_latency(program: &str, args: &[&str], runs: usize) -> std::time::Duration {
+    use std::io::Read;
+    const FRAME: &[u8] = b"{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{\"chatId\":\"t\",\"isStreaming\":true}}\n";
+    let (port, written, close) = relay::serve_first_frame(FRAME);
+    let url = chat_url(port);
+    let mut samples = Vec::new();
+    for _ in 0..runs + 1 {
+        let mut cmd = std::process::Command::new(program);
+        chat_env(&mut cmd).args(args).arg(&url).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let mut byte = [0u8; 1];
+        out.read_exact(&mut byte).unwrap();
+        let seen = std::time::Instant::now();
+        let t0 = written.recv().unwrap();
+        samples.push(seen - t0);
+        close.send(()).unwrap();
+        let _ = child.wait();
+    }
+    samples.remove(0); // warm-up
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ttff(bin: &str, runs: usize) -> Vec<Row> {
+    let curl = first_frame_latency("curl", &["-sN", "-X", "POST", "-H", "Content-Type: application/json", "-d", "{}"], runs.max(9));
+    let ours = first_frame_latency(bin, &["chat", "-o", "ndjson", "q", "--url"], runs.max(9));
+    let diff = ours.as_secs_f64() - curl.as_secs_f64();
+    vec![Row {
+        figure: "time to first frame".into(),
+        ours: ms(ours),
+        peer: format!("curl -sN: {}", ms(curl)),
+        ratio: format!("{:+.2} ms", diff * 1000.0),
+        target: "within 2 ms of curl".into(),
+        met: diff <= 0.002,
+    }]
+}
+
+fn text_render(bin: &str, runs: usize) -> Vec<Row> {
+    let frames = 1_000_000u64;
+    let path = data_dir().join("deltas-1m.ndjson");
+    if !path.exists() {
+        std::fs::write(&path, delta_stream(frames)).unwrap();
+    }
+    let out = data_dir().join("render-out.txt");
+    let ours = median(&format!("ANALYST_CONFIG=/dev/null {bin} chat -o text --replay {} > {}", path.display(), out.display()), runs);
+    let rate = frames as f64 / ours.wall.as_secs_f64();
+    vec![Row {
+        figure: "chat -o text, 1M deltas to a file".into(),
+        ours: format!("{} ({:.0} frames/s)", ms(ours.wall), rate),
+        peer: "-".into(),
+        ratio: "-".into(),
+        target: "≥ 200,000 frames/s".into(),
+        met: rate >= 200_000.0,
+    }]
+}
+
 fn main() {
     // `cargo bench` passes --bench; a filter argument picks figures by name.
     let filter: Vec<String> = std::env::args()
@@ -116,6 +236,15 @@ fn main() {
     let mut rows = Vec::new();
     if wanted("extract-final") {
         rows.extend(extract_final(bin, runs));
+    }
+    if wanted("relay") {
+        rows.extend(relay(bin, runs));
+    }
+    if wanted("ttff") {
+        rows.extend(ttff(bin, runs));
+    }
+    if wanted("render") {
+        rows.extend(text_render(bin, runs));
     }
     if wanted("startup") {
         rows.extend(startup(bin, runs));
