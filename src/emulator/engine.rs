@@ -84,15 +84,17 @@ impl Engine {
     /// A user's model (YAML) and/or SQLite file; a model without data runs over the sample data,
     /// data without a model get a model inferred from the file's tables and foreign keys.
     pub fn open(model: Option<&Path>, data: Option<&Path>, today: (i32, u32, u32)) -> anyhow::Result<Engine> {
+        // The model is read first: a typo in it should fail before seconds of data building.
+        let loaded = model.map(model_yaml::load).transpose()?;
         let warehouse = match data {
             Some(d) => Warehouse::open_file(d)?,
             None if model.is_none() => return Engine::sample(today),
             None => sample_warehouse(today)?,
         };
         let data_name = data.map_or_else(|| "the sample data".to_string(), |d| d.display().to_string());
-        match model {
-            Some(m) => Engine::new(model_yaml::load(m)?, warehouse, &m.display().to_string(), &data_name),
-            None => {
+        match (loaded, model) {
+            (Some(m), Some(path)) => Engine::new(m, warehouse, &path.display().to_string(), &data_name),
+            _ => {
                 let inferred = infer::model(&warehouse).with_context(|| format!("{data_name}: cannot infer a model; pass one"))?;
                 Engine::new(inferred, warehouse, "(model inferred from the data)", &data_name)
             }
