@@ -11,7 +11,9 @@ fn error_for(yaml: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad-model.yaml");
     std::fs::write(&path, yaml).unwrap();
-    let err = Engine::open(Some(&path), None, TODAY).err().expect("the model must be rejected");
+    let err = Engine::open(Some(&path), None, TODAY)
+        .err()
+        .expect("the model must be rejected");
     let msg = format!("{err:#}");
     assert!(msg.contains("bad-model.yaml"), "no file name in: {msg}");
     msg
@@ -45,19 +47,43 @@ fn structural_errors_name_the_path() {
 
 #[test]
 fn errors_against_the_data_name_the_path() {
-    assert_mentions(&error_for("cubes:\n  - name: orders\n    sql_table: nosuch\n"), &["cubes[0].sql_table", "nosuch"]);
+    assert_mentions(
+        &error_for("cubes:\n  - name: orders\n    sql_table: nosuch\n"),
+        &["cubes[0].sql_table", "nosuch"],
+    );
     let bad_column = "cubes:\n  - name: orders\n    sql_table: orders\n    dimensions:\n      - {name: status, sql: status, type: string}\n      - {name: colour, sql: colour, type: string}\n";
-    assert_mentions(&error_for(bad_column), &["cubes[0].dimensions[1].sql", "colour"]);
+    assert_mentions(
+        &error_for(bad_column),
+        &["cubes[0].dimensions[1].sql", "colour"],
+    );
 }
 
 #[test]
 fn bad_data_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.sqlite");
-    assert!(format!("{:#}", Engine::open(None, Some(&missing), TODAY).err().unwrap()).contains("missing.sqlite"));
+    assert!(format!(
+        "{:#}",
+        Engine::open(None, Some(&missing), TODAY).err().unwrap()
+    )
+    .contains("missing.sqlite"));
     let junk = dir.path().join("junk.sqlite");
-    std::fs::write(&junk, "this is not a database, just text that is long enough to have a header").unwrap();
-    assert!(format!("{:#}", Engine::open(None, Some(&junk), TODAY).err().unwrap()).contains("junk.sqlite"));
+    std::fs::write(
+        &junk,
+        "this is not a database, just text that is long enough to have a header",
+    )
+    .unwrap();
+    assert!(format!(
+        "{:#}",
+        Engine::open(None, Some(&junk), TODAY).err().unwrap()
+    )
+    .contains("junk.sqlite"));
     let missing_model = dir.path().join("nomodel.yaml");
-    assert!(format!("{:#}", Engine::open(Some(&missing_model), None, TODAY).err().unwrap()).contains("nomodel.yaml"));
+    assert!(format!(
+        "{:#}",
+        Engine::open(Some(&missing_model), None, TODAY)
+            .err()
+            .unwrap()
+    )
+    .contains("nomodel.yaml"));
 }

@@ -33,7 +33,12 @@ struct Case {
 }
 
 fn case(thread: &[&'static str], sql: String, fmt: Fmt, cite: &[Cite]) -> Case {
-    Case { thread: thread.to_vec(), sql, fmt, cite: cite.to_vec() }
+    Case {
+        thread: thread.to_vec(),
+        sql,
+        fmt,
+        cite: cite.to_vec(),
+    }
 }
 
 fn cases() -> Vec<Case> {
@@ -44,7 +49,8 @@ fn cases() -> Vec<Case> {
     let y2024 = "o.created_at >= '2024-01-01' AND o.created_at < '2025-01-01'";
     let ytd = "o.created_at >= '2025-01-01' AND o.created_at < '2025-06-16'";
     let month = "substr(o.created_at, 1, 7) || '-01'";
-    let by_country_2024 = format!("SELECT u.country, {rev} {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC");
+    let by_country_2024 =
+        format!("SELECT u.country, {rev} {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC");
     vec![
         case(&["What was revenue last month?"], format!("SELECT {rev} {J} WHERE {may}"), Money, &[First]),
         case(&["What were our sales last month?"], format!("SELECT {rev} {J} WHERE {may}"), Money, &[First]),
@@ -104,8 +110,18 @@ fn answers_cite_the_numbers_of_hand_written_sql() {
             failures.push(format!("{ctx}: rows differ\nSQL: {}", result["sqlQuery"]));
             continue;
         }
-        let value = |row: &Vec<String>| row.last().and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-        let fmt = |v: f64| if c.fmt == Fmt::Money { money(v) } else { count(v) };
+        let value = |row: &Vec<String>| {
+            row.last()
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        let fmt = |v: f64| {
+            if c.fmt == Fmt::Money {
+                money(v)
+            } else {
+                count(v)
+            }
+        };
         for cite in &c.cite {
             let v = match cite {
                 Cite::First => value(&want[0]),
@@ -113,21 +129,46 @@ fn answers_cite_the_numbers_of_hand_written_sql() {
                 Cite::Total => want.iter().map(value).sum(),
             };
             if !run.answer.contains(&fmt(v)) {
-                failures.push(format!("{ctx}: answer lacks {} \n  answer: {}", fmt(v), run.answer));
+                failures.push(format!(
+                    "{ctx}: answer lacks {} \n  answer: {}",
+                    fmt(v),
+                    run.answer
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]
 fn unanswerable_questions_get_an_honest_answer_without_sql() {
-    for q in ["what is the weather like?", "tell me a joke", "", "¿qué tal?", "thanks!"] {
+    for q in [
+        "what is the weather like?",
+        "tell me a joke",
+        "",
+        "¿qué tal?",
+        "thanks!",
+    ] {
         let run = ask_thread(sample(), &[q], &[]);
         assert!(sql_result(&run).is_none(), "{q}: made a SQL call");
-        assert!(run.frames.iter().any(|f| f["toolCall"]["name"] == "dataMeta"), "{q}: no meta call");
+        assert!(
+            run.frames
+                .iter()
+                .any(|f| f["toolCall"]["name"] == "dataMeta"),
+            "{q}: no meta call"
+        );
         for known in ["Revenue", "Orders", "Country", "Category"] {
-            assert!(run.answer.contains(known), "{q}: answer does not name {known}: {}", run.answer);
+            assert!(
+                run.answer.contains(known),
+                "{q}: answer does not name {known}: {}",
+                run.answer
+            );
         }
     }
 }

@@ -10,14 +10,17 @@ use analyst::emulator::engine::Engine;
 use engine_support::*;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/engine").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/engine")
+        .join(name)
 }
 
 /// Builds the fixture database from its SQL script into a temporary directory.
 fn database(dir: &tempfile::TempDir) -> PathBuf {
     let path = dir.path().join("support.sqlite");
     let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch(&std::fs::read_to_string(fixture("support.sql")).unwrap()).unwrap();
+    conn.execute_batch(&std::fs::read_to_string(fixture("support.sql")).unwrap())
+        .unwrap();
     path
 }
 
@@ -31,7 +34,11 @@ fn user_model_answers_with_row_level_security() {
     let engine = user_engine(&dir);
     assert_eq!(engine.attribute_names(), ["office"]);
     for office in ["Berlin", "Lisbon"] {
-        let run = ask_thread(&engine, &["how many tickets by team in 2024"], &[("office", office)]);
+        let run = ask_thread(
+            &engine,
+            &["how many tickets by team in 2024"],
+            &[("office", office)],
+        );
         let want = hand(&engine, &format!(
             "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id WHERE t.office = '{office}' \
              AND k.opened_at >= '2024-01-01' AND k.opened_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC"
@@ -39,15 +46,30 @@ fn user_model_answers_with_row_level_security() {
         assert!(!want.is_empty());
         let result = sql_result(&run).expect("SQL call");
         assert_same_rows(&result, &want, office);
-        assert!(run.answer.contains(&want[0][0]) && run.answer.contains(&want[0][1]), "{}", run.answer);
-        assert!(!result["sqlQuery"].as_str().unwrap().contains(office), "the shown SQL leaks the security filter");
+        assert!(
+            run.answer.contains(&want[0][0]) && run.answer.contains(&want[0][1]),
+            "{}",
+            run.answer
+        );
+        assert!(
+            !result["sqlQuery"].as_str().unwrap().contains(office),
+            "the shown SQL leaks the security filter"
+        );
     }
-    let run = ask_thread(&engine, &["average resolution time by priority"], &[("office", "Lisbon")]);
+    let run = ask_thread(
+        &engine,
+        &["average resolution time by priority"],
+        &[("office", "Lisbon")],
+    );
     let want = hand(&engine, "SELECT k.priority, ROUND(AVG(k.resolution_hours), 2) FROM tickets k JOIN teams t ON t.id = k.team_id \
                               WHERE t.office = 'Lisbon' GROUP BY 1 ORDER BY 2 DESC");
     assert_same_rows(&sql_result(&run).unwrap(), &want, "avg resolution");
     let run = ask_thread(&engine, &["how many tickets in 2024"], &[]);
-    assert_eq!(sql_result(&run).unwrap()["data"], serde_json::json!([[ "0" ]]), "no office attribute must see no rows");
+    assert_eq!(
+        sql_result(&run).unwrap()["data"],
+        serde_json::json!([["0"]]),
+        "no office attribute must see no rows"
+    );
 }
 
 #[test]
@@ -57,10 +79,16 @@ fn branches_are_checked_against_the_model() {
     let mut req = request("how many tickets", Vec::new());
     req.user_attributes = vec![("office".into(), "Berlin".into())];
     req.branch = Some("staging".into());
-    assert!(sql_result(&engine.run(&req)).unwrap().get("error").is_none());
+    assert!(sql_result(&engine.run(&req))
+        .unwrap()
+        .get("error")
+        .is_none());
     req.branch = Some("feature-x".into());
     let run = engine.run(&req);
-    assert_eq!(sql_result(&run).unwrap()["error"], "Error: BadRequestError: Bad branch");
+    assert_eq!(
+        sql_result(&run).unwrap()["error"],
+        "Error: BadRequestError: Bad branch"
+    );
     assert!(run.answer.contains("feature-x"), "{}", run.answer);
 }
 
@@ -80,9 +108,16 @@ fn data_without_a_model_gets_an_inferred_one() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(None, Some(&database(&dir)), TODAY).unwrap();
     let run = ask_thread(&engine, &["tickets by priority"], &[]);
-    let want = hand(&engine, "SELECT priority, COUNT(*) FROM tickets GROUP BY 1 ORDER BY 2 DESC");
+    let want = hand(
+        &engine,
+        "SELECT priority, COUNT(*) FROM tickets GROUP BY 1 ORDER BY 2 DESC",
+    );
     assert_same_rows(&sql_result(&run).expect(&run.answer), &want, "inferred");
     let run = ask_thread(&engine, &["tickets by team name"], &[]);
     let want = hand(&engine, "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id GROUP BY 1 ORDER BY 2 DESC");
-    assert_same_rows(&sql_result(&run).expect(&run.answer), &want, "inferred join");
+    assert_same_rows(
+        &sql_result(&run).expect(&run.answer),
+        &want,
+        "inferred join",
+    );
 }

@@ -29,7 +29,14 @@ pub fn uuid_from(text: &str) -> String {
     };
     let (a, b) = (mix(h), mix(h ^ 0xA5A5_A5A5));
     let hex = format!("{a:016x}{b:016x}");
-    format!("{}-{}-4{}-a{}-{}", &hex[..8], &hex[8..12], &hex[13..16], &hex[17..20], &hex[20..32])
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
 }
 
 /// Splits text into chunks of a few words (more per chunk for long texts, so a turn stays within
@@ -68,7 +75,11 @@ fn tool(frames: &mut Vec<Value>, id: &str, name: &str, input: &Value, result: &V
 fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
     let t = |i: &usize| view.members[*i].title.clone();
     let measures: Vec<String> = plan.measures.iter().map(t).collect();
-    let mut by: Vec<String> = plan.dimensions.iter().map(|d| t(d).to_lowercase()).collect();
+    let mut by: Vec<String> = plan
+        .dimensions
+        .iter()
+        .map(|d| t(d).to_lowercase())
+        .collect();
     if let Some(g) = plan.grain {
         by.push(g.as_str().to_string());
     }
@@ -76,8 +87,23 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
     if !by.is_empty() {
         title.push_str(&format!(" by {}", by.join(" and ")));
     }
-    let filters = if plan.filters.is_empty() { String::new() } else { format!(" for {}", plan.filters.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>().join(" and ")) };
-    let range = plan.range.as_ref().map(|r| format!(", {}", r.label)).unwrap_or_default();
+    let filters = if plan.filters.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " for {}",
+            plan.filters
+                .iter()
+                .map(|(_, v)| v.clone())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    };
+    let range = plan
+        .range
+        .as_ref()
+        .map(|r| format!(", {}", r.label))
+        .unwrap_or_default();
     (title, Scope { filters, range })
 }
 
@@ -86,25 +112,52 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let question: String = req.question.chars().take(MAX_QUESTION).collect();
     let views = engine.views();
     let today = super::dates::Date::new(req.today);
-    let plan = plan::plan(&question, &req.history, views, engine.lexicons(), engine.vocabulary(), today);
+    let plan = plan::plan(
+        &question,
+        &req.history,
+        views,
+        engine.lexicons(),
+        engine.vocabulary(),
+        today,
+    );
     let search = meta::search_query(&question, engine.vocabulary());
     let id = |s: &str| format!("{}-{s}", req.message_id);
     let mut frames = Vec::new();
     let Some(plan) = plan else {
         let thinking = format!("The question \"{}\" does not name anything I can find in the data model. I'll search the model to list what it can answer.", question.trim());
         stream_text(&mut frames, &id("think"), &[AGENT], "thinking", &thinking);
-        tool(&mut frames, &id("tool-1"), "dataMeta", &json!({"searchQuery": search}), &meta::search(&search, views));
+        tool(
+            &mut frames,
+            &id("tool-1"),
+            "dataMeta",
+            &json!({"searchQuery": search}),
+            &meta::search(&search, views),
+        );
         let answer = unmapped(views);
         stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
         let memory = req.history.last().cloned().unwrap_or_default();
-        return AgentRun { frames, answer, memory };
+        return AgentRun {
+            frames,
+            answer,
+            memory,
+        };
     };
     let view = &views[plan.view];
     let (title, scope) = describe(&plan, view);
-    let follow = if req.history.is_empty() { "" } else { " Earlier turns of this thread fill in what the question leaves out." };
+    let follow = if req.history.is_empty() {
+        ""
+    } else {
+        " Earlier turns of this thread fill in what the question leaves out."
+    };
     let thinking = format!("The user asks for {}{}{}.{follow} I'll check the {} {} in the data model, then write one SQL query and summarise its result.", title.to_lowercase(), scope.filters, scope.range, view.name, view.kind);
     stream_text(&mut frames, &id("think"), &[AGENT], "thinking", &thinking);
-    tool(&mut frames, &id("tool-1"), "dataMeta", &json!({"searchQuery": search}), &meta::search(&search, views));
+    tool(
+        &mut frames,
+        &id("tool-1"),
+        "dataMeta",
+        &json!({"searchQuery": search}),
+        &meta::search(&search, views),
+    );
     let query = sqlgen::build(engine.model(), view, &plan, &req.user_attributes);
     let spec = answer::vega(&query.columns, &title);
     let spec_text = spec.to_string();
@@ -112,26 +165,57 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let description = format!("{} from the {} {}", title, view.name, view.kind);
     let input = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "memoryId": uuid_from(&id("memory")), "vegaSpec": spec_text});
     let outcome = if engine.branch_ok(req.branch.as_deref()) {
-        engine.warehouse().query(&query.executed).map_err(|e| format!("Error: QueryError: {e:#}"))
+        engine
+            .warehouse()
+            .query(&query.executed)
+            .map_err(|e| format!("Error: QueryError: {e:#}"))
     } else {
         Err("Error: BadRequestError: Bad branch".to_string())
     };
     let (result, answer) = match &outcome {
         Ok(r) => {
-            let schema: Vec<Value> = query.columns.iter().map(|c| json!({"name": c.name, "column_type": c.sql_type})).collect();
-            let data: Vec<Value> = r.rows.iter().take(100).map(|row| Value::from(row.iter().map(|c| c.text().map_or(Value::Null, Value::from)).collect::<Vec<_>>())).collect();
+            let schema: Vec<Value> = query
+                .columns
+                .iter()
+                .map(|c| json!({"name": c.name, "column_type": c.sql_type}))
+                .collect();
+            let data: Vec<Value> = r
+                .rows
+                .iter()
+                .take(100)
+                .map(|row| {
+                    Value::from(
+                        row.iter()
+                            .map(|c| c.text().map_or(Value::Null, Value::from))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect();
             let result = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "schema": schema, "data": data, "totalRows": r.total_rows, "uuid": uuid_from(&format!("{}\n{}", req.message_id, query.executed)), "vegaSpec": spec_text});
-            (result, answer::write(&plan, view, &query.columns, r, &scope))
+            (
+                result,
+                answer::write(&plan, view, &query.columns, r, &scope),
+            )
         }
         Err(e) if e.contains("Bad branch") => {
             let branch = req.branch.clone().unwrap_or_default();
             (json!({"error": e}), format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."))
         }
-        Err(e) => (json!({"error": e}), format!("The query for {} failed, so I cannot answer with numbers: {e}", title.to_lowercase())),
+        Err(e) => (
+            json!({"error": e}),
+            format!(
+                "The query for {} failed, so I cannot answer with numbers: {e}",
+                title.to_lowercase()
+            ),
+        ),
     };
     tool(&mut frames, &id("tool-2"), "dataSqlApi", &input, &result);
     stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
-    AgentRun { frames, answer, memory: plan::to_memory(&plan, views) }
+    AgentRun {
+        frames,
+        answer,
+        memory: plan::to_memory(&plan, views),
+    }
 }
 
 /// The honest answer to a question that maps to nothing: what the model does know.
@@ -140,14 +224,25 @@ fn unmapped(views: &[ViewCat]) -> String {
     let mut dims = Vec::new();
     for v in views {
         for m in &v.members {
-            let list = if m.is_measure() { &mut measures } else { &mut dims };
+            let list = if m.is_measure() {
+                &mut measures
+            } else {
+                &mut dims
+            };
             if !list.contains(&m.title) && !words(&m.name).iter().any(|w| w == "id") {
                 list.push(m.title.clone());
             }
         }
     }
-    let example = match (measures.first(), dims.iter().find(|d| !d.to_lowercase().contains("date"))) {
-        (Some(m), Some(d)) => format!(" For example: \"{} by {} last month\".", m.to_lowercase(), d.to_lowercase()),
+    let example = match (
+        measures.first(),
+        dims.iter().find(|d| !d.to_lowercase().contains("date")),
+    ) {
+        (Some(m), Some(d)) => format!(
+            " For example: \"{} by {} last month\".",
+            m.to_lowercase(),
+            d.to_lowercase()
+        ),
         _ => String::new(),
     };
     format!(

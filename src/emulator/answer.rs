@@ -36,7 +36,11 @@ pub fn format_value(v: f64, format: Format) -> String {
         let s = format!("{x:.decimals$}");
         let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
         let int = group(int.parse().unwrap_or(0));
-        if frac.is_empty() { int } else { format!("{int}.{frac}") }
+        if frac.is_empty() {
+            int
+        } else {
+            format!("{int}.{frac}")
+        }
     };
     match format {
         Format::Currency => format!("{sign}${}", fixed(a, 2)),
@@ -48,7 +52,9 @@ pub fn format_value(v: f64, format: Format) -> String {
 
 /// A time bucket as words: "May 2025", "Q2 2025", "2024", "the week of 2025-05-05".
 pub fn period(text: &str, g: Grain) -> String {
-    let Some(d) = parse_iso(text) else { return text.to_string() };
+    let Some(d) = parse_iso(text) else {
+        return text.to_string();
+    };
     match g {
         Grain::Day => d.to_string(),
         Grain::Week => format!("the week of {d}"),
@@ -60,7 +66,12 @@ pub fn period(text: &str, g: Grain) -> String {
 
 /// Whether adding values of a measure across rows makes sense.
 fn additive(plan: &Plan, view: &super::catalog::ViewCat) -> bool {
-    plan.measures.first().is_some_and(|m| matches!(view.members[*m].kind, Kind::Measure(MeasureKind::Sum | MeasureKind::Count, _)))
+    plan.measures.first().is_some_and(|m| {
+        matches!(
+            view.members[*m].kind,
+            Kind::Measure(MeasureKind::Sum | MeasureKind::Count, _)
+        )
+    })
 }
 
 /// Everything the answer needs about the question, in words.
@@ -72,54 +83,136 @@ pub struct Scope {
 }
 
 /// The answer text for a result.
-pub fn write(plan: &Plan, view: &super::catalog::ViewCat, cols: &[Column], r: &QueryResult, scope: &Scope) -> String {
-    let measures: Vec<(usize, &Column)> = cols.iter().enumerate().filter(|(_, c)| matches!(c.role, Role::Measure(_))).collect();
-    let fmt_of = |c: &Column| if let Role::Measure(f) = c.role { f } else { Format::Number };
-    let Some(&(mi, mc)) = measures.first() else { return "The query returned no measures.".into() };
+pub fn write(
+    plan: &Plan,
+    view: &super::catalog::ViewCat,
+    cols: &[Column],
+    r: &QueryResult,
+    scope: &Scope,
+) -> String {
+    let measures: Vec<(usize, &Column)> = cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c.role, Role::Measure(_)))
+        .collect();
+    let fmt_of = |c: &Column| {
+        if let Role::Measure(f) = c.role {
+            f
+        } else {
+            Format::Number
+        }
+    };
+    let Some(&(mi, mc)) = measures.first() else {
+        return "The query returned no measures.".into();
+    };
     let what = format!("{}{}{}", mc.title, scope.filters, scope.range);
     let value = |row: &[Cell], i: usize| row.get(i).and_then(Cell::as_f64);
-    let rows: Vec<&Vec<Cell>> = r.rows.iter().filter(|row| value(row, mi).is_some()).collect();
+    let rows: Vec<&Vec<Cell>> = r
+        .rows
+        .iter()
+        .filter(|row| value(row, mi).is_some())
+        .collect();
     let mut out = String::new();
     if rows.is_empty() {
         return format!("I found no data for {}{}{}. Nothing matched the question's filters (or your access rights).", mc.title.to_lowercase(), scope.filters, scope.range);
     }
     let time = cols.iter().position(|c| matches!(c.role, Role::Time(_)));
-    let dims: Vec<usize> = cols.iter().enumerate().filter(|(_, c)| c.role == Role::Dimension).map(|(i, _)| i).collect();
-    let label = |row: &[Cell]| dims.iter().map(|&i| row[i].text().unwrap_or_else(|| "(none)".into())).collect::<Vec<_>>().join(" / ");
+    let dims: Vec<usize> = cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.role == Role::Dimension)
+        .map(|(i, _)| i)
+        .collect();
+    let label = |row: &[Cell]| {
+        dims.iter()
+            .map(|&i| row[i].text().unwrap_or_else(|| "(none)".into()))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
     let total: f64 = rows.iter().filter_map(|row| value(row, mi)).sum();
     let f = fmt_of(mc);
     let others = |row: &[Cell]| -> String {
-        let extra: Vec<String> = measures[1..].iter().filter_map(|(i, c)| Some(format!("{} {}", c.title.to_lowercase(), format_value(value(row, *i)?, fmt_of(c))))).collect();
-        if extra.is_empty() { String::new() } else { format!(" ({})", extra.join(", ")) }
+        let extra: Vec<String> = measures[1..]
+            .iter()
+            .filter_map(|(i, c)| {
+                Some(format!(
+                    "{} {}",
+                    c.title.to_lowercase(),
+                    format_value(value(row, *i)?, fmt_of(c))
+                ))
+            })
+            .collect();
+        if extra.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", extra.join(", "))
+        }
     };
     match (time, dims.is_empty()) {
         (None, true) => {
             let row = rows[0];
-            out.push_str(&format!("{what} was {}", format_value(value(row, mi).unwrap_or(0.0), f)));
+            out.push_str(&format!(
+                "{what} was {}",
+                format_value(value(row, mi).unwrap_or(0.0), f)
+            ));
             for (i, c) in &measures[1..] {
                 if let Some(v) = value(row, *i) {
-                    out.push_str(&format!("; {} was {}", c.title.to_lowercase(), format_value(v, fmt_of(c))));
+                    out.push_str(&format!(
+                        "; {} was {}",
+                        c.title.to_lowercase(),
+                        format_value(v, fmt_of(c))
+                    ));
                 }
             }
             out.push('.');
         }
         (Some(ti), true) => {
-            let Role::Time(g) = cols[ti].role else { return out };
+            let Role::Time(g) = cols[ti].role else {
+                return out;
+            };
             let at = |row: &[Cell]| period(&row[ti].text().unwrap_or_default(), g);
             let (first, last) = (rows[0], rows[rows.len() - 1]);
-            let (a, b) = (value(first, mi).unwrap_or(0.0), value(last, mi).unwrap_or(0.0));
-            out.push_str(&format!("{what}, by {}: {} {}s from {} to {}", g.as_str(), rows.len(), g.as_str(), at(first), at(last)));
+            let (a, b) = (
+                value(first, mi).unwrap_or(0.0),
+                value(last, mi).unwrap_or(0.0),
+            );
+            out.push_str(&format!(
+                "{what}, by {}: {} {}s from {} to {}",
+                g.as_str(),
+                rows.len(),
+                g.as_str(),
+                at(first),
+                at(last)
+            ));
             if additive(plan, view) {
                 out.push_str(&format!(", {} in total", format_value(total, f)));
             }
-            out.push_str(&format!(". It went from {} in {} to {} in {}", format_value(a, f), at(first), format_value(b, f), at(last)));
+            out.push_str(&format!(
+                ". It went from {} in {} to {} in {}",
+                format_value(a, f),
+                at(first),
+                format_value(b, f),
+                at(last)
+            ));
             if a != 0.0 && rows.len() > 1 {
                 let pct = (b - a) / a.abs() * 100.0;
-                out.push_str(&format!(" ({}{:.1}%)", if pct >= 0.0 { "+" } else { "" }, pct));
+                out.push_str(&format!(
+                    " ({}{:.1}%)",
+                    if pct >= 0.0 { "+" } else { "" },
+                    pct
+                ));
             }
-            let peak = rows.iter().max_by(|x, y| value(x, mi).partial_cmp(&value(y, mi)).unwrap_or(std::cmp::Ordering::Equal));
+            let peak = rows.iter().max_by(|x, y| {
+                value(x, mi)
+                    .partial_cmp(&value(y, mi))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
             if let (Some(p), true) = (peak, rows.len() > 2) {
-                out.push_str(&format!(". The highest was {} in {}", format_value(value(p, mi).unwrap_or(0.0), f), at(p)));
+                out.push_str(&format!(
+                    ". The highest was {} in {}",
+                    format_value(value(p, mi).unwrap_or(0.0), f),
+                    at(p)
+                ));
             }
             out.push('.');
         }
@@ -127,26 +220,69 @@ pub fn write(plan: &Plan, view: &super::catalog::ViewCat, cols: &[Column], r: &Q
             let desc = plan.descending.unwrap_or(true);
             let mut ranked = rows.clone();
             ranked.sort_by(|x, y| {
-                let o = value(y, mi).partial_cmp(&value(x, mi)).unwrap_or(std::cmp::Ordering::Equal);
-                if desc { o } else { o.reverse() }
+                let o = value(y, mi)
+                    .partial_cmp(&value(x, mi))
+                    .unwrap_or(std::cmp::Ordering::Equal);
+                if desc {
+                    o
+                } else {
+                    o.reverse()
+                }
             });
             let top = ranked[0];
-            let when = time.map(|ti| if let Role::Time(g) = cols[ti].role { format!(" in {}", period(&top[ti].text().unwrap_or_default(), g)) } else { String::new() }).unwrap_or_default();
-            let dim_title = dims.iter().map(|&i| cols[i].title.to_lowercase()).collect::<Vec<_>>().join(" and ");
-            out.push_str(&format!("{what} by {dim_title}: {}{when} had the {} {}, {}{}", label(top), if desc { "highest" } else { "lowest" }, mc.title.to_lowercase(), format_value(value(top, mi).unwrap_or(0.0), f), others(top)));
+            let when = time
+                .map(|ti| {
+                    if let Role::Time(g) = cols[ti].role {
+                        format!(" in {}", period(&top[ti].text().unwrap_or_default(), g))
+                    } else {
+                        String::new()
+                    }
+                })
+                .unwrap_or_default();
+            let dim_title = dims
+                .iter()
+                .map(|&i| cols[i].title.to_lowercase())
+                .collect::<Vec<_>>()
+                .join(" and ");
+            out.push_str(&format!(
+                "{what} by {dim_title}: {}{when} had the {} {}, {}{}",
+                label(top),
+                if desc { "highest" } else { "lowest" },
+                mc.title.to_lowercase(),
+                format_value(value(top, mi).unwrap_or(0.0), f),
+                others(top)
+            ));
             if additive(plan, view) && total != 0.0 && rows.len() > 1 {
                 let pct = value(top, mi).unwrap_or(0.0) / total * 100.0;
-                out.push_str(&format!(", {pct:.1}% of the {} total across {} rows shown", format_value(total, f), rows.len()));
+                out.push_str(&format!(
+                    ", {pct:.1}% of the {} total across {} rows shown",
+                    format_value(total, f),
+                    rows.len()
+                ));
             }
             out.push('.');
-            let rest: Vec<String> = ranked.iter().skip(1).take(4).map(|row| format!("{} ({})", label(row), format_value(value(row, mi).unwrap_or(0.0), f))).collect();
+            let rest: Vec<String> = ranked
+                .iter()
+                .skip(1)
+                .take(4)
+                .map(|row| {
+                    format!(
+                        "{} ({})",
+                        label(row),
+                        format_value(value(row, mi).unwrap_or(0.0), f)
+                    )
+                })
+                .collect();
             if !rest.is_empty() {
                 out.push_str(&format!(" Next: {}.", rest.join(", ")));
             }
         }
     }
     if r.total_rows > 100 {
-        out.push_str(&format!(" The result has {} rows; the table shows the first 100.", r.total_rows));
+        out.push_str(&format!(
+            " The result has {} rows; the table shows the first 100.",
+            r.total_rows
+        ));
     }
     for n in &plan.notes {
         out.push_str(&format!(" Note: {n}."));
@@ -158,19 +294,29 @@ pub fn write(plan: &Plan, view: &super::catalog::ViewCat, cols: &[Column], r: &Q
 pub fn vega(cols: &[Column], title: &str) -> Value {
     let time = cols.iter().find(|c| matches!(c.role, Role::Time(_)));
     let dim = cols.iter().find(|c| c.role == Role::Dimension);
-    let Some(m) = cols.iter().find(|c| matches!(c.role, Role::Measure(_))) else { return json!({}) };
+    let Some(m) = cols.iter().find(|c| matches!(c.role, Role::Measure(_))) else {
+        return json!({});
+    };
     let y = json!({"field": m.name, "type": "quantitative", "title": m.title});
-    let mut spec = json!({"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title});
+    let mut spec =
+        json!({"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title});
     let (mark, encoding) = match (time, dim) {
         (Some(t), d) => {
-            let mut e = json!({"x": {"field": t.name, "type": "temporal", "title": t.title}, "y": y});
+            let mut e =
+                json!({"x": {"field": t.name, "type": "temporal", "title": t.title}, "y": y});
             if let Some(d) = d {
                 e["color"] = json!({"field": d.name, "type": "nominal", "title": d.title});
             }
             (json!({"type": "line", "point": true}), e)
         }
-        (None, Some(d)) => (json!({"type": "bar"}), json!({"x": {"field": d.name, "type": "nominal", "title": d.title, "sort": "-y"}, "y": y})),
-        (None, None) => (json!({"type": "text", "fontSize": 32}), json!({"text": {"field": m.name, "type": "quantitative", "title": m.title}})),
+        (None, Some(d)) => (
+            json!({"type": "bar"}),
+            json!({"x": {"field": d.name, "type": "nominal", "title": d.title, "sort": "-y"}, "y": y}),
+        ),
+        (None, None) => (
+            json!({"type": "text", "fontSize": 32}),
+            json!({"text": {"field": m.name, "type": "quantitative", "title": m.title}}),
+        ),
     };
     spec["mark"] = mark;
     spec["encoding"] = encoding;

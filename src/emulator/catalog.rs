@@ -73,30 +73,54 @@ impl ViewCat {
 /// Flattens the model's views; synthesises one view per cube when it declares none.
 pub fn views(model: &Model) -> Vec<ViewCat> {
     if !model.views.is_empty() {
-        return model.views.iter().map(|v| flatten(model, v, "view")).collect();
+        return model
+            .views
+            .iter()
+            .map(|v| flatten(model, v, "view"))
+            .collect();
     }
-    model.cubes.iter().map(|c| flatten(model, &synthetic_view(model, c), "cube")).collect()
+    model
+        .cubes
+        .iter()
+        .map(|c| flatten(model, &synthetic_view(model, c), "cube"))
+        .collect()
 }
 
 /// A cube plus every cube reachable through many-to-one or one-to-one joins (which cannot
 /// multiply its rows), the latter prefixed by their cube name.
 fn synthetic_view(model: &Model, cube: &Cube) -> View {
-    let mut entries = vec![ViewCube { join_path: vec![cube.name.clone()], ..Default::default() }];
+    let mut entries = vec![ViewCube {
+        join_path: vec![cube.name.clone()],
+        ..Default::default()
+    }];
     let mut i = 0;
     while i < entries.len() {
         let path = entries[i].join_path.clone();
         if let Some(c) = path.last().and_then(|n| model.cube(n)) {
-            for j in c.joins.iter().filter(|j| j.relationship != Relationship::OneToMany) {
+            for j in c
+                .joins
+                .iter()
+                .filter(|j| j.relationship != Relationship::OneToMany)
+            {
                 if !entries.iter().any(|e| e.join_path.last() == Some(&j.name)) {
                     let mut p = path.clone();
                     p.push(j.name.clone());
-                    entries.push(ViewCube { join_path: p, prefix: true, ..Default::default() });
+                    entries.push(ViewCube {
+                        join_path: p,
+                        prefix: true,
+                        ..Default::default()
+                    });
                 }
             }
         }
         i += 1;
     }
-    View { name: cube.name.clone(), title: cube.title.clone(), description: cube.description.clone(), cubes: entries }
+    View {
+        name: cube.name.clone(),
+        title: cube.title.clone(),
+        description: cube.description.clone(),
+        cubes: entries,
+    }
 }
 
 fn flatten(model: &Model, view: &View, kind_name: &'static str) -> ViewCat {
@@ -104,29 +128,72 @@ fn flatten(model: &Model, view: &View, kind_name: &'static str) -> ViewCat {
     let mut paths = BTreeMap::new();
     for entry in &view.cubes {
         for (i, hop) in entry.join_path.iter().enumerate() {
-            paths.entry(hop.clone()).or_insert_with(|| entry.join_path[..=i].to_vec());
+            paths
+                .entry(hop.clone())
+                .or_insert_with(|| entry.join_path[..=i].to_vec());
         }
-        let Some(cube) = entry.join_path.last().and_then(|n| model.cube(n)) else { continue };
+        let Some(cube) = entry.join_path.last().and_then(|n| model.cube(n)) else {
+            continue;
+        };
         let wanted = |n: &str| {
             entry.includes.as_ref().is_none_or_contains(n) && !entry.excludes.iter().any(|e| e == n)
         };
-        let name = |n: &str| if entry.prefix { format!("{}_{n}", cube.name) } else { n.to_string() };
-        let mut push = |member: &str, title: &str, description: &str, kind: Kind, synonyms: &[String]| {
-            let exposed = name(member);
-            if wanted(member) && !members.iter().any(|m: &Member| m.name == exposed) {
-                let title = if entry.prefix && kind_name == "cube" { format!("{} {}", cube.title, title.to_lowercase()) } else { title.to_string() };
-                members.push(Member { name: exposed, cube: cube.name.clone(), member: member.to_string(), title, description: description.to_string(), kind, synonyms: synonyms.to_vec() });
+        let name = |n: &str| {
+            if entry.prefix {
+                format!("{}_{n}", cube.name)
+            } else {
+                n.to_string()
             }
         };
+        let mut push =
+            |member: &str, title: &str, description: &str, kind: Kind, synonyms: &[String]| {
+                let exposed = name(member);
+                if wanted(member) && !members.iter().any(|m: &Member| m.name == exposed) {
+                    let title = if entry.prefix && kind_name == "cube" {
+                        format!("{} {}", cube.title, title.to_lowercase())
+                    } else {
+                        title.to_string()
+                    };
+                    members.push(Member {
+                        name: exposed,
+                        cube: cube.name.clone(),
+                        member: member.to_string(),
+                        title,
+                        description: description.to_string(),
+                        kind,
+                        synonyms: synonyms.to_vec(),
+                    });
+                }
+            };
         for m in &cube.measures {
-            push(&m.name, &m.title, &m.description, Kind::Measure(m.kind, m.format), &m.synonyms);
+            push(
+                &m.name,
+                &m.title,
+                &m.description,
+                Kind::Measure(m.kind, m.format),
+                &m.synonyms,
+            );
         }
         for d in &cube.dimensions {
-            push(&d.name, &d.title, &d.description, Kind::Dimension(d.kind), &d.synonyms);
+            push(
+                &d.name,
+                &d.title,
+                &d.description,
+                Kind::Dimension(d.kind),
+                &d.synonyms,
+            );
         }
     }
     let root = view.cubes[0].join_path[0].clone();
-    ViewCat { name: view.name.clone(), kind: kind_name, title: view.title.clone(), description: view.description.clone(), root, members, paths }
+    ViewCat {
+        name: view.name.clone(),
+        kind: kind_name,
+        title: view.title.clone(),
+        description: view.description.clone(),
+        root,
+        members,
+        paths,
+    }
 }
 
 trait IncludesExt {
@@ -155,9 +222,14 @@ pub fn expand(model: &Model, root: &str, cube: &str, sql: &str, depth: u32) -> S
     let mut rest = sql;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
-        let Some(close) = rest[open..].find('}') else { break };
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
         let inner = rest[open + 1..open + close].trim();
-        out.push_str(&reference(model, root, cube, inner, depth).unwrap_or_else(|| rest[open..=open + close].to_string()));
+        out.push_str(
+            &reference(model, root, cube, inner, depth)
+                .unwrap_or_else(|| rest[open..=open + close].to_string()),
+        );
         rest = &rest[open + close + 1..];
     }
     out.push_str(rest);
@@ -193,7 +265,10 @@ pub fn aggregate(model: &Model, root: &str, cube: &str, m: &Measure, depth: u32)
     match m.kind {
         MeasureKind::Count if !m.sql.is_empty() => format!("COUNT({})", e()),
         MeasureKind::Count => match model.cube(cube).and_then(|c| c.primary_key()) {
-            Some(pk) if through_join => format!("COUNT(DISTINCT {})", expand(model, root, cube, &pk.sql, depth)),
+            Some(pk) if through_join => format!(
+                "COUNT(DISTINCT {})",
+                expand(model, root, cube, &pk.sql, depth)
+            ),
             _ => "COUNT(*)".to_string(),
         },
         MeasureKind::CountDistinct => format!("COUNT(DISTINCT {})", e()),

@@ -54,7 +54,11 @@ impl Date {
     pub fn new((y, m, d): (i32, u32, u32)) -> Date {
         let y = y.clamp(1, 9998);
         let m = m.clamp(1, 12);
-        Date { y, m, d: d.clamp(1, days_in_month(y, m)) }
+        Date {
+            y,
+            m,
+            d: d.clamp(1, days_in_month(y, m)),
+        }
     }
     /// Days since 1970-01-01.
     pub fn days(self) -> i64 {
@@ -67,11 +71,19 @@ impl Date {
     /// The first day of the month `n` months after this date's month.
     pub fn month_start(self, n: i32) -> Date {
         let idx = self.y * 12 + self.m as i32 - 1 + n;
-        Date { y: idx.div_euclid(12), m: (idx.rem_euclid(12) + 1) as u32, d: 1 }
+        Date {
+            y: idx.div_euclid(12),
+            m: (idx.rem_euclid(12) + 1) as u32,
+            d: 1,
+        }
     }
     /// The first day of this date's quarter.
     pub fn quarter_start(self) -> Date {
-        Date { y: self.y, m: (self.m - 1) / 3 * 3 + 1, d: 1 }
+        Date {
+            y: self.y,
+            m: (self.m - 1) / 3 * 3 + 1,
+            d: 1,
+        }
     }
     /// Monday of this date's ISO week.
     pub fn week_start(self) -> Date {
@@ -108,8 +120,18 @@ pub fn parse_iso(s: &str) -> Option<Date> {
 
 /// English month names, for parsing and labels.
 pub const MONTHS: [&str; 12] = [
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
 
 #[cfg(test)]
@@ -122,9 +144,18 @@ mod tests {
             let d = civil_from_days(z);
             assert_eq!(days_from_civil(d.y, d.m, d.d), z);
         }
-        assert_eq!(Date::new((2025, 6, 15)).week_start().to_string(), "2025-06-09");
-        assert_eq!(Date::new((2025, 1, 31)).month_start(-1).to_string(), "2024-12-01");
+        assert_eq!(
+            Date::new((2025, 6, 15)).week_start().to_string(),
+            "2025-06-09"
+        );
+        assert_eq!(
+            Date::new((2025, 1, 31)).month_start(-1).to_string(),
+            "2024-12-01"
+        );
         assert_eq!(Date::new((2024, 2, 30)).to_string(), "2024-02-29");
-        assert_eq!(parse_iso("2024-03-05 10:00:00"), Some(Date::new((2024, 3, 5))));
+        assert_eq!(
+            parse_iso("2024-03-05 10:00:00"),
+            Some(Date::new((2024, 3, 5)))
+        );
     }
 }

@@ -23,6 +23,12 @@ pub struct Engine {
     warehouse: Warehouse,
 }
 
+// The server shares one engine across threads.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Engine>();
+};
+
 /// One question to plan and answer.
 #[derive(Clone, Debug, Default)]
 pub struct AgentRequest {
@@ -78,12 +84,21 @@ impl Engine {
     /// Built-in sample dataset and model covering Jan 1 of (year-2) up to `today`.
     pub fn sample(today: (i32, u32, u32)) -> anyhow::Result<Engine> {
         let model = model_yaml::parse(sample::MODEL_YAML, "(built-in sample model)")?;
-        Engine::new(model, sample_warehouse(today)?, "(built-in sample model)", "the sample data")
+        Engine::new(
+            model,
+            sample_warehouse(today)?,
+            "(built-in sample model)",
+            "the sample data",
+        )
     }
 
     /// A user's model (YAML) and/or SQLite file; a model without data runs over the sample data,
     /// data without a model get a model inferred from the file's tables and foreign keys.
-    pub fn open(model: Option<&Path>, data: Option<&Path>, today: (i32, u32, u32)) -> anyhow::Result<Engine> {
+    pub fn open(
+        model: Option<&Path>,
+        data: Option<&Path>,
+        today: (i32, u32, u32),
+    ) -> anyhow::Result<Engine> {
         // The model is read first: a typo in it should fail before seconds of data building.
         let loaded = model.map(model_yaml::load).transpose()?;
         let warehouse = match data {
@@ -91,12 +106,23 @@ impl Engine {
             None if model.is_none() => return Engine::sample(today),
             None => sample_warehouse(today)?,
         };
-        let data_name = data.map_or_else(|| "the sample data".to_string(), |d| d.display().to_string());
+        let data_name = data.map_or_else(
+            || "the sample data".to_string(),
+            |d| d.display().to_string(),
+        );
         match (loaded, model) {
-            (Some(m), Some(path)) => Engine::new(m, warehouse, &path.display().to_string(), &data_name),
+            (Some(m), Some(path)) => {
+                Engine::new(m, warehouse, &path.display().to_string(), &data_name)
+            }
             _ => {
-                let inferred = infer::model(&warehouse).with_context(|| format!("{data_name}: cannot infer a model; pass one"))?;
-                Engine::new(inferred, warehouse, "(model inferred from the data)", &data_name)
+                let inferred = infer::model(&warehouse)
+                    .with_context(|| format!("{data_name}: cannot infer a model; pass one"))?;
+                Engine::new(
+                    inferred,
+                    warehouse,
+                    "(model inferred from the data)",
+                    &data_name,
+                )
             }
         }
     }
@@ -107,13 +133,28 @@ impl Engine {
         let values = check::dimension_values(&model, &views, &warehouse);
         let mut vocab = Vocabulary::default();
         vocab.add(KEYWORDS);
-        let lexicons = views.iter().zip(&values).map(|(v, vals)| Lexicon::new(v, vals, &mut vocab)).collect();
-        Ok(Engine { model, views, lexicons, vocab, warehouse })
+        let lexicons = views
+            .iter()
+            .zip(&values)
+            .map(|(v, vals)| Lexicon::new(v, vals, &mut vocab))
+            .collect();
+        Ok(Engine {
+            model,
+            views,
+            lexicons,
+            vocab,
+            warehouse,
+        })
     }
 
     /// User attribute names that access policies bind (e.g. `["region"]`).
     pub fn attribute_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.model.cubes.iter().flat_map(|c| c.policies.iter().map(|p| p.attribute.clone())).collect();
+        let mut names: Vec<String> = self
+            .model
+            .cubes
+            .iter()
+            .flat_map(|c| c.policies.iter().map(|p| p.attribute.clone()))
+            .collect();
         names.sort();
         names.dedup();
         names
@@ -136,7 +177,8 @@ impl Engine {
 
     /// Whether a branch name exists: none, "main", or one the model declares.
     pub fn branch_ok(&self, branch: Option<&str>) -> bool {
-        branch.is_none_or_main() || branch.is_some_and(|b| self.model.branches.iter().any(|x| x == b))
+        branch.is_none_or_main()
+            || branch.is_some_and(|b| self.model.branches.iter().any(|x| x == b))
     }
 
     pub(crate) fn views(&self) -> &[ViewCat] {

@@ -6,7 +6,11 @@ use super::catalog::{Kind, ViewCat};
 use super::text::{words, Vocabulary};
 
 /// Words too common to count as matches.
-const STOP: &[&str] = &["the", "a", "an", "of", "in", "on", "for", "by", "and", "or", "to", "me", "show", "what", "how", "many", "much", "is", "are", "was", "were", "our", "we", "did", "do", "last", "this", "per", "with", "give", "tell", "about", "which", "top", "bottom", "i", "you", "it", "s"];
+const STOP: &[&str] = &[
+    "the", "a", "an", "of", "in", "on", "for", "by", "and", "or", "to", "me", "show", "what",
+    "how", "many", "much", "is", "are", "was", "were", "our", "we", "did", "do", "last", "this",
+    "per", "with", "give", "tell", "about", "which", "top", "bottom", "i", "you", "it", "s",
+];
 
 /// The search terms the agent sends for a question: its words without the filler.
 pub fn search_query(question: &str, vocab: &Vocabulary) -> String {
@@ -31,7 +35,10 @@ fn member_text(v: &ViewCat, i: usize) -> Vec<String> {
 /// Ranks views by how many query words their names, titles, descriptions and members contain;
 /// when nothing matches, every view is returned so the agent still sees the whole model.
 pub fn search(query: &str, views: &[ViewCat]) -> Value {
-    let q: Vec<String> = words(query).into_iter().filter(|w| !STOP.contains(&w.as_str())).collect();
+    let q: Vec<String> = words(query)
+        .into_iter()
+        .filter(|w| !STOP.contains(&w.as_str()))
+        .collect();
     let mut scored: Vec<(usize, usize)> = views
         .iter()
         .enumerate()
@@ -45,13 +52,19 @@ pub fn search(query: &str, views: &[ViewCat]) -> Value {
         .collect();
     scored.sort_by_key(|(score, vi)| (std::cmp::Reverse(*score), *vi));
     let any = scored.first().is_some_and(|(s, _)| *s > 0);
-    let cubes: Vec<Value> = scored.iter().filter(|(s, _)| !any || *s > 0).map(|(_, vi)| describe(&views[*vi], &q)).collect();
+    let cubes: Vec<Value> = scored
+        .iter()
+        .filter(|(s, _)| !any || *s > 0)
+        .map(|(_, vi)| describe(&views[*vi], &q))
+        .collect();
     json!({"searchQuery": query, "cubes": cubes})
 }
 
 /// A view with its members, those matching the query first.
 fn describe(v: &ViewCat, q: &[String]) -> Value {
-    let mut order: Vec<(bool, usize)> = (0..v.members.len()).map(|i| (!member_text(v, i).iter().any(|w| q.contains(w)), i)).collect();
+    let mut order: Vec<(bool, usize)> = (0..v.members.len())
+        .map(|i| (!member_text(v, i).iter().any(|w| q.contains(w)), i))
+        .collect();
     order.sort();
     let members: Vec<Value> = order
         .iter()

@@ -276,5 +276,7 @@ impl Cube {
 pub fn title_from_name(name: &str) -> String {
     let spaced = name.replace('_', " ");
     let mut chars = spaced.chars();
-    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }

@@ -2,7 +2,6 @@
 //! The file is walked as a `serde_yaml::Value` rather than derived structs, because serde's errors
 //! do not carry paths like `cubes[2].measures[0].type`.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use anyhow::{anyhow, Context};
@@ -19,7 +18,10 @@ struct Problem {
 type Res<T> = Result<T, Problem>;
 
 fn problem<T>(path: &str, message: impl Into<String>) -> Res<T> {
-    Err(Problem { path: path.to_string(), message: message.into() })
+    Err(Problem {
+        path: path.to_string(),
+        message: message.into(),
+    })
 }
 
 /// Reads and validates a model file.
@@ -32,16 +34,23 @@ pub fn load(path: &Path) -> anyhow::Result<Model> {
 /// Parses and validates model text; `source` names the file in errors.
 pub fn parse(text: &str, source: &str) -> anyhow::Result<Model> {
     let value: Value = serde_yaml::from_str(text).map_err(|e| match e.location() {
-        Some(l) => anyhow!("{source}: line {}, column {}: invalid YAML: {e}", l.line(), l.column()),
+        Some(l) => anyhow!(
+            "{source}: line {}, column {}: invalid YAML: {e}",
+            l.line(),
+            l.column()
+        ),
         None => anyhow!("{source}: invalid YAML: {e}"),
     })?;
     let model = read_model(&value).map_err(|p| anyhow!("{source}: {}: {}", p.path, p.message))?;
-    check(&model).map_err(|p| anyhow!("{source}: {}: {}", p.path, p.message))?;
+    super::check::references(&model)
+        .map_err(|(path, message)| anyhow!("{source}: {path}: {message}"))?;
     Ok(model)
 }
 
 fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    v.as_mapping().and_then(|m| m.get(key)).filter(|v| !v.is_null())
+    v.as_mapping()
+        .and_then(|m| m.get(key))
+        .filter(|v| !v.is_null())
 }
 
 fn string(v: &Value, key: &str, path: &str) -> Res<Option<String>> {
@@ -63,10 +72,16 @@ fn required(v: &Value, key: &str, path: &str) -> Res<String> {
 
 fn name(v: &Value, path: &str) -> Res<String> {
     let n = required(v, "name", path)?;
-    let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let ok = n
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !ok {
-        return problem(&format!("{path}.name"), format!("'{n}' is not an identifier (letters, digits, _)"));
+        return problem(
+            &format!("{path}.name"),
+            format!("'{n}' is not an identifier (letters, digits, _)"),
+        );
     }
     Ok(n)
 }
@@ -74,9 +89,11 @@ fn name(v: &Value, path: &str) -> Res<String> {
 fn list<'a>(v: &'a Value, key: &str, path: &str) -> Res<Vec<(String, &'a Value)>> {
     match get(v, key) {
         None => Ok(Vec::new()),
-        Some(Value::Sequence(items)) => {
-            Ok(items.iter().enumerate().map(|(i, it)| (format!("{path}{key}[{i}]"), it)).collect())
-        }
+        Some(Value::Sequence(items)) => Ok(items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| (format!("{path}{key}[{i}]"), it))
+            .collect()),
         Some(_) => problem(&format!("{path}{key}"), "expected a list"),
     }
 }
@@ -100,26 +117,44 @@ fn boolean(v: &Value, key: &str, path: &str) -> Res<bool> {
 }
 
 fn pick<T: Copy>(v: &Value, key: &str, path: &str, options: &[(&str, T)]) -> Res<Option<T>> {
-    let Some(s) = string(v, key, path)? else { return Ok(None) };
+    let Some(s) = string(v, key, path)? else {
+        return Ok(None);
+    };
     match options.iter().find(|(n, _)| n.eq_ignore_ascii_case(&s)) {
         Some((_, t)) => Ok(Some(*t)),
         None => {
             let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-            problem(&format!("{path}.{key}"), format!("unknown {key} '{s}' (expected one of {})", names.join(", ")))
+            problem(
+                &format!("{path}.{key}"),
+                format!("unknown {key} '{s}' (expected one of {})", names.join(", ")),
+            )
         }
     }
 }
 
 fn read_model(v: &Value) -> Res<Model> {
     if !v.is_mapping() {
-        return problem("(top)", "expected a mapping with `cubes:` (and optionally `views:`)");
+        return problem(
+            "(top)",
+            "expected a mapping with `cubes:` (and optionally `views:`)",
+        );
     }
-    let cubes = list(v, "cubes", "")?.into_iter().map(|(p, c)| read_cube(c, &p)).collect::<Res<Vec<_>>>()?;
+    let cubes = list(v, "cubes", "")?
+        .into_iter()
+        .map(|(p, c)| read_cube(c, &p))
+        .collect::<Res<Vec<_>>>()?;
     if cubes.is_empty() {
         return problem("cubes", "at least one cube is required");
     }
-    let views = list(v, "views", "")?.into_iter().map(|(p, c)| read_view(c, &p)).collect::<Res<_>>()?;
-    Ok(Model { cubes, views, branches: strings(v, "branches", "")? })
+    let views = list(v, "views", "")?
+        .into_iter()
+        .map(|(p, c)| read_view(c, &p))
+        .collect::<Res<_>>()?;
+    Ok(Model {
+        cubes,
+        views,
+        branches: strings(v, "branches", "")?,
+    })
 }
 
 fn titled(v: &Value, path: &str, name: &str) -> Res<(String, String)> {
@@ -132,57 +167,159 @@ fn read_cube(v: &Value, path: &str) -> Res<Cube> {
     let (title, description) = titled(v, path, &name)?;
     let sql_table = required(v, "sql_table", path)?;
     let p = format!("{path}.");
-    let measures = list(v, "measures", &p)?.into_iter().map(|(p, m)| read_measure(m, &p)).collect::<Res<_>>()?;
-    let dimensions = list(v, "dimensions", &p)?.into_iter().map(|(p, d)| read_dimension(d, &p)).collect::<Res<_>>()?;
-    let joins = list(v, "joins", &p)?.into_iter().map(|(p, j)| read_join(j, &p)).collect::<Res<_>>()?;
-    let policies = list(v, "access_policy", &p)?.into_iter().map(|(p, j)| read_policy(j, &p)).collect::<Res<_>>()?;
-    Ok(Cube { name, title, description, sql_table, measures, dimensions, joins, policies })
+    let measures = list(v, "measures", &p)?
+        .into_iter()
+        .map(|(p, m)| read_measure(m, &p))
+        .collect::<Res<_>>()?;
+    let dimensions = list(v, "dimensions", &p)?
+        .into_iter()
+        .map(|(p, d)| read_dimension(d, &p))
+        .collect::<Res<_>>()?;
+    let joins = list(v, "joins", &p)?
+        .into_iter()
+        .map(|(p, j)| read_join(j, &p))
+        .collect::<Res<_>>()?;
+    let policies = list(v, "access_policy", &p)?
+        .into_iter()
+        .map(|(p, j)| read_policy(j, &p))
+        .collect::<Res<_>>()?;
+    Ok(Cube {
+        name,
+        title,
+        description,
+        sql_table,
+        measures,
+        dimensions,
+        joins,
+        policies,
+    })
 }
 
 fn read_measure(v: &Value, path: &str) -> Res<Measure> {
     use MeasureKind::*;
     let name = name(v, path)?;
     let (title, description) = titled(v, path, &name)?;
-    let kinds = [("count", Count), ("sum", Sum), ("avg", Avg), ("min", Min), ("max", Max), ("count_distinct", CountDistinct), ("countDistinct", CountDistinct), ("number", Number)];
-    let Some(kind) = pick(v, "type", path, &kinds)? else { return problem(&format!("{path}.type"), "is required") };
-    let sql = if kind == Count { string(v, "sql", path)?.unwrap_or_default() } else { required(v, "sql", path)? };
-    let formats = [("number", Format::Number), ("currency", Format::Currency), ("percent", Format::Percent)];
+    let kinds = [
+        ("count", Count),
+        ("sum", Sum),
+        ("avg", Avg),
+        ("min", Min),
+        ("max", Max),
+        ("count_distinct", CountDistinct),
+        ("countDistinct", CountDistinct),
+        ("number", Number),
+    ];
+    let Some(kind) = pick(v, "type", path, &kinds)? else {
+        return problem(&format!("{path}.type"), "is required");
+    };
+    let sql = if kind == Count {
+        string(v, "sql", path)?.unwrap_or_default()
+    } else {
+        required(v, "sql", path)?
+    };
+    let formats = [
+        ("number", Format::Number),
+        ("currency", Format::Currency),
+        ("percent", Format::Percent),
+    ];
     let format = pick(v, "format", path, &formats)?.unwrap_or_default();
-    Ok(Measure { name, title, description, kind, sql, synonyms: strings(v, "synonyms", path)?, format })
+    Ok(Measure {
+        name,
+        title,
+        description,
+        kind,
+        sql,
+        synonyms: strings(v, "synonyms", path)?,
+        format,
+    })
 }
 
 fn read_dimension(v: &Value, path: &str) -> Res<Dimension> {
     let name = name(v, path)?;
     let (title, description) = titled(v, path, &name)?;
-    let kinds = [("string", DimKind::String), ("number", DimKind::Number), ("time", DimKind::Time), ("boolean", DimKind::Boolean)];
-    let Some(kind) = pick(v, "type", path, &kinds)? else { return problem(&format!("{path}.type"), "is required") };
+    let kinds = [
+        ("string", DimKind::String),
+        ("number", DimKind::Number),
+        ("time", DimKind::Time),
+        ("boolean", DimKind::Boolean),
+    ];
+    let Some(kind) = pick(v, "type", path, &kinds)? else {
+        return problem(&format!("{path}.type"), "is required");
+    };
     let sql = required(v, "sql", path)?;
     let primary_key = boolean(v, "primary_key", path)?;
-    Ok(Dimension { name, title, description, kind, sql, primary_key, synonyms: strings(v, "synonyms", path)? })
+    Ok(Dimension {
+        name,
+        title,
+        description,
+        kind,
+        sql,
+        primary_key,
+        synonyms: strings(v, "synonyms", path)?,
+    })
 }
 
 fn read_join(v: &Value, path: &str) -> Res<Join> {
     use Relationship::*;
-    let rels = [("many_to_one", ManyToOne), ("belongs_to", ManyToOne), ("belongsTo", ManyToOne), ("one_to_one", OneToOne), ("has_one", OneToOne), ("hasOne", OneToOne), ("one_to_many", OneToMany), ("has_many", OneToMany), ("hasMany", OneToMany)];
+    let rels = [
+        ("many_to_one", ManyToOne),
+        ("belongs_to", ManyToOne),
+        ("belongsTo", ManyToOne),
+        ("one_to_one", OneToOne),
+        ("has_one", OneToOne),
+        ("hasOne", OneToOne),
+        ("one_to_many", OneToMany),
+        ("has_many", OneToMany),
+        ("hasMany", OneToMany),
+    ];
     let relationship = pick(v, "relationship", path, &rels)?.unwrap_or(ManyToOne);
-    Ok(Join { name: name(v, path)?, sql: required(v, "sql", path)?, relationship })
+    Ok(Join {
+        name: name(v, path)?,
+        sql: required(v, "sql", path)?,
+        relationship,
+    })
 }
 
 fn read_policy(v: &Value, path: &str) -> Res<Policy> {
     let member = required(v, "member", path)?;
-    let attribute = match (string(v, "user_attribute", path)?, string(v, "equals", path)?) {
+    let attribute = match (
+        string(v, "user_attribute", path)?,
+        string(v, "equals", path)?,
+    ) {
         (Some(a), _) => a,
         (None, Some(t)) => {
-            let inner = t.trim().trim_start_matches('{').trim_end_matches('}').trim();
-            match inner.strip_prefix("userAttributes.").or_else(|| inner.strip_prefix("securityContext.")) {
+            let inner = t
+                .trim()
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .trim();
+            match inner
+                .strip_prefix("userAttributes.")
+                .or_else(|| inner.strip_prefix("securityContext."))
+            {
                 Some(a) if !a.is_empty() => a.to_string(),
-                _ => return problem(&format!("{path}.equals"), format!("expected \"{{ userAttributes.<name> }}\", got '{t}'")),
+                _ => {
+                    return problem(
+                        &format!("{path}.equals"),
+                        format!("expected \"{{ userAttributes.<name> }}\", got '{t}'"),
+                    )
+                }
             }
         }
-        (None, None) => return problem(&format!("{path}.user_attribute"), "is required (or `equals: \"{ userAttributes.<name> }\"`)"),
+        (None, None) => {
+            return problem(
+                &format!("{path}.user_attribute"),
+                "is required (or `equals: \"{ userAttributes.<name> }\"`)",
+            )
+        }
     };
-    let all_if_missing = pick(v, "if_missing", path, &[("all", true), ("none", false)])?.unwrap_or(false);
-    Ok(Policy { member, attribute, all_if_missing })
+    let all_if_missing =
+        pick(v, "if_missing", path, &[("all", true), ("none", false)])?.unwrap_or(false);
+    Ok(Policy {
+        member,
+        attribute,
+        all_if_missing,
+    })
 }
 
 fn read_view(v: &Value, path: &str) -> Res<View> {
@@ -190,75 +327,38 @@ fn read_view(v: &Value, path: &str) -> Res<View> {
     let (title, description) = titled(v, path, &name)?;
     let mut cubes = Vec::new();
     for (p, c) in list(v, "cubes", &format!("{path}."))? {
-        let join_path: Vec<String> = required(c, "join_path", &p)?.split('.').map(|s| s.trim().to_string()).collect();
+        let join_path: Vec<String> = required(c, "join_path", &p)?
+            .split('.')
+            .map(|s| s.trim().to_string())
+            .collect();
         let includes = match get(c, "includes") {
             None => None,
             Some(Value::String(s)) if s == "*" => None,
             Some(Value::Sequence(_)) => Some(strings(c, "includes", &p)?),
-            Some(_) => return problem(&format!("{p}.includes"), "expected \"*\" or a list of member names"),
+            Some(_) => {
+                return problem(
+                    &format!("{p}.includes"),
+                    "expected \"*\" or a list of member names",
+                )
+            }
         };
-        cubes.push(ViewCube { join_path, includes, excludes: strings(c, "excludes", &p)?, prefix: boolean(c, "prefix", &p)? });
+        cubes.push(ViewCube {
+            join_path,
+            includes,
+            excludes: strings(c, "excludes", &p)?,
+            prefix: boolean(c, "prefix", &p)?,
+        });
     }
     if cubes.is_empty() {
-        return problem(&format!("{path}.cubes"), "a view needs at least one `join_path`");
+        return problem(
+            &format!("{path}.cubes"),
+            "a view needs at least one `join_path`",
+        );
     }
-    Ok(View { name, title, description, cubes })
-}
-
-/// Cross-references: unique names, joins to existing cubes, view paths and members, policies.
-fn check(m: &Model) -> Res<()> {
-    let mut cube_names = HashSet::new();
-    for (ci, c) in m.cubes.iter().enumerate() {
-        if !cube_names.insert(&c.name) {
-            return problem(&format!("cubes[{ci}].name"), format!("duplicate cube '{}'", c.name));
-        }
-        let mut members = HashSet::new();
-        for (i, n) in c.measures.iter().map(|x| &x.name).enumerate() {
-            if !members.insert(n) {
-                return problem(&format!("cubes[{ci}].measures[{i}].name"), format!("duplicate member '{n}'"));
-            }
-        }
-        for (i, n) in c.dimensions.iter().map(|x| &x.name).enumerate() {
-            if !members.insert(n) {
-                return problem(&format!("cubes[{ci}].dimensions[{i}].name"), format!("duplicate member '{n}'"));
-            }
-        }
-        for (i, j) in c.joins.iter().enumerate() {
-            if !m.cubes.iter().any(|t| t.name == j.name) {
-                return problem(&format!("cubes[{ci}].joins[{i}].name"), format!("no cube named '{}'", j.name));
-            }
-        }
-        for (i, mm) in c.measures.iter().enumerate() {
-            if mm.kind == MeasureKind::Number && !mm.sql.contains('{') {
-                return problem(&format!("cubes[{ci}].measures[{i}].sql"), "a `number` measure must reference other measures as {name}");
-            }
-        }
-        for (i, p) in c.policies.iter().enumerate() {
-            if !c.dimensions.iter().any(|d| d.name == p.member) {
-                return problem(&format!("cubes[{ci}].access_policy[{i}].member"), format!("'{}' is not a dimension of cube '{}'", p.member, c.name));
-            }
-        }
-    }
-    for (vi, v) in m.views.iter().enumerate() {
-        let root = &v.cubes[0].join_path[0];
-        for (ei, e) in v.cubes.iter().enumerate() {
-            let p = format!("views[{vi}].cubes[{ei}]");
-            if &e.join_path[0] != root {
-                return problem(&format!("{p}.join_path"), format!("must start at the view's root cube '{root}'"));
-            }
-            let mut cur = m.cube(root).ok_or_else(|| Problem { path: format!("{p}.join_path"), message: format!("no cube named '{root}'") })?;
-            for hop in &e.join_path[1..] {
-                if cur.join_to(hop).is_none() {
-                    return problem(&format!("{p}.join_path"), format!("cube '{}' has no join to '{hop}'", cur.name));
-                }
-                cur = m.cube(hop).ok_or_else(|| Problem { path: format!("{p}.join_path"), message: format!("no cube named '{hop}'") })?;
-            }
-            for (ii, inc) in e.includes.iter().flatten().enumerate() {
-                if !cur.measures.iter().any(|x| &x.name == inc) && !cur.dimensions.iter().any(|x| &x.name == inc) {
-                    return problem(&format!("{p}.includes[{ii}]"), format!("cube '{}' has no member '{inc}'", cur.name));
-                }
-            }
-        }
-    }
-    Ok(())
+    Ok(View {
+        name,
+        title,
+        description,
+        cubes,
+    })
 }

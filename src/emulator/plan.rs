@@ -66,15 +66,44 @@ impl Lexicon {
             }
         }
         lex.phrases.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
-        lex.values.sort_by_key(|(p, _, _)| std::cmp::Reverse(p.len()));
+        lex.values
+            .sort_by_key(|(p, _, _)| std::cmp::Reverse(p.len()));
         lex
     }
 }
 
 /// Words that make the next member a grouping ("by country", "top 5 products", "which category").
-const GROUP_CUES: &[&str] = &["by", "per", "each", "every", "across", "which", "what", "among", "breakdown", "split"];
+const GROUP_CUES: &[&str] = &[
+    "by",
+    "per",
+    "each",
+    "every",
+    "across",
+    "which",
+    "what",
+    "among",
+    "breakdown",
+    "split",
+];
 /// Openers that mark a follow-up question.
-const FOLLOW_CUES: &[&str] = &["and", "now", "same", "also", "instead", "then", "only", "just", "but", "ok", "okay", "what about", "how about", "what if", "same for", "compare"];
+const FOLLOW_CUES: &[&str] = &[
+    "and",
+    "now",
+    "same",
+    "also",
+    "instead",
+    "then",
+    "only",
+    "just",
+    "but",
+    "ok",
+    "okay",
+    "what about",
+    "how about",
+    "what if",
+    "same for",
+    "compare",
+];
 
 /// One view's reading of the question, with how many words it recognised.
 struct Reading {
@@ -87,7 +116,12 @@ struct Reading {
 fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Date) -> Reading {
     let mut used = vec![false; t.len()];
     let tw = timeparse::parse(t, &mut used, today);
-    let mut plan = Plan { view: view_idx, grain: tw.grain, range: tw.range, ..Plan::default() };
+    let mut plan = Plan {
+        view: view_idx,
+        grain: tw.grain,
+        range: tw.range,
+        ..Plan::default()
+    };
     let mut cue_at = vec![false; t.len() + 1];
     for i in 0..t.len() {
         let (desc, default_n) = match t[i].as_str() {
@@ -110,7 +144,8 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
         }
         cue_at[i + 1 + usize::from(n.is_some())] = true;
     }
-    let mut score = usize::from(plan.range.is_some() || tw.all_time) + usize::from(plan.grain.is_some());
+    let mut score =
+        usize::from(plan.range.is_some() || tw.all_time) + usize::from(plan.grain.is_some());
     for (vw, member, value) in &lex.values {
         let mut i = 0;
         while i + vw.len() <= t.len() {
@@ -129,16 +164,36 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
     let mut grouped = plan.grain.is_some();
     let mut i = 0;
     while i < t.len() {
-        let found = lex.phrases.iter().find(|(p, _)| i + p.len() <= t.len() && used[i..i + p.len()].iter().all(|u| !u) && t[i..i + p.len()] == p[..]);
+        let found = lex.phrases.iter().find(|(p, _)| {
+            i + p.len() <= t.len()
+                && used[i..i + p.len()].iter().all(|u| !u)
+                && t[i..i + p.len()] == p[..]
+        });
         let Some((p, _)) = found else {
             i += 1;
             continue;
         };
         let len = p.len();
-        let candidates: Vec<usize> = lex.phrases.iter().filter(|(q, _)| q == p).map(|(_, m)| *m).collect();
-        let cue = cue_at[i] || t.get(i + len).is_some_and(|w| w == "breakdown" || w == "wise");
-        let pick = |want_measure: bool| candidates.iter().copied().find(|&m| view.members[m].is_measure() == want_measure);
-        let chosen = if cue { pick(false).or_else(|| pick(true)) } else { pick(true).or_else(|| pick(false)) };
+        let candidates: Vec<usize> = lex
+            .phrases
+            .iter()
+            .filter(|(q, _)| q == p)
+            .map(|(_, m)| *m)
+            .collect();
+        let cue = cue_at[i]
+            || t.get(i + len)
+                .is_some_and(|w| w == "breakdown" || w == "wise");
+        let pick = |want_measure: bool| {
+            candidates
+                .iter()
+                .copied()
+                .find(|&m| view.members[m].is_measure() == want_measure)
+        };
+        let chosen = if cue {
+            pick(false).or_else(|| pick(true))
+        } else {
+            pick(true).or_else(|| pick(false))
+        };
         used[i..i + len].iter_mut().for_each(|u| *u = true);
         score += len;
         i += len;
@@ -152,36 +207,68 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
                     grouped = true;
                 }
             }
-            Kind::Dimension(_) if !plan.dimensions.contains(&m) && !plan.filters.iter().any(|(f, _)| *f == m) => {
+            Kind::Dimension(_)
+                if !plan.dimensions.contains(&m) && !plan.filters.iter().any(|(f, _)| *f == m) =>
+            {
                 plan.dimensions.push(m);
                 grouped = true;
             }
             _ => {}
         }
     }
-    Reading { plan, score, grouped, all_time: tw.all_time }
+    Reading {
+        plan,
+        score,
+        grouped,
+        all_time: tw.all_time,
+    }
 }
 
 /// Plans a question; `None` when nothing in it maps to the model.
-pub fn plan(question: &str, history: &[TurnMemory], views: &[ViewCat], lexicons: &[Lexicon], vocab: &Vocabulary, today: Date) -> Option<Plan> {
+pub fn plan(
+    question: &str,
+    history: &[TurnMemory],
+    views: &[ViewCat],
+    lexicons: &[Lexicon],
+    vocab: &Vocabulary,
+    today: Date,
+) -> Option<Plan> {
     let t: Vec<String> = words(question).iter().map(|w| vocab.correct(w)).collect();
     let prev = history.last().and_then(|m| from_memory(m, views));
-    let readings = views.iter().zip(lexicons).enumerate().map(|(i, (v, l))| read(i, v, l, &t, today));
+    let readings = views
+        .iter()
+        .zip(lexicons)
+        .enumerate()
+        .map(|(i, (v, l))| read(i, v, l, &t, today));
     // A follow-up stays in the previous turn's view; otherwise the view that recognises most words.
-    let best = readings
-        .max_by_key(|r| (r.score + usize::from(prev.as_ref().is_some_and(|p| p.view == r.plan.view)), std::cmp::Reverse(r.plan.view)))?;
-    let Reading { plan: mut new, score, grouped, all_time } = best;
+    let best = readings.max_by_key(|r| {
+        (
+            r.score + usize::from(prev.as_ref().is_some_and(|p| p.view == r.plan.view)),
+            std::cmp::Reverse(r.plan.view),
+        )
+    })?;
+    let Reading {
+        plan: mut new,
+        score,
+        grouped,
+        all_time,
+    } = best;
     if score == 0 && new.descending.is_none() {
         return None;
     }
     let opener = t.iter().take(2).cloned().collect::<Vec<_>>().join(" ");
-    let cue = FOLLOW_CUES.iter().any(|c| opener == *c || t.first().is_some_and(|w| w == c));
+    let cue = FOLLOW_CUES
+        .iter()
+        .any(|c| opener == *c || t.first().is_some_and(|w| w == c));
     let mut plan = match prev {
-        Some(p) if p.view == new.view && (cue || new.measures.is_empty()) => merge(p, new, grouped, all_time),
+        Some(p) if p.view == new.view && (cue || new.measures.is_empty()) => {
+            merge(p, new, grouped, all_time)
+        }
         _ => {
             if new.measures.is_empty() && (grouped || new.descending.is_some()) {
                 let view = &views[new.view];
-                new.measures.extend(view.members.iter().position(|m| m.is_measure()));
+                new.measures
+                    .extend(view.members.iter().position(|m| m.is_measure()));
             }
             new
         }
@@ -193,7 +280,9 @@ pub fn plan(question: &str, history: &[TurnMemory], views: &[ViewCat], lexicons:
     if plan.time.is_none() && (plan.grain.is_some() || plan.range.is_some()) {
         plan.time = view.members.iter().position(|m| m.is_time());
         if plan.time.is_none() {
-            plan.notes.push("the model has no time dimension, so I could not restrict or group by time".into());
+            plan.notes.push(
+                "the model has no time dimension, so I could not restrict or group by time".into(),
+            );
             plan.grain = None;
             plan.range = None;
         }
@@ -234,8 +323,15 @@ pub fn to_memory(plan: &Plan, views: &[ViewCat]) -> TurnMemory {
         measures: plan.measures.iter().map(name).collect(),
         dimensions: plan.dimensions.iter().map(name).collect(),
         grain: plan.grain.map(|g| g.as_str().to_string()),
-        range: plan.range.as_ref().map(|r| (r.start.to_string(), r.end.to_string(), r.label.clone())),
-        filters: plan.filters.iter().map(|(m, v)| (name(m), v.clone())).collect(),
+        range: plan
+            .range
+            .as_ref()
+            .map(|r| (r.start.to_string(), r.end.to_string(), r.label.clone())),
+        filters: plan
+            .filters
+            .iter()
+            .map(|(m, v)| (name(m), v.clone()))
+            .collect(),
         descending: plan.descending,
         limit: plan.limit,
         time: plan.time.map(|t| name(&t)),
@@ -253,8 +349,18 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<Plan> {
         dimensions: m.dimensions.iter().filter_map(idx).collect(),
         time: m.time.as_ref().and_then(idx),
         grain: m.grain.as_deref().and_then(Grain::parse),
-        range: m.range.as_ref().and_then(|(s, e, l)| Some(Range { start: parse_iso(s)?, end: parse_iso(e)?, label: l.clone() })),
-        filters: m.filters.iter().filter_map(|(n, v)| Some((idx(n)?, v.clone()))).collect(),
+        range: m.range.as_ref().and_then(|(s, e, l)| {
+            Some(Range {
+                start: parse_iso(s)?,
+                end: parse_iso(e)?,
+                label: l.clone(),
+            })
+        }),
+        filters: m
+            .filters
+            .iter()
+            .filter_map(|(n, v)| Some((idx(n)?, v.clone())))
+            .collect(),
         descending: m.descending,
         limit: m.limit,
         notes: Vec::new(),

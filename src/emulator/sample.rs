@@ -9,7 +9,7 @@ use super::dates::Date;
 pub const MODEL_YAML: &str = include_str!("sample_model.yaml");
 
 /// Seed of the generator; changing it changes every number in the sample.
-const SEED: u64 = 0x5EED_0F_A11A_1157;
+const SEED: u64 = 0x005E_ED0F_A11A_1157;
 
 /// splitmix64: tiny, fast, and good enough for synthetic data.
 struct Rng(u64);
@@ -46,19 +46,101 @@ impl Rng {
 
 /// (category, [(product, price)]).
 const CATALOG: &[(&str, &[(&str, f64)])] = &[
-    ("Electronics", &[("Wireless Headphones", 89.99), ("Smartphone Stand", 19.5), ("Bluetooth Speaker", 59.0), ("USB-C Charger", 24.99), ("Smart Watch", 199.0), ("E-Reader", 129.0), ("Webcam HD", 49.9), ("Mechanical Keyboard", 109.0)]),
-    ("Books", &[("Mystery Novel", 14.99), ("Cookbook Classics", 29.5), ("Science Atlas", 39.0), ("Poetry Collection", 12.0), ("Travel Guide", 22.5), ("Business Strategy", 27.99)]),
-    ("Clothing", &[("Denim Jacket", 79.0), ("Running Shoes", 119.0), ("Wool Sweater", 65.0), ("Rain Coat", 99.5), ("Cotton T-Shirt", 19.99), ("Leather Belt", 35.0)]),
-    ("Home & Garden", &[("Ceramic Vase", 34.0), ("Garden Hose", 27.5), ("Scented Candle", 15.99), ("Throw Pillow", 24.0), ("Cast Iron Pan", 45.0), ("Desk Lamp", 39.99)]),
-    ("Sports", &[("Yoga Mat", 29.99), ("Dumbbell Set", 89.0), ("Tennis Racket", 75.0), ("Cycling Helmet", 59.99), ("Water Bottle", 12.5)]),
-    ("Toys", &[("Building Blocks", 49.99), ("Puzzle 1000", 18.0), ("Plush Bear", 21.5), ("Remote Car", 64.0), ("Board Game", 34.99)]),
-    ("Beauty", &[("Face Cream", 32.0), ("Perfume", 74.5), ("Hair Dryer", 54.99), ("Lip Balm", 6.5)]),
-    ("Grocery", &[("Coffee Beans", 16.99), ("Green Tea", 9.5), ("Olive Oil", 13.99), ("Dark Chocolate", 4.99), ("Honey Jar", 8.5)]),
+    (
+        "Electronics",
+        &[
+            ("Wireless Headphones", 89.99),
+            ("Smartphone Stand", 19.5),
+            ("Bluetooth Speaker", 59.0),
+            ("USB-C Charger", 24.99),
+            ("Smart Watch", 199.0),
+            ("E-Reader", 129.0),
+            ("Webcam HD", 49.9),
+            ("Mechanical Keyboard", 109.0),
+        ],
+    ),
+    (
+        "Books",
+        &[
+            ("Mystery Novel", 14.99),
+            ("Cookbook Classics", 29.5),
+            ("Science Atlas", 39.0),
+            ("Poetry Collection", 12.0),
+            ("Travel Guide", 22.5),
+            ("Business Strategy", 27.99),
+        ],
+    ),
+    (
+        "Clothing",
+        &[
+            ("Denim Jacket", 79.0),
+            ("Running Shoes", 119.0),
+            ("Wool Sweater", 65.0),
+            ("Rain Coat", 99.5),
+            ("Cotton T-Shirt", 19.99),
+            ("Leather Belt", 35.0),
+        ],
+    ),
+    (
+        "Home & Garden",
+        &[
+            ("Ceramic Vase", 34.0),
+            ("Garden Hose", 27.5),
+            ("Scented Candle", 15.99),
+            ("Throw Pillow", 24.0),
+            ("Cast Iron Pan", 45.0),
+            ("Desk Lamp", 39.99),
+        ],
+    ),
+    (
+        "Sports",
+        &[
+            ("Yoga Mat", 29.99),
+            ("Dumbbell Set", 89.0),
+            ("Tennis Racket", 75.0),
+            ("Cycling Helmet", 59.99),
+            ("Water Bottle", 12.5),
+        ],
+    ),
+    (
+        "Toys",
+        &[
+            ("Building Blocks", 49.99),
+            ("Puzzle 1000", 18.0),
+            ("Plush Bear", 21.5),
+            ("Remote Car", 64.0),
+            ("Board Game", 34.99),
+        ],
+    ),
+    (
+        "Beauty",
+        &[
+            ("Face Cream", 32.0),
+            ("Perfume", 74.5),
+            ("Hair Dryer", 54.99),
+            ("Lip Balm", 6.5),
+        ],
+    ),
+    (
+        "Grocery",
+        &[
+            ("Coffee Beans", 16.99),
+            ("Green Tea", 9.5),
+            ("Olive Oil", 13.99),
+            ("Dark Chocolate", 4.99),
+            ("Honey Jar", 8.5),
+        ],
+    ),
 ];
 
 /// (country, region, cities, weight).
 const COUNTRIES: &[(&str, &str, &[&str], f64)] = &[
-    ("United States", "Americas", &["New York", "Chicago", "Austin", "Seattle"], 24.0),
+    (
+        "United States",
+        "Americas",
+        &["New York", "Chicago", "Austin", "Seattle"],
+        24.0,
+    ),
     ("Canada", "Americas", &["Toronto", "Vancouver"], 6.0),
     ("Brazil", "Americas", &["Sao Paulo", "Rio de Janeiro"], 5.0),
     ("Mexico", "Americas", &["Mexico City", "Monterrey"], 3.0),
@@ -73,8 +155,14 @@ const COUNTRIES: &[(&str, &str, &[&str], f64)] = &[
     ("India", "Asia Pacific", &["Mumbai", "Bangalore"], 2.0),
 ];
 
-const FIRST: &[&str] = &["Anna", "Ben", "Chloe", "David", "Emma", "Felix", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam", "Maya", "Noah", "Olga", "Paul", "Quinn", "Rosa", "Sam", "Tara"];
-const LAST: &[&str] = &["Adams", "Berg", "Costa", "Dubois", "Evans", "Fischer", "Garcia", "Hansen", "Ito", "Jensen", "Kumar", "Lopez", "Meyer", "Novak", "Okafor", "Park", "Rossi", "Silva", "Tanaka", "Weber"];
+const FIRST: &[&str] = &[
+    "Anna", "Ben", "Chloe", "David", "Emma", "Felix", "Grace", "Hugo", "Ines", "Jonas", "Kira",
+    "Liam", "Maya", "Noah", "Olga", "Paul", "Quinn", "Rosa", "Sam", "Tara",
+];
+const LAST: &[&str] = &[
+    "Adams", "Berg", "Costa", "Dubois", "Evans", "Fischer", "Garcia", "Hansen", "Ito", "Jensen",
+    "Kumar", "Lopez", "Meyer", "Novak", "Okafor", "Park", "Rossi", "Silva", "Tanaka", "Weber",
+];
 
 const CUSTOMERS: usize = 6000;
 
@@ -95,10 +183,16 @@ pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
     let start = Date::new((today.y - 2, 1, 1));
     let mut products = Vec::new(); // (id, price, popularity)
     for (ci, (cat, items)) in CATALOG.iter().enumerate() {
-        conn.execute("INSERT INTO categories VALUES (?1, ?2)", params![ci + 1, cat])?;
+        conn.execute(
+            "INSERT INTO categories VALUES (?1, ?2)",
+            params![ci + 1, cat],
+        )?;
         for (name, price) in items.iter() {
             let id = products.len() + 1;
-            conn.execute("INSERT INTO products VALUES (?1, ?2, ?3, ?4)", params![id, name, ci + 1, price])?;
+            conn.execute(
+                "INSERT INTO products VALUES (?1, ?2, ?3, ?4)",
+                params![id, name, ci + 1, price],
+            )?;
             products.push((id, *price, 0.3 + rng.unit() * 2.0 / (1.0 + price / 100.0)));
         }
     }
@@ -109,10 +203,28 @@ pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
         let mut ins = conn.prepare("INSERT INTO customers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
         for id in 1..=CUSTOMERS {
             let (country, region, cities, _) = COUNTRIES[rng.weighted(&weights)];
-            let name = format!("{} {}", FIRST[rng.below(FIRST.len())], LAST[rng.below(LAST.len())]);
-            let segment = ["Consumer", "Consumer", "Consumer", "Small Business", "Corporate"][rng.below(5)];
+            let name = format!(
+                "{} {}",
+                FIRST[rng.below(FIRST.len())],
+                LAST[rng.below(LAST.len())]
+            );
+            let segment = [
+                "Consumer",
+                "Consumer",
+                "Consumer",
+                "Small Business",
+                "Corporate",
+            ][rng.below(5)];
             let joined = start.add_days(rng.below(span as usize) as i64 - 365);
-            ins.execute(params![id, name, country, region, cities[rng.below(cities.len())], segment, joined.to_string()])?;
+            ins.execute(params![
+                id,
+                name,
+                country,
+                region,
+                cities[rng.below(cities.len())],
+                segment,
+                joined.to_string()
+            ])?;
         }
     }
     let mut ins_order = conn.prepare("INSERT INTO orders VALUES (?1, ?2, ?3, ?4)")?;
@@ -121,8 +233,14 @@ pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
     for day in 0..=span {
         let date = start.add_days(day);
         // Growth of ~30% a year, a December peak and a summer dip, busier weekends.
-        let season = [0.9, 0.85, 0.95, 1.0, 1.0, 0.9, 0.85, 0.9, 1.0, 1.05, 1.2, 1.45][date.m as usize - 1];
-        let weekend = if (date.days() + 3).rem_euclid(7) >= 5 { 1.15 } else { 1.0 };
+        let season = [
+            0.9, 0.85, 0.95, 1.0, 1.0, 0.9, 0.85, 0.9, 1.0, 1.05, 1.2, 1.45,
+        ][date.m as usize - 1];
+        let weekend = if (date.days() + 3).rem_euclid(7) >= 5 {
+            1.15
+        } else {
+            1.0
+        };
         let expected = 62.0 * (1.0 + 0.3 * day as f64 / 365.0) * season * weekend;
         let n = (expected * (0.85 + 0.3 * rng.unit())) as usize;
         let age = today.days() - date.days();
@@ -135,13 +253,22 @@ pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
                 (_, r) if r < 11 => "returned",
                 _ => "completed",
             };
-            let ts = format!("{date} {:02}:{:02}:{:02}", 6 + rng.below(17), rng.below(60), rng.below(60));
+            let ts = format!(
+                "{date} {:02}:{:02}:{:02}",
+                6 + rng.below(17),
+                rng.below(60),
+                rng.below(60)
+            );
             ins_order.execute(params![order_id, 1 + rng.below(CUSTOMERS), ts, status])?;
             for _ in 0..1 + rng.weighted(&[35.0, 30.0, 20.0, 10.0, 5.0]) {
                 item_id += 1;
                 let (pid, price, _) = products[rng.weighted(&popularity)];
                 let qty = 1 + rng.weighted(&[80.0, 15.0, 5.0]) as i64;
-                let unit = if rng.below(10) == 0 { (price * 0.85 * 100.0).round() / 100.0 } else { price };
+                let unit = if rng.below(10) == 0 {
+                    (price * 0.85 * 100.0).round() / 100.0
+                } else {
+                    price
+                };
                 let amount = (unit * qty as f64 * 100.0).round() / 100.0;
                 ins_item.execute(params![item_id, order_id, pid, qty, unit, amount])?;
             }
@@ -151,7 +278,7 @@ pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
         "COMMIT;
          CREATE INDEX orders_created_at ON orders (created_at);
          CREATE INDEX orders_customer ON orders (customer_id);
-         CREATE INDEX order_items_order ON order_items (order_id);
+         CREATE INDEX order_items_order ON order_items (order_id, product_id, quantity, unit_price, amount);
          CREATE INDEX order_items_product ON order_items (product_id);
          ANALYZE;",
     )?;

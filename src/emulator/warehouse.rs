@@ -93,16 +93,28 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Warehouse {
     /// Copies a database built in memory into a private temporary file and serves it read-only;
     /// a file lets each pooled connection read in parallel, which a shared-cache memory database
-    /// would serialise.
+    /// would serialise. The pool is opened at once and the file unlinked, so nothing is left
+    /// behind even if the process is killed (where unlinking an open file fails, drop removes it).
     pub fn from_memory(built: &Connection) -> anyhow::Result<Warehouse> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
-        let name = format!("analyst-sample-{}-{}.sqlite", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
+        let name = format!(
+            "analyst-sample-{}-{}.sqlite",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        );
         let path = std::env::temp_dir().join(name);
         let _ = std::fs::remove_file(&path);
         built
             .execute("VACUUM INTO ?1", [path.to_string_lossy()])
             .with_context(|| format!("cannot write the sample database to {}", path.display()))?;
-        Ok(Self::new(Source::Temp(path)))
+        let w = Self::new(Source::Temp(path.clone()));
+        let conns = (0..POOL_SIZE)
+            .map(|_| w.connect())
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        *lock(&w.idle) = conns;
+        *lock(&w.opened) = POOL_SIZE;
+        let _ = std::fs::remove_file(&path);
+        Ok(w)
     }
 
     /// Opens a user's SQLite file read-only, checking that it is a database.
@@ -111,19 +123,31 @@ impl Warehouse {
             bail!("{}: no such data file", path.display());
         }
         let w = Self::new(Source::User(path.to_path_buf()));
-        w.query("SELECT count(*) FROM sqlite_master").with_context(|| format!("{}: not a readable SQLite database", path.display()))?;
+        w.query("SELECT count(*) FROM sqlite_master")
+            .with_context(|| format!("{}: not a readable SQLite database", path.display()))?;
         Ok(w)
     }
 
     fn new(source: Source) -> Warehouse {
-        Warehouse { source, idle: Mutex::new(Vec::new()), returned: Condvar::new(), opened: Mutex::new(0), cache: Mutex::new(HashMap::new()) }
+        Warehouse {
+            source,
+            idle: Mutex::new(Vec::new()),
+            returned: Condvar::new(),
+            opened: Mutex::new(0),
+            cache: Mutex::new(HashMap::new()),
+        }
     }
 
     fn connect(&self) -> anyhow::Result<Connection> {
         let (Source::Temp(path) | Source::User(path)) = &self.source;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).with_context(|| format!("cannot open {}", path.display()))?;
-        conn.execute_batch("PRAGMA mmap_size = 268435456; PRAGMA query_only = 1;")?;
+        let conn = Connection::open_with_flags(path, flags)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        // Sorting for GROUP BY must not spill to temporary files: keep temp b-trees in memory
+        // and give each connection a page cache big enough for the sample.
+        conn.execute_batch(
+            "PRAGMA mmap_size = 268435456; PRAGMA query_only = 1; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;",
+        )?;
         Ok(conn)
     }
 
@@ -142,7 +166,10 @@ impl Warehouse {
                 return self.connect().inspect_err(|_| *lock(&self.opened) -= 1);
             }
             drop(opened);
-            idle = self.returned.wait(idle).unwrap_or_else(PoisonError::into_inner);
+            idle = self
+                .returned
+                .wait(idle)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 
@@ -172,8 +199,13 @@ impl Warehouse {
 
     /// Names of the tables and views in the database.
     pub fn tables(&self) -> anyhow::Result<Vec<String>> {
-        let r = self.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")?;
-        Ok(r.rows.iter().filter_map(|row| row.first().and_then(Cell::text)).collect())
+        let r = self.query(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name",
+        )?;
+        Ok(r.rows
+            .iter()
+            .filter_map(|row| row.first().and_then(Cell::text))
+            .collect())
     }
 }
 
@@ -187,7 +219,9 @@ fn run(conn: &Connection, sql: &str) -> anyhow::Result<QueryResult> {
     let mut total = 0;
     let mut cursor = stmt.query([])?;
     while let Some(row) = cursor.next().map_err(|e| match e {
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::OperationInterrupted => {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::OperationInterrupted =>
+        {
             anyhow::anyhow!("query stopped after {} s", TIME_LIMIT.as_secs())
         }
         e => e.into(),
@@ -200,7 +234,11 @@ fn run(conn: &Connection, sql: &str) -> anyhow::Result<QueryResult> {
             break;
         }
     }
-    Ok(QueryResult { columns, rows, total_rows: total })
+    Ok(QueryResult {
+        columns,
+        rows,
+        total_rows: total,
+    })
 }
 
 fn cell(v: rusqlite::Result<ValueRef<'_>>) -> Cell {

@@ -19,7 +19,13 @@ pub fn sample() -> &'static Engine {
 
 /// A request with defaults for everything but the question and history.
 pub fn request(question: &str, history: Vec<TurnMemory>) -> AgentRequest {
-    AgentRequest { question: question.into(), history, message_id: "1718000000000-message".into(), today: TODAY, ..Default::default() }
+    AgentRequest {
+        question: question.into(),
+        history,
+        message_id: "1718000000000-message".into(),
+        today: TODAY,
+        ..Default::default()
+    }
 }
 
 /// Asks `questions` in one thread and returns the last run.
@@ -28,7 +34,10 @@ pub fn ask_thread(engine: &Engine, questions: &[&str], attrs: &[(&str, &str)]) -
     let mut last = None;
     for q in questions {
         let mut req = request(q, history.clone());
-        req.user_attributes = attrs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        req.user_attributes = attrs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
         let run = engine.run(&req);
         history.push(run.memory.clone());
         last = Some(run);
@@ -40,20 +49,37 @@ pub fn ask_thread(engine: &Engine, questions: &[&str], attrs: &[(&str, &str)]) -
 pub fn sql_result(run: &AgentRun) -> Option<Value> {
     run.frames.iter().find_map(|f| {
         let tc = f.get("toolCall")?;
-        (tc["name"] == "dataSqlApi").then(|| tc.get("result")?.as_str().map(|s| serde_json::from_str(s).expect("result is JSON")))?
+        (tc["name"] == "dataSqlApi").then(|| {
+            tc.get("result")?
+                .as_str()
+                .map(|s| serde_json::from_str(s).expect("result is JSON"))
+        })?
     })
 }
 
 /// Rows of a hand-written query, as text.
 pub fn hand(engine: &Engine, sql: &str) -> Vec<Vec<String>> {
-    let r = engine.warehouse().query(sql).unwrap_or_else(|e| panic!("hand SQL failed: {e}\n{sql}"));
-    r.rows.iter().map(|row| row.iter().map(|c| c.text().unwrap_or_default()).collect()).collect()
+    let r = engine
+        .warehouse()
+        .query(sql)
+        .unwrap_or_else(|e| panic!("hand SQL failed: {e}\n{sql}"));
+    r.rows
+        .iter()
+        .map(|row| row.iter().map(|c| c.text().unwrap_or_default()).collect())
+        .collect()
 }
 
 /// A single number from a hand-written query.
 pub fn hand_number(engine: &Engine, sql: &str) -> f64 {
-    let r = engine.warehouse().query(sql).unwrap_or_else(|e| panic!("hand SQL failed: {e}\n{sql}"));
-    r.rows.first().and_then(|row| row.first()).and_then(Cell::as_f64).unwrap_or(0.0)
+    let r = engine
+        .warehouse()
+        .query(sql)
+        .unwrap_or_else(|e| panic!("hand SQL failed: {e}\n{sql}"));
+    r.rows
+        .first()
+        .and_then(|row| row.first())
+        .and_then(Cell::as_f64)
+        .unwrap_or(0.0)
 }
 
 fn grouped(int: u64) -> String {
@@ -71,7 +97,12 @@ fn grouped(int: u64) -> String {
 /// "$1,234.50", written independently of the engine's formatter.
 pub fn money(v: f64) -> String {
     let cents = (v.abs() * 100.0).round() as u64;
-    format!("{}${}.{:02}", if v < 0.0 { "-" } else { "" }, grouped(cents / 100), cents % 100)
+    format!(
+        "{}${}.{:02}",
+        if v < 0.0 { "-" } else { "" },
+        grouped(cents / 100),
+        cents % 100
+    )
 }
 
 /// "1,234".
@@ -85,14 +116,27 @@ pub fn assert_same_rows(got: &Value, want: &[Vec<String>], context: &str) {
         .as_array()
         .unwrap_or_else(|| panic!("{context}: no data in {got}"))
         .iter()
-        .map(|row| row.as_array().expect("row").iter().map(|c| c.as_str().unwrap_or("").to_string()).collect())
+        .map(|row| {
+            row.as_array()
+                .expect("row")
+                .iter()
+                .map(|c| c.as_str().unwrap_or("").to_string())
+                .collect()
+        })
         .collect();
-    assert_eq!(got.len(), want.len(), "{context}: row count\n got {got:?}\nwant {want:?}");
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{context}: row count\n got {got:?}\nwant {want:?}"
+    );
     for (g, w) in got.iter().zip(want) {
         assert_eq!(g.len(), w.len(), "{context}: columns of {g:?} vs {w:?}");
         for (a, b) in g.iter().zip(w) {
             match (a.parse::<f64>(), b.parse::<f64>()) {
-                (Ok(x), Ok(y)) => assert!((x - y).abs() < 0.011, "{context}: {x} != {y} in {g:?} vs {w:?}"),
+                (Ok(x), Ok(y)) => assert!(
+                    (x - y).abs() < 0.011,
+                    "{context}: {x} != {y} in {g:?} vs {w:?}"
+                ),
                 _ => assert_eq!(a, b, "{context}: {g:?} vs {w:?}"),
             }
         }
