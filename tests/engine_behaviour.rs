@@ -274,3 +274,16 @@ fn many_threads_share_one_engine() {
         }
     });
 }
+
+#[test]
+fn the_sample_has_enough_lines_even_on_new_years_day() {
+    let engine = Engine::sample((2025, 1, 1)).unwrap();
+    let lines = engine.warehouse().query("SELECT count(*), min(created_at), max(created_at) FROM order_items JOIN orders ON orders.id = order_id").unwrap();
+    let row = &lines.rows[0];
+    assert!(row[0].as_f64().unwrap() >= 100_000.0, "{row:?}");
+    assert!(
+        row[1].text().unwrap().starts_with("2023-01-01")
+            && row[2].text().unwrap().starts_with("2025-01-01"),
+        "{row:?}"
+    );
+}

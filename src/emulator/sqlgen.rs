@@ -59,7 +59,7 @@ fn bucket(e: &str, g: Grain) -> String {
     }
 }
 
-/// Row-level predicates for a user: `Ok(None)` when no policy applies to the view.
+/// Row-level predicates for a user, one per policy on a cube of the view (none when no policy applies).
 fn security(model: &Model, view: &ViewCat, attrs: &[(String, String)]) -> Vec<String> {
     let mut out = Vec::new();
     for cube_name in view.paths.keys() {
