@@ -26,6 +26,10 @@ pub struct Answer {
     pub from_fallback: bool,
 }
 
+/// How many final messages may be unfinished (chunks without their complete frame) at once
+/// before the gathered chunks are dropped; bounds memory on hostile or broken input.
+const MAX_OPEN_MESSAGES: usize = 64;
+
 /// The last frame that matched a rule, kept as its raw line.
 #[derive(Debug, Default)]
 struct Last {
@@ -124,7 +128,16 @@ impl FinalTracker {
             .is_some_and(|p| p.len <= 2 && span_is(line, p.head, "final"));
         if is_final {
             if top.is_delta {
-                let chunk = self.chunks.entry(id.to_vec()).or_default();
+                // Look up before inserting: most deltas extend a message already present.
+                if !self.chunks.contains_key(id) {
+                    if self.chunks.len() >= MAX_OPEN_MESSAGES {
+                        // A stream that leaves this many final messages unfinished is not one a
+                        // reader can rebuild anyway; keep memory bounded instead.
+                        self.chunks.clear();
+                    }
+                    self.chunks.insert(id.to_vec(), Vec::new());
+                }
+                let chunk = self.chunks.get_mut(id).expect("inserted above");
                 match top.content {
                     Some(Field::Str(span)) => chunk.extend_from_slice(&line[span.start..span.end]),
                     Some(Field::Raw(a, b)) => {

@@ -352,6 +352,7 @@ impl Scanner<'_> {
         })
     }
 
+    #[inline(always)]
     fn string(&mut self) -> Result<Span, Invalid> {
         self.i += 1; // opening quote
         let start = self.i;
