@@ -130,7 +130,13 @@ fn delta_stream(frames: u64) -> Vec<u8> {
         );
     }
     body.extend_from_slice(format!("{{\"id\":\"f\",\"sort\":{},\"role\":\"assistant\",\"content\":\"done\",\"isDelta\":false,\"isInProcess\":false,\"graphPath\":[\"final\"]}}\n", frames + 1).as_bytes());
-    body.extend_from_slice(format!("{{\"id\":\"__state__\",\"sort\":{},\"state\":{{\"messages\":[]}}}}\n", frames + 2).as_bytes());
+    body.extend_from_slice(
+        format!(
+            "{{\"id\":\"__state__\",\"sort\":{},\"state\":{{\"messages\":[]}}}}\n",
+            frames + 2
+        )
+        .as_bytes(),
+    );
     body
 }
 
@@ -140,7 +146,10 @@ fn relay(bin: &str, runs: usize) -> Vec<Row> {
     let size = body.len();
     let port = relay::serve_body(std::sync::Arc::new(body));
     let url = chat_url(port);
-    let curl = median(&format!("curl -sN -X POST -H 'Content-Type: application/json' -d '{{}}' {url}"), runs);
+    let curl = median(
+        &format!("curl -sN -X POST -H 'Content-Type: application/json' -d '{{}}' {url}"),
+        runs,
+    );
     let ours = median(&format!("ANALYST_API_KEY=k ANALYST_EXTERNAL_ID=bench ANALYST_CONFIG=/dev/null {bin} chat -o ndjson --url {url} q"), runs);
     // Memory flat in stream length: the same relay at a tenth of the size.
     let small_port = relay::serve_body(std::sync::Arc::new(delta_stream(mb * 100_000 / 190)));
@@ -157,9 +166,18 @@ fn relay(bin: &str, runs: usize) -> Vec<Row> {
         },
         Row {
             figure: "chat relay peak RSS".into(),
-            ours: format!("{:.1} MB at {} MB, {:.1} MB at {} MB", ours.max_rss_kib as f64 / 1024.0, size / 1_000_000, small.max_rss_kib as f64 / 1024.0, size / 10_000_000),
+            ours: format!(
+                "{:.1} MB at {} MB, {:.1} MB at {} MB",
+                ours.max_rss_kib as f64 / 1024.0,
+                size / 1_000_000,
+                small.max_rss_kib as f64 / 1024.0,
+                size / 10_000_000
+            ),
             peer: format!("curl: {:.1} MB", curl.max_rss_kib as f64 / 1024.0),
-            ratio: format!("{:.2}x from 10x the stream", ours.max_rss_kib as f64 / small.max_rss_kib.max(1) as f64),
+            ratio: format!(
+                "{:.2}x from 10x the stream",
+                ours.max_rss_kib as f64 / small.max_rss_kib.max(1) as f64
+            ),
             target: "flat in stream length".into(),
             met: (ours.max_rss_kib as f64) < small.max_rss_kib as f64 * 1.5,
         },
@@ -169,13 +187,18 @@ fn relay(bin: &str, runs: usize) -> Vec<Row> {
 /// Median time from the server writing the first frame to the client printing it.
 fn first_frame_latency(program: &str, args: &[&str], runs: usize) -> std::time::Duration {
     use std::io::Read;
-    const FRAME: &[u8] = b"{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{\"chatId\":\"t\",\"isStreaming\":true}}\n";
+    const FRAME: &[u8] =
+        b"{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{\"chatId\":\"t\",\"isStreaming\":true}}\n";
     let (port, written, close) = relay::serve_first_frame(FRAME);
     let url = chat_url(port);
     let mut samples = Vec::new();
     for _ in 0..runs + 1 {
         let mut cmd = std::process::Command::new(program);
-        chat_env(&mut cmd).args(args).arg(&url).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
+        chat_env(&mut cmd)
+            .args(args)
+            .arg(&url)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
         let mut child = cmd.spawn().unwrap();
         let mut out = child.stdout.take().unwrap();
         let mut byte = [0u8; 1];
@@ -192,7 +215,19 @@ fn first_frame_latency(program: &str, args: &[&str], runs: usize) -> std::time::
 }
 
 fn ttff(bin: &str, runs: usize) -> Vec<Row> {
-    let curl = first_frame_latency("curl", &["-sN", "-X", "POST", "-H", "Content-Type: application/json", "-d", "{}"], runs.max(9));
+    let curl = first_frame_latency(
+        "curl",
+        &[
+            "-sN",
+            "-X",
+            "POST",
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            "{}",
+        ],
+        runs.max(9),
+    );
     let ours = first_frame_latency(bin, &["chat", "-o", "ndjson", "q", "--url"], runs.max(9));
     let diff = ours.as_secs_f64() - curl.as_secs_f64();
     vec![Row {
@@ -212,7 +247,14 @@ fn text_render(bin: &str, runs: usize) -> Vec<Row> {
         std::fs::write(&path, delta_stream(frames)).unwrap();
     }
     let out = data_dir().join("render-out.txt");
-    let ours = median(&format!("ANALYST_CONFIG=/dev/null {bin} chat -o text --replay {} > {}", path.display(), out.display()), runs);
+    let ours = median(
+        &format!(
+            "ANALYST_CONFIG=/dev/null {bin} chat -o text --replay {} > {}",
+            path.display(),
+            out.display()
+        ),
+        runs,
+    );
     let rate = frames as f64 / ours.wall.as_secs_f64();
     vec![Row {
         figure: "chat -o text, 1M deltas to a file".into(),

@@ -164,7 +164,7 @@ impl FinalTracker {
     /// The answer so far, if any.
     pub fn answer(&self) -> Option<Answer> {
         if let Some(last) = &self.final_frame {
-            let mut message = parse_message(&last.raw)?;
+            let mut message = parse_message(&last.raw);
             let text = if last.delta {
                 let escaped = self
                     .chunks
@@ -185,7 +185,7 @@ impl FinalTracker {
             });
         }
         let last = self.fallback_frame.as_ref()?;
-        let message = parse_message(&last.raw)?;
+        let message = parse_message(&last.raw);
         Some(Answer {
             text: content_text(&message),
             message,
@@ -210,11 +210,50 @@ fn has_text(line: &[u8], content: Option<Field>) -> bool {
 }
 
 /// Parse a remembered line. A lone surrogate escape (which a server that chunks UTF-16 text
-/// can send, and serde refuses) becomes U+FFFD rather than losing the message.
-fn parse_message(raw: &[u8]) -> Option<Value> {
-    serde_json::from_slice(raw).ok().or_else(|| {
-        serde_json::from_str(&replace_lone_surrogates(std::str::from_utf8(raw).ok()?)).ok()
-    })
+/// can send, and serde refuses) becomes U+FFFD. A line serde still refuses (a number beyond
+/// f64, say) is valid JSON all the same: its id, role, content and graphPath are taken from the
+/// scanner's spans rather than losing the answer.
+fn parse_message(raw: &[u8]) -> Value {
+    let text = std::str::from_utf8(raw).unwrap_or_default();
+    serde_json::from_slice(raw)
+        .or_else(|_| serde_json::from_str(&replace_lone_surrogates(text)))
+        .unwrap_or_else(|_| salvage(raw))
+}
+
+/// The rule's fields of a line that serde cannot read, from the scanner's spans.
+fn salvage(raw: &[u8]) -> Value {
+    let mut message = serde_json::Map::new();
+    let Ok(top) = jsonscan::scan_frame(raw) else {
+        return Value::Object(message);
+    };
+    let field = |f: Option<Field>| match f {
+        Some(Field::Str(span)) => Some(Value::String(
+            jsonscan::unescape(raw, span)
+                .unwrap_or_else(|| unescape_chunks(&raw[span.start..span.end])),
+        )),
+        Some(Field::Raw(a, b)) => Some(Value::String(
+            String::from_utf8_lossy(&raw[a..b]).into_owned(),
+        )),
+        None => None,
+    };
+    for (key, value) in [
+        ("id", field(top.id)),
+        ("role", field(top.role)),
+        ("content", field(top.content)),
+    ] {
+        if let Some(v) = value {
+            message.insert(key.to_owned(), v);
+        }
+    }
+    message.insert("isDelta".to_owned(), Value::Bool(top.is_delta));
+    if let Some(path) = top.graph_path {
+        let head = path.head.and_then(|span| jsonscan::unescape(raw, span));
+        message.insert(
+            "graphPath".to_owned(),
+            Value::Array(head.into_iter().map(Value::String).collect()),
+        );
+    }
+    Value::Object(message)
 }
 
 /// The hex value of a `\uXXXX` escape starting at `i`, if there is one.
@@ -260,6 +299,9 @@ fn unescape_chunks(escaped: &[u8]) -> String {
     quoted.extend_from_slice(escaped);
     quoted.push(b'"');
     serde_json::from_slice(&quoted)
+        .or_else(|_| {
+            serde_json::from_str(&replace_lone_surrogates(&String::from_utf8_lossy(&quoted)))
+        })
         .unwrap_or_else(|_| String::from_utf8_lossy(escaped).into_owned())
 }
 
@@ -380,6 +422,14 @@ mod tests {
     }
 
     #[test]
+    fn a_final_line_serde_refuses_still_gives_its_answer() {
+        let huge = r#"{"id":"f","role":"assistant","content":"Total: 5","isDelta":false,"graphPath":["final"],"n":-1e999}"#;
+        let answer = run(&[C, huge], false).unwrap();
+        assert_eq!(answer.text, "Total: 5");
+        assert_eq!(answer.message["id"], "f");
+    }
+
+    #[test]
     fn malformed_lines_are_errors() {
         let mut t = FinalTracker::new(false);
         assert!(t.observe(br#"{"graphPath":["final"]"#).is_err());
@@ -395,6 +445,8 @@ mod tests {
         let answer = run(&[a, b], false).unwrap();
         assert_eq!(answer.text, "say \"hi\" \u{1F600} \u{20AC}\n");
         assert_eq!(answer.message["content"], answer.text);
+        let lone = r#"{"id":"f","role":"assistant","content":"a\\\"q\ud800b","isDelta":true,"graphPath":["final"]}"#;
+        assert_eq!(run(&[lone], false).unwrap().text, "a\\\"q\u{FFFD}b");
         assert_eq!(
             replace_lone_surrogates(r#"a\\ud83d \ud83d\ude00 \ud83d"#),
             r#"a\\ud83d \ud83d\ude00 \ufffd"#

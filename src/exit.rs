@@ -43,9 +43,26 @@ impl Status {
         }
     }
 
-    /// The worst of two statuses, for runs that combine several outcomes.
+    /// How bad a status is, for runs that combine several outcomes: an interruption, then a
+    /// usage error (the run was not what was asked for), then refusals, then failures of the
+    /// service or network, then a missing answer.
+    fn severity(self) -> u8 {
+        match self {
+            Status::Success => 0,
+            Status::NoAnswer => 1,
+            Status::Failure => 2,
+            Status::Network => 3,
+            Status::Conflict => 4,
+            Status::NotFound => 5,
+            Status::Auth => 6,
+            Status::Usage => 7,
+            Status::Interrupted => 8,
+        }
+    }
+
+    /// The worse of two statuses, whatever their order.
     pub fn worst(self, other: Status) -> Status {
-        if self == Status::Success {
+        if other.severity() > self.severity() {
             other
         } else {
             self
@@ -123,6 +140,18 @@ mod tests {
         assert_eq!(Status::from_http(412), Status::Conflict);
         assert_eq!(Status::from_http(500), Status::Failure);
         assert_eq!(Status::from_http(503), Status::Failure);
+    }
+
+    #[test]
+    fn worst_does_not_depend_on_order() {
+        for (a, b, w) in [
+            (Status::NoAnswer, Status::Usage, Status::Usage),
+            (Status::Success, Status::Failure, Status::Failure),
+            (Status::Auth, Status::NotFound, Status::Auth),
+        ] {
+            assert_eq!(a.worst(b), w);
+            assert_eq!(b.worst(a), w);
+        }
     }
 
     #[test]

@@ -16,9 +16,10 @@ pub struct Invalid {
     pub expected: &'static str,
 }
 
-/// The deepest nesting accepted; deeper input is reported invalid rather than risking the
-/// stack of the parsers that may read the line later.
-pub const MAX_DEPTH: usize = 128;
+/// The most containers nested in one another (the line's own object included). Deeper input is
+/// reported invalid: serde_json, which reads a winning line later, refuses 128 levels, and a
+/// line this scanner accepts must not vanish there.
+pub const MAX_DEPTH: usize = 127;
 
 /// The bytes between a string's quotes, still escaped when `escaped` is set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,6 +206,9 @@ impl Scanner<'_> {
                     self.i += 1;
                     self.ws();
                     let close = if open == b'{' { b'}' } else { b']' };
+                    if depth >= MAX_DEPTH {
+                        return Err(self.err("less nesting"));
+                    }
                     if in_path {
                         self.top
                             .graph_path
@@ -218,9 +222,6 @@ impl Scanner<'_> {
                         self.i += 1;
                         true
                     } else {
-                        if depth >= MAX_DEPTH {
-                            return Err(self.err("less nesting"));
-                        }
                         if depth == 1 {
                             container_start = start;
                         }
@@ -229,6 +230,7 @@ impl Scanner<'_> {
                             let name = self.key(stack.len() == 1)?;
                             if stack.len() == 1 {
                                 key = name;
+                                self.forget(key);
                             }
                         }
                         continue;
@@ -299,6 +301,7 @@ impl Scanner<'_> {
                         let name = self.key(stack.len() == 1)?;
                         if stack.len() == 1 {
                             key = name;
+                            self.forget(key);
                         }
                         break;
                     }
@@ -317,6 +320,20 @@ impl Scanner<'_> {
                     (_, false) => return Err(self.err("',' or ']'")),
                 }
             }
+        }
+    }
+
+    /// A top-level key seen (again): its earlier value no longer counts, so that with duplicate
+    /// keys the last one wins, as it does for serde_json.
+    fn forget(&mut self, key: Key) {
+        match key {
+            Key::Id => self.top.id = None,
+            Key::Role => self.top.role = None,
+            Key::Content => self.top.content = None,
+            Key::IsDelta => self.top.is_delta = false,
+            Key::GraphPath => self.top.graph_path = None,
+            Key::ToolCall => self.top.tool_call = false,
+            Key::Other => {}
         }
     }
 

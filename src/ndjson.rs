@@ -158,6 +158,10 @@ impl Framer {
         self.lines += 1;
         let mut text = raw.strip_suffix(b"\n").unwrap_or(raw);
         text = text.strip_suffix(b"\r").unwrap_or(text);
+        if self.lines == 1 {
+            // A UTF-8 byte-order mark, as some editors write, is not part of the first line.
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        }
         if text.len() > self.max {
             return on(Event::TooLong {
                 number: self.lines,

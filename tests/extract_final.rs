@@ -169,7 +169,7 @@ fn malformed_lines_are_counted_or_fatal_with_strict() {
         .success()
         .stdout("Revenue was $42.\n")
         .stderr(predicate::str::contains(
-            "skipped 3 malformed lines (3 in all); the first, line 2",
+            "skipped 3 malformed lines; the first, line 2",
         ));
     let dir = tempfile::tempdir().unwrap();
     let path = file(&dir, "bad.ndjson", input);
@@ -375,4 +375,57 @@ fn large_files_scanned_in_parallel_blocks_agree_with_stdin() {
             "{}:{broken_line}: not a JSON object",
             path.display()
         )));
+}
+
+#[test]
+fn pipes_and_devices_named_as_files_are_read_as_streams() {
+    analyst()
+        .args(["extract-final", "/dev/stdin"])
+        .write_stdin(full())
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n");
+}
+
+#[test]
+fn a_byte_order_mark_does_not_spoil_the_first_line() {
+    let with_bom = format!("\u{FEFF}{}", stream(&[DONE]));
+    analyst()
+        .arg("extract-final")
+        .write_stdin(with_bom)
+        .assert()
+        .success()
+        .stdout("Revenue was $42.\n")
+        .stderr("");
+}
+
+#[test]
+fn the_status_of_several_files_does_not_depend_on_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = file(&dir, "empty.ndjson", "");
+    let missing = dir.path().join("missing.ndjson");
+    analyst()
+        .arg("extract-final")
+        .arg(&empty)
+        .arg(&missing)
+        .assert()
+        .code(2);
+    analyst()
+        .arg("extract-final")
+        .arg(&missing)
+        .arg(&empty)
+        .assert()
+        .code(2);
+    let out = analyst()
+        .args(["extract-final", "-o", "json"])
+        .arg(&missing)
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert!(v[0]["error"].as_str().unwrap().contains("cannot read"));
+    assert_eq!(v[1]["error"], "no final answer");
 }

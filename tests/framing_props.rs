@@ -20,21 +20,45 @@ impl Rng {
     }
 }
 
-const PIECES: &[&str] = &["Umsatz", " stieg", " um", " 12,5 %", " — ", "€", "😀", "\"quoted\"", "\\", "\n", "\t", "naïve", " ok", "日本"];
+const PIECES: &[&str] = &[
+    "Umsatz",
+    " stieg",
+    " um",
+    " 12,5 %",
+    " — ",
+    "€",
+    "😀",
+    "\"quoted\"",
+    "\\",
+    "\n",
+    "\t",
+    "naïve",
+    " ok",
+    "日本",
+];
 
 /// A random stream: frames of every kind, with CRLF or LF endings and blank lines here and there.
 fn random_stream(rng: &mut Rng) -> Vec<u8> {
     let mut out = Vec::new();
     let mut sort = 0;
     let messages = 1 + rng.below(3);
-    out.extend_from_slice(b"{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{\"chatId\":\"c\",\"isStreaming\":true}}\n");
+    out.extend_from_slice(
+        b"{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{\"chatId\":\"c\",\"isStreaming\":true}}\n",
+    );
     for m in 0..messages {
-        let path = ["[\"final\"]", "[\"final\",\"x\"]", "[\"data_analyst_agent\"]", "[\"final\",\"a\",\"b\"]"][rng.below(4)];
+        let path = [
+            "[\"final\"]",
+            "[\"final\",\"x\"]",
+            "[\"data_analyst_agent\"]",
+            "[\"final\",\"a\",\"b\"]",
+        ][rng.below(4)];
         let chunks = 1 + rng.below(6);
         let mut whole = String::new();
         for _ in 0..chunks {
             sort += 1;
-            let piece: String = (0..1 + rng.below(3)).map(|_| PIECES[rng.below(PIECES.len())]).collect();
+            let piece: String = (0..1 + rng.below(3))
+                .map(|_| PIECES[rng.below(PIECES.len())])
+                .collect();
             whole.push_str(&piece);
             let frame = serde_json::json!({"id": format!("m{m}"), "sort": sort, "role": "assistant", "content": piece, "isDelta": true, "graphPath": serde_json::from_str::<serde_json::Value>(path).unwrap()});
             out.extend_from_slice(frame.to_string().as_bytes());
@@ -50,7 +74,9 @@ fn random_stream(rng: &mut Rng) -> Vec<u8> {
             out.push(b'\n');
         }
     }
-    out.extend_from_slice(b"{\"id\":\"__usage__\",\"type\":\"usage\",\"usage\":{\"totalTokens\":3}}");
+    out.extend_from_slice(
+        b"{\"id\":\"__usage__\",\"type\":\"usage\",\"usage\":{\"totalTokens\":3}}",
+    );
     if rng.below(2) == 0 {
         out.push(b'\n');
     }
@@ -86,12 +112,20 @@ fn every_single_cut_and_one_byte_chunks_give_the_same_frames_and_answer() {
     for case in 0..40 {
         let input = random_stream(&mut rng);
         let whole = run(&input, &[]);
-        assert_eq!(whole.0.concat(), input, "case {case}: lines reassemble the input byte for byte");
+        assert_eq!(
+            whole.0.concat(),
+            input,
+            "case {case}: lines reassemble the input byte for byte"
+        );
         for cut in 0..=input.len() {
             assert_eq!(run(&input, &[cut]), whole, "case {case}, cut at {cut}");
         }
         let every_byte: Vec<usize> = (1..input.len()).collect();
-        assert_eq!(run(&input, &every_byte), whole, "case {case}, 1-byte chunks");
+        assert_eq!(
+            run(&input, &every_byte),
+            whole,
+            "case {case}, 1-byte chunks"
+        );
     }
 }
 
@@ -102,7 +136,9 @@ fn random_chunkings_give_the_same_frames_and_answer() {
         let input = random_stream(&mut rng);
         let whole = run(&input, &[]);
         for _ in 0..20 {
-            let mut cuts: Vec<usize> = (0..rng.below(12)).map(|_| rng.below(input.len() + 1)).collect();
+            let mut cuts: Vec<usize> = (0..rng.below(12))
+                .map(|_| rng.below(input.len() + 1))
+                .collect();
             cuts.sort_unstable();
             assert_eq!(run(&input, &cuts), whole, "case {case}, cuts {cuts:?}");
         }

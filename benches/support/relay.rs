@@ -45,7 +45,9 @@ pub fn serve_body(body: Arc<Vec<u8>>) -> u16 {
                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                     body.len()
                 );
-                let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(&body));
+                let _ = stream
+                    .write_all(head.as_bytes())
+                    .and_then(|_| stream.write_all(&body));
             });
         }
     });

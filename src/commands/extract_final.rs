@@ -47,35 +47,41 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut status = Status::Success;
     let mut documents = Vec::new();
-    for (i, path) in inputs.iter().enumerate() {
+    let mut printed_any = false;
+    for path in &inputs {
         let name = if path.as_os_str() == "-" {
             "stdin".to_owned()
         } else {
             path.display().to_string()
         };
         let outcome = match extract(path, &name, args.fallback, args.strict) {
-            Ok(o) => o,
-            Err(e) if labelled && crate::exit::status_of(&e) == Status::Usage && !args.strict => {
+            Ok(scanned) => scanned?, // a malformed line under --strict ends the run
+            Err(e) if labelled => {
                 // One unreadable file does not stop the others; it sets the status.
-                eprintln!("analyst: {e:#}");
-                status = status.worst(Status::Usage);
+                crate::render::error(format_args!("{e:#}"));
+                status = status.worst(crate::exit::status_of(&e));
+                if format != Format::Text {
+                    documents.push(
+                        json!({"file": name, "message": Value::Null, "error": format!("{e:#}")}),
+                    );
+                }
                 continue;
             }
             Err(e) => return Err(e),
         };
         report_malformed(&name, &outcome.malformed);
         let Some(answer) = outcome.answer else {
-            eprintln!(
-                "analyst: {name}: no final answer{}",
-                if args.fallback {
-                    ""
-                } else {
-                    " (try --fallback)"
-                }
-            );
+            let hint = if args.fallback {
+                ""
+            } else {
+                " (try --fallback)"
+            };
+            crate::render::error(format_args!("{name}: no final answer{hint}"));
             status = status.worst(Status::NoAnswer);
             if labelled && format != Format::Text {
-                documents.push(json!({"file": name, "message": Value::Null}));
+                documents.push(
+                    json!({"file": name, "message": Value::Null, "error": "no final answer"}),
+                );
             }
             continue;
         };
@@ -90,13 +96,14 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
         match format {
             Format::Text => {
                 if labelled {
-                    let sep = if i == 0 { "" } else { "\n" };
+                    let sep = if printed_any { "\n" } else { "" };
                     writeln!(out, "{sep}==> {name} <==")?;
                 }
                 out.write_all(answer.text.as_bytes())?;
                 if !answer.text.ends_with('\n') {
                     out.write_all(b"\n")?;
                 }
+                printed_any = true;
             }
             _ if labelled => documents.push(
                 json!({"file": name, "incomplete": answer.incomplete, "message": answer.message}),
@@ -113,13 +120,8 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
 
 fn report_malformed(name: &str, m: &Malformed) {
     if let Some((line, why)) = &m.first {
-        let more = if m.count > 1 {
-            format!(" ({} in all)", m.count)
-        } else {
-            String::new()
-        };
         warn(format!(
-            "{name}: skipped {} malformed line{}{more}; the first, line {line}: {why}",
+            "{name}: skipped {} malformed line{}; the first, line {line}: {why}",
             m.count,
             if m.count == 1 { "" } else { "s" }
         ));
@@ -164,78 +166,90 @@ fn fold(scan: &mut Scan, event: Event<'_>) {
 /// small enough that the blocks in flight stay a few megabytes.
 const BLOCK: u64 = 4 << 20;
 
-fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Outcome> {
-    let read_error = |e: std::io::Error| fail(Status::Usage, format!("{name}: read error: {e}"));
-    let strict_error = |m: &Malformed, base: u64| {
-        let (line, why) = m
-            .first
-            .as_ref()
-            .expect("only called when a line was malformed");
-        usage(format!("{name}:{}: {why}", base + line))
-    };
-    let mut total = Scan {
-        tracker: FinalTracker::new(fallback),
-        malformed: Malformed::default(),
-    };
+/// Scan one input. The outer error is an input that cannot be read (a multi-file run goes on);
+/// the inner one a malformed line under `--strict` (the run stops).
+fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Result<Outcome>> {
     if path.as_os_str() == "-" {
-        let stdin = std::io::stdin().lock();
-        // Strict mode stops at the first bad line; otherwise everything is read.
-        let mut on = |e: Event<'_>| -> Result<()> {
-            fold(&mut total, e);
-            if strict && total.malformed.count > 0 {
-                return Err(strict_error(&total.malformed, 0));
-            }
-            Ok(())
-        };
-        ndjson::read_lines(stdin, ndjson::DEFAULT_MAX_LINE, &mut on).map_err(read_error)??;
-    } else {
-        if path.is_dir() {
-            return Err(usage(format!("{name}: is a directory")));
-        }
-        let file =
-            std::fs::File::open(path).map_err(|e| usage(format!("{name}: cannot read: {e}")))?;
-        let len = file.metadata().map_err(read_error)?.len();
-        let threads = std::thread::available_parallelism()
+        return scan_stream(std::io::stdin().lock(), name, fallback, strict);
+    }
+    if path.is_dir() {
+        return Err(usage(format!("{name}: is a directory")));
+    }
+    let file = std::fs::File::open(path).map_err(|e| usage(format!("{name}: cannot read: {e}")))?;
+    let meta = file.metadata().map_err(|e| read_error(name, e))?;
+    if !meta.is_file() {
+        // A pipe, FIFO or device (`<(...)`, /dev/stdin): no length to cut into blocks.
+        return scan_stream(file, name, fallback, strict);
+    }
+    let len = meta.len();
+    let plan = Plan {
+        block: BLOCK,
+        threads: std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .min(len.div_ceil(BLOCK) as usize);
-        let plan = Plan {
-            block: BLOCK,
-            threads,
-            max_line: ndjson::DEFAULT_MAX_LINE,
-        };
-        let mut base = 0;
-        let mut failed = None;
-        let init = || Scan {
-            tracker: FinalTracker::for_block(fallback),
-            malformed: Malformed::default(),
-        };
-        blocks::scan(&file, len, plan, init, fold, |block| {
-            let Scan { tracker, malformed } = block.state;
-            if let Some((line, why)) = malformed.first {
-                if strict {
-                    failed = Some(strict_error(
-                        &Malformed {
-                            count: 1,
-                            first: Some((line, why)),
-                        },
-                        base,
-                    ));
-                    return false;
-                }
-                total.malformed.count += malformed.count;
-                total.malformed.first.get_or_insert((base + line, why));
+            .min(len.div_ceil(BLOCK).max(1) as usize),
+        max_line: ndjson::DEFAULT_MAX_LINE,
+    };
+    let mut total = Scan::new(FinalTracker::new(fallback));
+    let mut base = 0;
+    let mut failed = None;
+    let init = || Scan::new(FinalTracker::for_block(fallback));
+    blocks::scan(&file, len, plan, init, fold, |block| {
+        let Scan { tracker, malformed } = block.state;
+        if let Some((line, why)) = malformed.first {
+            if strict {
+                failed = Some(usage(format!("{name}:{}: {why}", base + line)));
+                return false;
             }
-            total.tracker.merge(tracker);
-            base += block.lines;
-            true
-        })
-        .map_err(read_error)?;
-        if let Some(e) = failed {
-            return Err(e);
+            total.malformed.count += malformed.count;
+            total.malformed.first.get_or_insert((base + line, why));
+        }
+        total.tracker.merge(tracker);
+        base += block.lines;
+        true
+    })
+    .map_err(|e| read_error(name, e))?;
+    Ok(match failed {
+        Some(e) => Err(e),
+        None => Ok(total.finish()),
+    })
+}
+
+/// Scan a stream sequentially; with `strict`, stop at the first malformed line.
+fn scan_stream(
+    reader: impl std::io::Read,
+    name: &str,
+    fallback: bool,
+    strict: bool,
+) -> Result<Result<Outcome>> {
+    let mut total = Scan::new(FinalTracker::new(fallback));
+    let mut on = |e: Event<'_>| -> Result<()> {
+        fold(&mut total, e);
+        match &total.malformed.first {
+            Some((line, why)) if strict => Err(usage(format!("{name}:{line}: {why}"))),
+            _ => Ok(()),
+        }
+    };
+    let scanned = ndjson::read_lines(reader, ndjson::DEFAULT_MAX_LINE, &mut on)
+        .map_err(|e| read_error(name, e))?;
+    Ok(scanned.map(|()| total.finish()))
+}
+
+fn read_error(name: &str, e: std::io::Error) -> anyhow::Error {
+    fail(Status::Usage, format!("{name}: read error: {e}"))
+}
+
+impl Scan {
+    fn new(tracker: FinalTracker) -> Scan {
+        Scan {
+            tracker,
+            malformed: Malformed::default(),
         }
     }
-    Ok(Outcome {
-        answer: total.tracker.answer(),
-        malformed: total.malformed,
-    })
+
+    fn finish(self) -> Outcome {
+        Outcome {
+            answer: self.tracker.answer(),
+            malformed: self.malformed,
+        }
+    }
 }

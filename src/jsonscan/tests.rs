@@ -138,6 +138,38 @@ fn special_bytes_are_found_in_every_lane() {
 }
 
 #[test]
+fn duplicate_keys_let_the_last_one_win() {
+    let s = br#"{"isDelta":true,"isDelta":false,"graphPath":["final"],"graphPath":null,"content":"a","content":null,"role":"x","role":"assistant"}"#;
+    let f = scan_frame(s).unwrap();
+    assert!(!f.is_delta);
+    assert_eq!(f.graph_path, None);
+    assert_eq!(f.content, None);
+    assert_eq!(text(s, f.role).as_deref(), Some("assistant"));
+}
+
+#[test]
+fn what_the_scanner_accepts_serde_can_read_at_the_depth_limit() {
+    for depth in [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
+        // `depth` containers in all: the object and depth-1 arrays, the innermost empty.
+        let line = format!(
+            "{{\"a\":{}{}}}",
+            "[".repeat(depth - 1),
+            "]".repeat(depth - 1)
+        );
+        assert_eq!(
+            check_object(line.as_bytes()).is_ok(),
+            depth <= MAX_DEPTH,
+            "depth {depth}"
+        );
+        assert_eq!(
+            check_object(line.as_bytes()).is_ok(),
+            serde_accepts(line.as_bytes()),
+            "depth {depth}"
+        );
+    }
+}
+
+#[test]
 fn depth_is_bounded() {
     let deep = format!(
         "{{\"a\":{}{}}}",

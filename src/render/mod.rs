@@ -129,7 +129,18 @@ pub fn write_document(
 
 /// Print a warning on stderr.
 pub fn warn(message: impl std::fmt::Display) {
-    eprintln!("analyst: warning: {message}");
+    diag(format_args!("analyst: warning: {message}"));
+}
+
+/// Print an error on stderr (the run may go on).
+pub fn error(message: impl std::fmt::Display) {
+    diag(format_args!("analyst: {message}"));
+}
+
+/// Write one line of diagnostics to stderr. Unlike `eprintln!`, a closed stderr is not a panic:
+/// diagnostics are best effort, and the exit status still tells what happened.
+pub fn diag(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 #[cfg(test)]
