@@ -157,7 +157,13 @@ impl Resolver {
     pub fn common(&self, g: &crate::cli::GlobalArgs) -> Result<Common> {
         let timeout = |flag: &str, v: &Option<String>| -> Result<Option<Duration>> {
             v.as_deref()
-                .map(|s| parse_duration(s).map_err(|e| usage(format!("{flag} {s:?}: {e}"))))
+                .map(|s| match parse_duration(s) {
+                    Ok(d) if d.is_zero() => {
+                        Err(usage(format!("{flag} {s:?}: must be greater than zero")))
+                    }
+                    Ok(d) => Ok(d),
+                    Err(e) => Err(usage(format!("{flag} {s:?}: {e}"))),
+                })
                 .transpose()
         };
         Ok(Common {
@@ -208,6 +214,16 @@ impl Resolver {
                  (or set ANALYST_CHAT_URL, or chat_url in a config profile)",
             ));
         };
+        for level in &levels {
+            for (value, origin) in [&level.url, &level.base, &level.account, &level.agent]
+                .into_iter()
+                .flatten()
+            {
+                if value.trim().is_empty() {
+                    return Err(usage(format!("{origin} is empty")));
+                }
+            }
+        }
         if let Some((url, origin)) = &levels[top].url {
             return endpoint_from_url(url, origin);
         }
@@ -392,11 +408,12 @@ impl Level {
 }
 
 fn parse_http_url(s: &str, origin: &str) -> Result<Url> {
-    let url =
-        Url::parse(s.trim()).map_err(|e| usage(format!("{origin} {s:?} is not a URL: {e}")))?;
+    let url = Url::parse(s.trim())
+        .map_err(|e| usage(format!("{origin} is not a URL ({e}): {}", redact_url(s))))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(usage(format!(
-            "{origin} {s:?} must be an http or https URL"
+            "{origin} {} must be an http or https URL",
+            redact_url(s)
         )));
     }
     if !url.username().is_empty() || url.password().is_some() {
@@ -405,6 +422,26 @@ fn parse_http_url(s: &str, origin: &str) -> Result<Url> {
         )));
     }
     Ok(url)
+}
+
+/// A URL as it may appear in messages: no password, no query values (either may be a secret).
+pub fn redact_url(s: &str) -> String {
+    match Url::parse(s.trim()) {
+        Ok(mut url) => {
+            if url.password().is_some() {
+                let _ = url.set_password(Some("***"));
+            }
+            if url.query().is_some() {
+                url.set_query(Some("***"));
+            }
+            url.to_string()
+        }
+        // Unparseable: show only what cannot hold credentials.
+        Err(_) if s.contains('@') || s.contains('?') => {
+            "(not shown: it may hold credentials)".to_owned()
+        }
+        Err(_) => format!("{s:?}"),
+    }
 }
 
 /// The stream and abort URLs from a full chat URL, which must end in `/chat/stream-chat-state`.
@@ -416,7 +453,8 @@ pub fn endpoint_from_url(s: &str, origin: &str) -> Result<ChatEndpoint> {
         .ends_with("/chat/stream-chat-state")
     {
         return Err(usage(format!(
-            "{origin} {s:?} must end in /chat/stream-chat-state (copy the agent's Chat API URL)"
+            "{origin} {} must end in /chat/stream-chat-state (copy the agent's Chat API URL)",
+            redact_url(s)
         )));
     }
     let mut abort = stream.clone();
@@ -449,15 +487,35 @@ fn split_chat_url(s: &str) -> Option<(String, String, String)> {
     ))
 }
 
-/// The SCIM root: as given when its path ends in `/scim/v2`, else with `/api/scim/v2` appended.
+/// The SCIM root: as given when its path ends in `/scim/v2` (any case; a trailing `/Users...`
+/// pasted along is dropped), else with `/api/scim/v2` appended. No query or fragment.
 pub fn scim_root(s: &str, origin: &str) -> Result<Url> {
     let mut url = parse_http_url(s, origin)?;
-    let path = url.path().trim_end_matches('/').to_owned();
-    if path.ends_with("/scim/v2") {
-        url.set_path(&path);
-    } else {
-        url.set_path(&format!("{path}/api/scim/v2"));
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(usage(format!(
+            "{origin} must not have a query or fragment: {}",
+            redact_url(s)
+        )));
     }
+    let mut segs: Vec<String> = url
+        .path_segments()
+        .map(|p| p.filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default();
+    if let Some(users) = segs.iter().rposition(|s| s.eq_ignore_ascii_case("users")) {
+        if users >= 2
+            && segs[users - 2].eq_ignore_ascii_case("scim")
+            && segs[users - 1].eq_ignore_ascii_case("v2")
+        {
+            segs.truncate(users);
+        }
+    }
+    let is_root = segs.len() >= 2
+        && segs[segs.len() - 2].eq_ignore_ascii_case("scim")
+        && segs[segs.len() - 1].eq_ignore_ascii_case("v2");
+    if !is_root {
+        segs.extend(["api", "scim", "v2"].map(str::to_owned));
+    }
+    url.set_path(&segs.join("/"));
     Ok(url)
 }
 

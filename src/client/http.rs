@@ -20,10 +20,12 @@ pub struct Http {
 }
 
 /// Redirects are followed only within the same origin (scheme, host, port), so neither an API
-/// key nor a token is ever sent to another host; any other redirect comes back as the 3xx.
+/// key nor a token is ever sent to another host, and only 307/308, which keep the method and
+/// body (a 301/302/303 would turn a POST or PATCH into a body-less GET). Any other redirect
+/// comes back as the 3xx, and the error names where it pointed.
 fn same_origin_redirects() -> redirect::Policy {
     redirect::Policy::custom(|attempt| {
-        if attempt.previous().len() >= 5 {
+        if attempt.previous().len() >= 5 || !matches!(attempt.status().as_u16(), 307 | 308) {
             return attempt.stop();
         }
         let first = &attempt.previous()[0];
@@ -127,11 +129,11 @@ impl RequestLog {
             return;
         }
         if verbose == 1 {
-            eprintln!("> {} {}", self.method, self.url);
+            crate::render::diag(format_args!("> {} {}", self.method, self.url));
             return;
         }
         for line in self.render().lines() {
-            eprintln!("> {line}");
+            crate::render::diag(format_args!("> {line}"));
         }
     }
 }
@@ -152,6 +154,20 @@ pub fn log_response(verbose: u8, status: reqwest::StatusCode, headers: &HeaderMa
             eprintln!("< {k}: {shown}");
         }
     }
+}
+
+/// Whether a header's value must not be shown: marked sensitive, or by its name a credential.
+pub fn is_secret_header(name: &str, value: &HeaderValue) -> bool {
+    value.is_sensitive()
+        || matches!(
+            name.to_ascii_lowercase().as_str(),
+            "authorization"
+                | "proxy-authorization"
+                | "x-cube-auth-token"
+                | "cookie"
+                | "set-cookie"
+                | "x-api-key"
+        )
 }
 
 /// A header value that carries a secret: marked sensitive so it is masked everywhere.
@@ -198,6 +214,7 @@ pub fn error_for_status(what: &str, status: reqwest::StatusCode, body: &[u8]) ->
     let code = status.as_u16();
     let mut exit = Status::from_http(code);
     let hint = match code {
+        300..=399 => " (a redirect that was not followed: credentials only go to the URL given; use the URL it points to)",
         401 => " (check the API key)",
         403 => " (permission refused)",
         404 => " (check the URL, account, agent or id)",

@@ -395,33 +395,39 @@ pub fn tool_error(result: &Value) -> Option<String> {
     }
 }
 
-/// Recognise a tool by the shape of its (parsed) input and result.
+/// Recognise a tool by the shape of its (parsed) result first, which is unambiguous, then of
+/// its input (a meta tool may take `{"query": ...}` too).
 pub fn classify(input: &Value, result: Option<&Value>) -> Tool {
     let has = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).is_some();
-    let input_obj = Some(input);
-    if has(input_obj, "sqlQuery")
-        || has(input_obj, "query")
-        || has(result, "schema")
+    let sql = || Tool::Sql {
+        input: Box::new(serde_json::from_value(input.clone()).unwrap_or_default()),
+        result: result
+            .and_then(|r| serde_json::from_value(r.clone()).ok())
+            .map(Box::new),
+    };
+    let meta = || Tool::Meta {
+        search: input
+            .get("searchQuery")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        result: result.and_then(|r| serde_json::from_value(r.clone()).ok()),
+    };
+    if has(result, "cubes") {
+        return meta();
+    }
+    if has(result, "schema")
         || has(result, "sqlQuery")
         || result
             .and_then(|r| r.get("data"))
             .is_some_and(Value::is_array)
     {
-        return Tool::Sql {
-            input: Box::new(serde_json::from_value(input.clone()).unwrap_or_default()),
-            result: result
-                .and_then(|r| serde_json::from_value(r.clone()).ok())
-                .map(Box::new),
-        };
+        return sql();
     }
-    if has(input_obj, "searchQuery") || has(result, "cubes") {
-        return Tool::Meta {
-            search: input
-                .get("searchQuery")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            result: result.and_then(|r| serde_json::from_value(r.clone()).ok()),
-        };
+    if has(Some(input), "searchQuery") {
+        return meta();
+    }
+    if has(Some(input), "sqlQuery") || has(Some(input), "query") {
+        return sql();
     }
     Tool::Other
 }
@@ -485,6 +491,14 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(classify(&json!({"x": 1}), None), Tool::Other));
+        let cubes = json!({"cubes": [{"name": "orders"}]});
+        assert!(
+            matches!(
+                classify(&json!({"query": "revenue"}), Some(&cubes)),
+                Tool::Meta { .. }
+            ),
+            "the result decides"
+        );
         let failed = parse_result(&json!("{\"error\":\"Error: BadRequestError: Bad branch\"}"));
         assert_eq!(
             tool_error(&failed).as_deref(),

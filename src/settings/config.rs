@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 pub struct Config {
     /// The profile used when none is named.
     pub default_profile: Option<String>,
-    /// Profiles by name.
-    #[serde(default)]
+    /// Profiles by name (an empty profile, `prod:` alone, is allowed).
+    #[serde(default, deserialize_with = "profiles")]
     pub profiles: BTreeMap<String, Profile>,
 }
 
@@ -26,6 +26,7 @@ pub struct Profile {
     /// Base URL.
     pub base_url: Option<String>,
     /// Account name.
+    #[serde(default, deserialize_with = "string_or_number")]
     pub account: Option<String>,
     /// Agent id.
     #[serde(default, deserialize_with = "string_or_number")]
@@ -54,13 +55,18 @@ fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Str
     Ok(match Option::<serde_yaml::Value>::deserialize(d)? {
         Some(serde_yaml::Value::String(s)) => Some(s),
         Some(serde_yaml::Value::Number(n)) => Some(n.to_string()),
-        Some(_) => {
-            return Err(serde::de::Error::custom(
-                "agent must be a string or a number",
-            ))
-        }
+        Some(_) => return Err(serde::de::Error::custom("expected a string or a number")),
         None => None,
     })
+}
+
+fn profiles<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Profile>, D::Error> {
+    let raw = Option::<BTreeMap<String, Option<Profile>>>::deserialize(d)?;
+    Ok(raw
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, v.unwrap_or_default()))
+        .collect())
 }
 
 impl Config {

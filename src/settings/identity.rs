@@ -82,6 +82,11 @@ impl Level {
         };
         serde_json::from_value::<SessionSettings>(doc.clone())
             .map_err(|e| usage(format!("{origin}: {e}")))?;
+        // A document that names an id replaces the identity of the documents below it.
+        if map.contains_key(EXTERNAL) || map.contains_key(INTERNAL) {
+            self.fields.remove(EXTERNAL);
+            self.fields.remove(INTERNAL);
+        }
         for (k, v) in map {
             self.set(k, v.clone(), &format!("{origin} ({k})"));
         }
@@ -158,16 +163,14 @@ fn flag_level(flags: &IdentityFlags, body_session: Option<&Value>) -> Result<Lev
     }
     if let Some(ttl) = &flags.user_ttl {
         let d = parse_duration(ttl).map_err(|e| usage(format!("--user-ttl {ttl:?}: {e}")))?;
-        if d.as_secs() == 0 {
+        // Whole seconds on the wire: a fraction rounds up, never down to nothing.
+        let secs = d.as_secs_f64().ceil() as u64;
+        if secs == 0 {
             return Err(usage(format!(
                 "--user-ttl {ttl:?}: must be at least one second"
             )));
         }
-        level.set(
-            "ephemeralTtlSeconds",
-            Value::from(d.as_secs()),
-            "--user-ttl",
-        );
+        level.set("ephemeralTtlSeconds", Value::from(secs), "--user-ttl");
     }
     Ok(level)
 }

@@ -6,27 +6,43 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-/// A secret value. Its `Debug` and `Display` print `***`; only [`Secret::expose`] reveals it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+/// A secret value and where it came from. Its `Debug` and `Display` print `***`; only
+/// [`Secret::expose`] reveals it.
+#[derive(Clone)]
+pub struct Secret {
+    value: String,
+    origin: String,
+}
+
+impl PartialEq for Secret {
+    fn eq(&self, other: &Secret) -> bool {
+        self.value == other.value
+    }
+}
+
+impl Eq for Secret {}
 
 impl Secret {
     /// Wrap a value read from `origin` (named in errors); surrounding white space is dropped.
     pub fn new(value: String, origin: &str) -> Result<Secret> {
-        let trimmed = value.trim();
+        let trimmed = value.trim_start_matches('\u{FEFF}').trim();
         if trimmed.is_empty() {
             return Err(usage(format!("{origin} is empty")));
         }
         if trimmed.contains(['\n', '\r']) {
             return Err(usage(format!("{origin} holds more than one line")));
         }
-        Ok(Secret(trimmed.to_owned()))
+        Ok(Secret {
+            value: trimmed.to_owned(),
+            origin: origin.to_owned(),
+        })
     }
 
     /// Read a secret from a file, or stdin for `-`.
     pub fn from_file(path: &Path, flag: &str) -> Result<Secret> {
         let mut text = String::new();
         let read = if path.as_os_str() == "-" {
+            super::source::claim_stdin(flag)?;
             std::io::stdin().read_to_string(&mut text).map(|_| ())
         } else {
             std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text).map(|_| ()))
@@ -54,7 +70,12 @@ impl Secret {
 
     /// The value, for the one place that sends it.
     pub fn expose(&self) -> &str {
-        &self.0
+        &self.value
+    }
+
+    /// Where the secret came from (a flag and file, a variable, a config key), for messages.
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 }
 

@@ -57,10 +57,27 @@ pub fn read_document(flag: &str, value: &str) -> Result<Value> {
     }
 }
 
+/// Take stdin for `what` (a flag, or the message). Stdin can be read once: a second option
+/// that asks for it would only see its end, so it is refused, naming both.
+pub fn claim_stdin(what: &str) -> Result<()> {
+    static OWNER: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+    let mut owner = OWNER.lock().unwrap_or_else(|e| e.into_inner());
+    match owner.as_deref() {
+        Some(first) if first != what => Err(usage(format!(
+            "{what} and {first} both ask for stdin (-); only one can read it"
+        ))),
+        _ => {
+            *owner = Some(what.to_owned());
+            Ok(())
+        }
+    }
+}
+
 /// Read text from a file, or stdin for `-`; errors name the flag and the path (exit 2).
 pub fn read_text_source(flag: &str, path: &str) -> Result<String> {
     let mut text = String::new();
     let result = if path == "-" {
+        claim_stdin(flag)?;
         std::io::stdin().read_to_string(&mut text).map(|_| ())
     } else {
         let p = Path::new(path);

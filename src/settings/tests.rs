@@ -122,7 +122,7 @@ fn bad_chat_urls_are_refused() {
             "https://x/chat/other",
             "must end in /chat/stream-chat-state",
         ),
-        ("not a url", "not a URL"),
+        ("not a url", "is not a URL"),
         ("https://u:p@x/chat/stream-chat-state", "credentials"),
     ] {
         let flags = ServiceFlags {
@@ -137,6 +137,19 @@ fn bad_chat_urls_are_refused() {
     }
     let err = err_text(r.chat_endpoint(&ServiceFlags::default()).unwrap_err());
     assert!(err.contains("no chat URL"), "{err}");
+    let flags = ServiceFlags {
+        url: Some("https://x/chat/other?key=sk-secret".into()),
+        ..Default::default()
+    };
+    let err = err_text(r.chat_endpoint(&flags).unwrap_err());
+    assert!(!err.contains("sk-secret"), "{err}");
+    let flags = ServiceFlags {
+        base_url: Some("https://x".into()),
+        account: Some(" ".into()),
+        agent: Some("1".into()),
+        ..Default::default()
+    };
+    assert!(err_text(r.chat_endpoint(&flags).unwrap_err()).contains("--account is empty"));
     // Deployment URLs are accepted too.
     let flags = ServiceFlags {
         url: Some(
@@ -404,6 +417,53 @@ fn flags_override_the_session_document() {
     );
     assert_eq!(s.is_ephemeral, Some(false));
     assert_eq!(s.ephemeral_ttl_seconds, Some(7200));
+}
+
+#[test]
+fn a_session_document_replaces_the_body_identity() {
+    let (_d, r) = resolver("", None, &[]);
+    let body = serde_json::json!({"internalId": "ann@example.com", "email": "ann@example.com"});
+    let flags = IdentityFlags {
+        session: Some(r#"{"externalId":"bot"}"#.into()),
+        ..Default::default()
+    };
+    let s = r.identity(&flags, Some(&body), true).unwrap();
+    assert_eq!(s.external_id.as_deref(), Some("bot"));
+    assert_eq!(s.internal_id, None);
+    assert_eq!(s.email.as_deref(), Some("ann@example.com"));
+}
+
+#[test]
+fn durations_must_be_positive() {
+    let (_d, r) = resolver("", None, &[]);
+    let g = crate::cli::GlobalArgs {
+        idle_timeout: Some("0".into()),
+        ..Default::default()
+    };
+    assert!(err_text(r.common(&g).unwrap_err())
+        .contains("--idle-timeout \"0\": must be greater than zero"));
+    let s = id(
+        &r,
+        IdentityFlags {
+            external_id: Some("a".into()),
+            user_ttl: Some("1.5s".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(s.ephemeral_ttl_seconds, Some(2));
+}
+
+#[test]
+fn empty_profiles_and_numeric_names_are_fine() {
+    let (_d, r) = resolver("default_profile: p\nprofiles:\n  p:\n  q: {account: 123, agent: 4, base_url: 'http://h'}\n", Some("q"), &[]);
+    let ep = r.chat_endpoint(&ServiceFlags::default()).unwrap();
+    assert_eq!(
+        ep.stream.as_str(),
+        "http://h/api/v1/public/123/agents/4/chat/stream-chat-state"
+    );
+    let (_d, r) = resolver("default_profile: p\nprofiles:\n  p:\n", None, &[]);
+    assert_eq!(r.profile_name.as_deref(), Some("p"));
 }
 
 #[test]
