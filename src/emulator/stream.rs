@@ -61,6 +61,9 @@ impl Conn {
             return None;
         }
         if self.faults.drop_after == Some(self.written) {
+            // Let hyper flush the lines already queued (it flushes when the body is pending);
+            // otherwise they would be lost with the connection and the client see fewer.
+            tokio::task::yield_now().await;
             // An error from the body makes hyper cut the connection without the final chunk,
             // which is what a client sees when a proxy or network drops it.
             self.finished = true;
