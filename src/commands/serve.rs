@@ -145,7 +145,10 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
     let attributes = if r.attributes.is_empty() {
         "none (the model has no row-level security)".to_owned()
     } else {
-        r.attributes.join(", ")
+        format!(
+            "{} (sessionSettings.userAttributes, --attr NAME=VALUE)",
+            r.attributes.join(", ")
+        )
     };
     writeln!(out, "analyst emulator listening on {}", r.addr)?;
     writeln!(out)?;
@@ -154,15 +157,12 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
     writeln!(out, "  API key       {}", r.api_key)?;
     writeln!(out, "  SCIM token    {}", r.scim_token)?;
     writeln!(out, "  Token auth    {} (X-Cube-Auth-Token for externalId demo-user; signatures are not checked)", r.token)?;
+    writeln!(out, "  SCIM users    {}", users.join(", "))?;
     writeln!(
         out,
-        "  SCIM users    {} (use as --internal-id)",
-        users.join(", ")
+        "                (internal users: --internal-id USERNAME)"
     )?;
-    writeln!(
-        out,
-        "  Attributes    {attributes} (sessionSettings.userAttributes, --attr NAME=VALUE)"
-    )?;
+    writeln!(out, "  Attributes    {attributes}")?;
     if !args.faults.is_empty() {
         writeln!(out, "  Faults        {}", args.faults.join("  "))?;
     }
