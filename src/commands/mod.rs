@@ -2,6 +2,7 @@
 
 pub mod completions;
 mod extract_final;
+mod serve;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::exit::Status;
@@ -53,6 +54,7 @@ pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
     match cli.command {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
+        Command::Serve(args) => serve::run(&ctx, args),
         // Filled in as each command lands (issues 4, 5, 6); refused cleanly until then.
         other => Err(crate::exit::usage(format!(
             "{other:?} is not available in this build"

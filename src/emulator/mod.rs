@@ -20,3 +20,19 @@ pub mod sqlgen;
 pub mod text;
 pub mod timeparse;
 pub mod warehouse;
+
+// The HTTP side (`analyst serve`): routes, threads and streams, users, SCIM, faults, clock.
+pub mod auth;
+mod chat;
+pub mod clock;
+pub mod faults;
+mod reply;
+mod scim;
+mod scim_patch;
+mod scim_routes;
+pub mod server;
+mod stream;
+mod threads;
+mod turn;
+mod users;
+mod validate;
