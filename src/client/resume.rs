@@ -7,7 +7,7 @@
 
 use super::chat::ChatClient;
 use super::stream::{read_body, Ended, Framed, Lines};
-use super::tracker::{Sink, Tracker};
+use super::tracker::{Feed, Sink, Tracker};
 use crate::exit::{fail, status_of, Status};
 use crate::protocol::thread::last_answer;
 use crate::protocol::{ChatRequest, Frame, FrameKind};
@@ -30,24 +30,6 @@ pub struct Plan {
     pub backoff: Duration,
 }
 
-/// Feeds a connection's lines to the tracker and on to the sink.
-struct Conn<'a> {
-    tracker: &'a mut Tracker,
-    sink: &'a mut dyn Sink,
-}
-
-impl Lines for Conn<'_> {
-    fn line(&mut self, raw: &[u8], text: &[u8]) -> Result<()> {
-        self.tracker.line(raw, text, self.sink)
-    }
-    fn chunk_done(&mut self) -> Result<()> {
-        self.sink.chunk_done()
-    }
-    fn waiting(&mut self, quiet: bool) {
-        self.sink.waiting(quiet)
-    }
-}
-
 /// Run one turn: send the message, stream the answer into `sink`, and recover from drops.
 /// Failures the stream reports are left in `tracker` for the caller to turn into a status;
 /// errors returned are HTTP or output failures.
@@ -64,7 +46,7 @@ pub async fn converse(
         let opened = client.open(&request, "chat").await;
         let ended = match opened {
             Ok(mut response) => {
-                let mut conn = Conn {
+                let mut conn = Feed {
                     tracker: &mut *tracker,
                     sink: &mut *sink,
                 };

@@ -4,6 +4,7 @@
 //! The same tracker serves a live stream (one or more connections) and a replayed `--save`
 //! file, so that both end with the same exit status.
 
+use super::stream::Lines;
 use crate::answer::FinalTracker;
 use crate::exit::{fail, Status};
 use crate::protocol::{Frame, FrameKind};
@@ -28,6 +29,26 @@ pub trait Sink {
     }
 }
 
+/// Feeds lines to a tracker and on to a sink (a connection's body, or a saved stream).
+pub struct Feed<'a> {
+    /// The run's tracker.
+    pub tracker: &'a mut Tracker,
+    /// Where shown lines go.
+    pub sink: &'a mut dyn Sink,
+}
+
+impl Lines for Feed<'_> {
+    fn line(&mut self, raw: &[u8], text: &[u8]) -> Result<()> {
+        self.tracker.line(raw, text, self.sink)
+    }
+    fn chunk_done(&mut self) -> Result<()> {
+        self.sink.chunk_done()
+    }
+    fn waiting(&mut self, quiet: bool) {
+        self.sink.waiting(quiet)
+    }
+}
+
 /// A failure the stream itself reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamError {
@@ -42,6 +63,8 @@ pub struct StreamError {
 pub struct Tracker {
     /// The thread id, once `__cutoff__` said it.
     pub chat_id: Option<String>,
+    /// The user's message id, from its echo.
+    pub message_id: Option<String>,
     /// The final-answer rule over the frames shown.
     pub answer: FinalTracker,
     /// The answer taken from the thread's state after a drop, when the turn had finished.
@@ -75,6 +98,7 @@ impl Tracker {
     pub fn new() -> Tracker {
         Tracker {
             chat_id: None,
+            message_id: None,
             answer: FinalTracker::new(false),
             state_answer: None,
             usage: None,
@@ -108,6 +132,7 @@ impl Tracker {
             if self.cutoff_seen {
                 // A second `__cutoff__` opens a resumed connection (in a saved stream too).
                 self.resumed = true;
+                self.suspended = None;
                 return Ok(());
             }
             self.cutoff_seen = true;
@@ -127,6 +152,9 @@ impl Tracker {
                         sink.chat_id(id)?;
                     }
                 }
+            }
+            FrameKind::UserEcho if self.message_id.is_none() => {
+                self.message_id = f.id.clone();
             }
             FrameKind::State => self.ended = true,
             FrameKind::Usage => {
