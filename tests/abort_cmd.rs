@@ -15,7 +15,10 @@ fn abort_cmd(home: &std::path::Path, server: &Server) -> assert_cmd::Command {
 #[test]
 fn abort_posts_to_the_abort_url_with_the_identity() {
     let home = tempfile::tempdir().unwrap();
-    let server = Server::start(|_, _| Reply { status: 204, parts: vec![] });
+    let server = Server::start(|_, _| Reply {
+        status: 204,
+        parts: vec![],
+    });
     abort_cmd(home.path(), &server)
         .args(["--chat-id", "c1"])
         .assert()
@@ -39,7 +42,10 @@ fn refusals_say_what_happened() {
         .assert()
         .code(3);
     let stderr = text(&out.get_output().stderr);
-    assert!(stderr.contains("not yours") && stderr.contains("Not your thread"), "{stderr}");
+    assert!(
+        stderr.contains("not yours") && stderr.contains("Not your thread"),
+        "{stderr}"
+    );
     let missing = Server::start(|_, _| Reply::status(404, ""));
     let out = abort_cmd(home.path(), &missing)
         .args(["--chat-id", "c1"])

@@ -21,12 +21,33 @@ fn every_flag_lands_in_the_body() {
     let server = Server::always(happy(MID));
     chat(home.path(), &server)
         .args([
-            "--chat-id", "c9", "--branch", "dev", "--default-branch",
-            "--email", "bot@example.com", "--attr", "region=EU", "--attr", "tier=a=b",
-            "--group", "g1", "--role", "r1", "--security-context", r#"{"team":"x"}"#,
-            "--timezone", "Europe/Berlin", "--persist-user", "--user-ttl", "2h",
-            "--image", image.to_str().unwrap(),
-            "Top", "5", "categories",
+            "--chat-id",
+            "c9",
+            "--branch",
+            "dev",
+            "--default-branch",
+            "--email",
+            "bot@example.com",
+            "--attr",
+            "region=EU",
+            "--attr",
+            "tier=a=b",
+            "--group",
+            "g1",
+            "--role",
+            "r1",
+            "--security-context",
+            r#"{"team":"x"}"#,
+            "--timezone",
+            "Europe/Berlin",
+            "--persist-user",
+            "--user-ttl",
+            "2h",
+            "--image",
+            image.to_str().unwrap(),
+            "Top",
+            "5",
+            "categories",
         ])
         .assert()
         .success();
@@ -49,8 +70,14 @@ fn every_flag_lands_in_the_body() {
         })
     );
     let seen = server.seen();
-    assert_eq!(seen[0].header("authorization"), Some("Api-Key sk-test-secret"));
-    assert_eq!(seen[0].path, "/api/v1/public/acme/agents/3/chat/stream-chat-state");
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some("Api-Key sk-test-secret")
+    );
+    assert_eq!(
+        seen[0].path,
+        "/api/v1/public/acme/agents/3/chat/stream-chat-state"
+    );
 }
 
 #[test]
@@ -88,7 +115,10 @@ fn message_ids_are_generated_when_absent() {
     let body = sent(&server);
     let id = body["messageId"].as_str().unwrap();
     let digits = id.strip_suffix("-message").unwrap();
-    assert!(digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()), "{id}");
+    assert!(
+        digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()),
+        "{id}"
+    );
     assert_eq!(body["input"], "Question from stdin");
     assert_eq!(body["sessionSettings"]["externalId"], "env-user");
 }
@@ -114,9 +144,15 @@ fn profiles_supply_url_key_and_identity() {
         .success()
         .stdout("Books lead.\n");
     let seen = server.seen();
-    assert_eq!(seen[0].header("authorization"), Some("Api-Key sk-from-profile"));
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some("Api-Key sk-from-profile")
+    );
     assert_eq!(seen[0].body["sessionSettings"]["externalId"], "ci-bot");
-    assert_eq!(seen[0].body["sessionSettings"]["userAttributes"][0]["value"], "EU");
+    assert_eq!(
+        seen[0].body["sessionSettings"]["userAttributes"][0]["value"],
+        "EU"
+    );
 }
 
 #[test]
@@ -142,14 +178,35 @@ fn identity_and_input_errors_exit_2_before_sending() {
         (vec!["Top?"], "no identity"),
         (vec!["--external-id", "Bob", "Top?"], "lowercase"),
         (vec!["--external-id", "a b", "Top?"], "spaces"),
-        (vec!["--internal-id", "a@b.c", "--group", "g", "Top?"], "--group"),
-        (vec!["--external-id", "a", "--internal-id", "a@b.c", "Top?"], "not both"),
-        (vec!["--external-id", "a", "--attr", "novalue", "Top?"], "--attr"),
-        (vec!["--external-id", "a", "--message-id", "12-message", "Top?"], "--message-id"),
-        (vec!["--external-id", "a", "--image", "x.bmp", "Top?"], "--image"),
-        (vec!["--external-id", "a", "--image", "missing.png", "Top?"], "--image"),
+        (
+            vec!["--internal-id", "a@b.c", "--group", "g", "Top?"],
+            "--group",
+        ),
+        (
+            vec!["--external-id", "a", "--internal-id", "a@b.c", "Top?"],
+            "not both",
+        ),
+        (
+            vec!["--external-id", "a", "--attr", "novalue", "Top?"],
+            "--attr",
+        ),
+        (
+            vec!["--external-id", "a", "--message-id", "12-message", "Top?"],
+            "--message-id",
+        ),
+        (
+            vec!["--external-id", "a", "--image", "x.bmp", "Top?"],
+            "--image",
+        ),
+        (
+            vec!["--external-id", "a", "--image", "missing.png", "Top?"],
+            "--image",
+        ),
         (vec!["--external-id", "a"], "no message"),
-        (vec!["--external-id", "a", "--body", "{oops", "Top?"], "--body"),
+        (
+            vec!["--external-id", "a", "--body", "{oops", "Top?"],
+            "--body",
+        ),
     ];
     for (args, words) in cases {
         let out = analyst(home.path())
@@ -173,7 +230,10 @@ fn dry_run_and_verbose_never_show_the_key() {
         .assert()
         .success();
     let stdout = text(&out.get_output().stdout);
-    assert!(stdout.starts_with(&format!("POST {}\n", server.url())), "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("POST {}\n", server.url())),
+        "{stdout}"
+    );
     assert!(stdout.contains("authorization: ***"), "{stdout}");
     assert!(stdout.contains(r#""input": "Top?""#), "{stdout}");
     assert!(!stdout.contains("sk-test-secret"));
@@ -199,7 +259,10 @@ fn continue_uses_the_last_thread_of_the_profile() {
         .code(2);
     assert!(text(&out.get_output().stderr).contains("--continue: no thread remembered"));
     chat(home.path(), &server).arg("First").assert().success();
-    chat(home.path(), &server).args(["--continue", "Again?"]).assert().success();
+    chat(home.path(), &server)
+        .args(["--continue", "Again?"])
+        .assert()
+        .success();
     let seen = server.seen();
     assert!(seen[0].body.get("chatId").is_none());
     assert_eq!(seen[1].body["chatId"], "c1");

@@ -11,7 +11,10 @@ fn interrupt(extra: &[&str]) -> (Server, std::process::Output) {
     let home = tempfile::tempdir().unwrap();
     let server = Server::start(|req, _| {
         if req.is_abort() {
-            Reply { status: 204, parts: vec![] }
+            Reply {
+                status: 204,
+                parts: vec![],
+            }
         } else {
             Reply::lines(&[cutoff("c7", true), delta("a1", 1, "Books ")]).then_stall()
         }
@@ -21,7 +24,15 @@ fn interrupt(extra: &[&str]) -> (Server, std::process::Output) {
         .env("HOME", home.path())
         .env("XDG_STATE_HOME", home.path().join("state"))
         .env("ANALYST_API_KEY", "k")
-        .args(["chat", "--url", &server.url(), "--external-id", "bot", "-o", "ndjson"])
+        .args([
+            "chat",
+            "--url",
+            &server.url(),
+            "--external-id",
+            "bot",
+            "-o",
+            "ndjson",
+        ])
         .args(extra)
         .arg("Top?")
         .stdout(Stdio::piped())

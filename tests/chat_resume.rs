@@ -147,13 +147,24 @@ fn a_drop_before_the_thread_id_cannot_be_resumed() {
 }
 
 fn suspends_once() -> Server {
-    let suspended: String = serde_json::json!({"id":"__suspended__","type":"suspend","code":"chat_suspended",
-        "retryable":true,"messageId":MID,"error":"Chat suspended"}).to_string();
+    let suspended: String =
+        serde_json::json!({"id":"__suspended__","type":"suspend","code":"chat_suspended",
+        "retryable":true,"messageId":MID,"error":"Chat suspended"})
+        .to_string();
     Server::start(move |_, earlier| {
         if earlier.is_empty() {
-            Reply::lines(&[cutoff("c1", true), delta("a1", 1, "Books "), suspended.clone()])
+            Reply::lines(&[
+                cutoff("c1", true),
+                delta("a1", 1, "Books "),
+                suspended.clone(),
+            ])
         } else {
-            Reply::lines(&[cutoff("c1", true), delta("a1", 2, "lead."), complete("a1", 3, "Books lead."), state("Books lead.")])
+            Reply::lines(&[
+                cutoff("c1", true),
+                delta("a1", 2, "lead."),
+                complete("a1", 3, "Books lead."),
+                state("Books lead."),
+            ])
         }
     })
 }
@@ -200,7 +211,15 @@ fn a_stalled_stream_is_a_drop() {
     let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(doc["final"], "Books lead.");
     let out = chat(home.path(), &stalls_once())
-        .args(["-o", "ndjson", "--idle-timeout", "300ms", "--retries", "0", "Top?"])
+        .args([
+            "-o",
+            "ndjson",
+            "--idle-timeout",
+            "300ms",
+            "--retries",
+            "0",
+            "Top?",
+        ])
         .assert()
         .code(6);
     assert!(text(&out.get_output().stderr).contains("no data for 300ms"));

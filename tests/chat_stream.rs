@@ -51,10 +51,7 @@ fn text_shows_tools_tables_answer_and_the_thread() {
     assert!(stdout.ends_with("Books lead.\n"), "{stdout}");
     assert_eq!(stdout.matches("Books lead.").count(), 1, "{stdout}");
     let stderr = text(&out.get_output().stderr);
-    assert!(
-        stderr.contains("analyst chat --chat-id c1"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("analyst chat --chat-id c1"), "{stderr}");
 }
 
 #[test]
@@ -173,7 +170,10 @@ fn save_then_replay_in_every_format_with_the_same_status() {
         .args(["-o", "final", "--save", saved.to_str().unwrap(), "Top?"])
         .assert()
         .success();
-    assert_eq!(std::fs::read_to_string(&saved).unwrap(), joined(&happy(MID)));
+    assert_eq!(
+        std::fs::read_to_string(&saved).unwrap(),
+        joined(&happy(MID))
+    );
     // No service is configured for the replay: nothing is contacted.
     analyst(home.path())
         .args(["chat", "-o", "final", "--replay", saved.to_str().unwrap()])
@@ -204,7 +204,16 @@ fn a_closed_stdout_ends_quietly() {
         .env_clear()
         .env("HOME", home.path())
         .env("ANALYST_API_KEY", "k")
-        .args(["chat", "--url", &server.url(), "--external-id", "bot", "-o", "ndjson", "Top?"])
+        .args([
+            "chat",
+            "--url",
+            &server.url(),
+            "--external-id",
+            "bot",
+            "-o",
+            "ndjson",
+            "Top?",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -47,7 +47,13 @@ fn table_json_and_yaml() {
         .assert()
         .success();
     let table = text(&out.get_output().stdout);
-    for words in ["sort", "Top categories?", "» dataSqlApi", "Books lead.", "final"] {
+    for words in [
+        "sort",
+        "Top categories?",
+        "» dataSqlApi",
+        "Books lead.",
+        "final",
+    ] {
         assert!(table.contains(words), "{words}: {table}");
     }
     let out = state_cmd(home.path(), &server)

@@ -189,9 +189,16 @@ impl Tracker {
             .as_ref()
             .and_then(|e| e.get("code"))
             .and_then(Value::as_i64);
-        let sounds_like_auth = ["api key", "api-key", "auth", "token", "forbidden", "permission"]
-            .iter()
-            .any(|w| lower.contains(w));
+        let sounds_like_auth = [
+            "api key",
+            "api-key",
+            "auth",
+            "token",
+            "forbidden",
+            "permission",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
         let status = if message.contains("Streaming for thread is in progress") {
             Status::Conflict
         } else if matches!(code, Some(401 | 403))
@@ -222,7 +229,10 @@ impl Tracker {
     /// How the run ends: `Ok` with an answer, else the error to exit with.
     pub fn outcome(&self) -> Result<()> {
         if let Some(e) = &self.error {
-            return Err(fail(e.status, format!("the service reported: {}", e.message)));
+            return Err(fail(
+                e.status,
+                format!("the service reported: {}", e.message),
+            ));
         }
         if let Some(s) = &self.suspended {
             return Err(fail(
@@ -319,7 +329,10 @@ mod tests {
         );
         assert_eq!(status(&[CUT, r#"{"error":"boom"}"#]), Status::Failure);
         assert_eq!(
-            status(&[CUT, r#"{"id":"__aborted__","type":"abort","error":"stopped"}"#]),
+            status(&[
+                CUT,
+                r#"{"id":"__aborted__","type":"abort","error":"stopped"}"#
+            ]),
             Status::Failure
         );
         assert_eq!(

@@ -94,7 +94,12 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         request.is_default_branch = Some(true);
     }
     if !args.images.is_empty() {
-        request.images = Some(args.images.iter().map(|p| image(p)).collect::<Result<_>>()?);
+        request.images = Some(
+            args.images
+                .iter()
+                .map(|p| image(p))
+                .collect::<Result<_>>()?,
+        );
     }
     request.session_settings = svc.identity.clone();
     if ctx.global.dry_run {
@@ -273,9 +278,9 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         // A live run would have resumed such a stream: with a complete answer it would have
         // succeeded; without one it is a lost connection.
         match tracker.answer.answer() {
-            Some(a) if !a.incomplete => {
-                warn(format!("{name}: the stream ends before __state__ (cut off?)"))
-            }
+            Some(a) if !a.incomplete => warn(format!(
+                "{name}: the stream ends before __state__ (cut off?)"
+            )),
             _ => tracker.lost = Some(format!("{name}: the stream ends before __state__")),
         }
     }

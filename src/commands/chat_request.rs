@@ -248,9 +248,10 @@ mod tests {
 
     #[test]
     fn body_keeps_unknown_fields_and_splits_the_session() {
-        let (req, session) =
-            body_request(Some(r#"{"input":"x","sessionSettings":{"externalId":"a"},"extra":1}"#))
-                .unwrap();
+        let (req, session) = body_request(Some(
+            r#"{"input":"x","sessionSettings":{"externalId":"a"},"extra":1}"#,
+        ))
+        .unwrap();
         assert_eq!(req.input.as_deref(), Some("x"));
         assert_eq!(req.extra["extra"], 1);
         assert_eq!(session.unwrap()["externalId"], "a");

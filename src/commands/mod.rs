@@ -64,6 +64,8 @@ pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
         Command::State(args) => state::run(&ctx, args),
         Command::Abort(args) => abort::run(&ctx, args),
         // Filled in as each command lands (issues 4, 5, 6); refused cleanly until then.
-        other => Err(crate::exit::usage(format!("{other:?} is not available in this build"))),
+        other => Err(crate::exit::usage(format!(
+            "{other:?} is not available in this build"
+        ))),
     }
 }

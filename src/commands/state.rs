@@ -23,7 +23,13 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
         "state",
     )?;
     let (mut request, body_session) = body_request(args.body.as_deref())?;
-    let svc = service(ctx, &args.service, &args.identity, body_session.as_ref(), None)?;
+    let svc = service(
+        ctx,
+        &args.service,
+        &args.identity,
+        body_session.as_ref(),
+        None,
+    )?;
     let chat_id = thread_id(ctx, &args.thread, svc.profile(), request.chat_id.take())?
         .ok_or_else(|| usage("state: which thread? pass --chat-id ID, or -c for the last one"))?;
     request.chat_id = Some(chat_id);
@@ -64,10 +70,16 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
         }
         out.out.flush()?;
         if let Some(e) = &tracker.error {
-            return Err(fail(e.status, format!("the service reported: {}", e.message)));
+            return Err(fail(
+                e.status,
+                format!("the service reported: {}", e.message),
+            ));
         }
         if let Ended::Lost(why) = ended {
-            return Err(fail(Status::Network, format!("state: connection lost: {why}")));
+            return Err(fail(
+                Status::Network,
+                format!("state: connection lost: {why}"),
+            ));
         }
         Ok(Status::Success)
     })

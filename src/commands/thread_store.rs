@@ -23,7 +23,10 @@ impl ThreadStore {
             .get("XDG_STATE_HOME")
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
-            .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".local/state")));
+            .or_else(|| {
+                env.get("HOME")
+                    .map(|h| PathBuf::from(h).join(".local/state"))
+            });
         ThreadStore {
             path: dir.map(|d| d.join("analyst").join("last-threads.json")),
         }

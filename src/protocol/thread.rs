@@ -48,7 +48,11 @@ fn state_message(entry: &Value) -> StateMessage {
         .get("role")
         .or_else(|| body.get("type"))
         .or_else(|| entry.get("role"))
-        .or_else(|| entry.get("type").filter(|t| t.as_str() != Some("constructor")))
+        .or_else(|| {
+            entry
+                .get("type")
+                .filter(|t| t.as_str() != Some("constructor"))
+        })
         .and_then(Value::as_str)
         .unwrap_or(class);
     let role = match word {

@@ -47,7 +47,9 @@ impl<W: Write> ChatRender for DocRender<W> {
         let Some(call) = &f.tool_call else {
             return Ok(());
         };
-        let key = f.id.clone().unwrap_or_else(|| format!("#{}", self.calls.len()));
+        let key =
+            f.id.clone()
+                .unwrap_or_else(|| format!("#{}", self.calls.len()));
         let index = *self.by_id.entry(key).or_insert_with(|| {
             self.calls.push(Call {
                 name: String::new(),

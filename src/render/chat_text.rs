@@ -293,19 +293,26 @@ mod tests {
 
     #[test]
     fn sql_tools_get_a_line_and_a_table() {
-        let result = serde_json::json!({"queryTitle":"Top","schema":[{"name":"cat"},{"name":"rev"}],
-            "data":[["Books","10"],["Toys","5"]],"totalRows":40}).to_string();
+        let result =
+            serde_json::json!({"queryTitle":"Top","schema":[{"name":"cat"},{"name":"rev"}],
+            "data":[["Books","10"],["Toys","5"]],"totalRows":40})
+            .to_string();
         let frame = serde_json::json!({"id":"t","role":"assistant","isInProcess":false,
             "toolCall":{"name":"dataSqlApi","input":{"sqlQuery":"SELECT cat,\n rev FROM t"},"result":result}}).to_string();
         let out = render(&[&frame], End::default());
-        assert!(out.starts_with("» dataSqlApi · Top · SELECT cat, rev FROM t · 2 of 40 rows shown\n"), "{out}");
+        assert!(
+            out.starts_with("» dataSqlApi · Top · SELECT cat, rev FROM t · 2 of 40 rows shown\n"),
+            "{out}"
+        );
         assert!(out.contains("Books"), "{out}");
     }
 
     #[test]
     fn an_answer_from_the_state_completes_the_printed_text() {
         let out = render(
-            &[r#"{"id":"m","role":"assistant","content":"Books lead","isDelta":true,"graphPath":["final"]}"#],
+            &[
+                r#"{"id":"m","role":"assistant","content":"Books lead","isDelta":true,"graphPath":["final"]}"#,
+            ],
             End {
                 answer: Some("Books lead with 40%."),
                 answer_from_state: true,

@@ -84,7 +84,11 @@ impl StateView {
             };
             row.tool = Some(json!({"name": name, "input": input, "result": result}));
         } else {
-            let text = f.content.clone().or_else(|| f.thinking.clone()).unwrap_or_default();
+            let text = f
+                .content
+                .clone()
+                .or_else(|| f.thinking.clone())
+                .unwrap_or_default();
             if f.is_delta() {
                 row.text.push_str(&text);
             } else {
@@ -106,7 +110,11 @@ impl StateView {
             .enumerate()
             .map(|(i, m)| Row {
                 sort: Some(i as i64 + 1),
-                kind: if m.tool_calls.is_empty() { "message" } else { "tool" },
+                kind: if m.tool_calls.is_empty() {
+                    "message"
+                } else {
+                    "tool"
+                },
                 text: if m.tool_calls.is_empty() {
                     m.text
                 } else {
@@ -148,7 +156,8 @@ impl StateView {
                 m
             })
             .collect();
-        let doc = json!({"chatId": self.chat_id, "isStreaming": self.streaming, "messages": messages});
+        let doc =
+            json!({"chatId": self.chat_id, "isStreaming": self.streaming, "messages": messages});
         write_document(out, &doc, format)
     }
 }

@@ -184,7 +184,11 @@ fn serve(stream: TcpStream, handler: &Handler, log: &Mutex<Vec<Seen>>) {
     let _ = respond(stream, reader, reply);
 }
 
-fn respond(mut stream: TcpStream, mut reader: BufReader<TcpStream>, reply: Reply) -> std::io::Result<()> {
+fn respond(
+    mut stream: TcpStream,
+    mut reader: BufReader<TcpStream>,
+    reply: Reply,
+) -> std::io::Result<()> {
     if reply.status != 200 {
         let body: Vec<u8> = reply
             .parts
@@ -232,7 +236,8 @@ fn respond(mut stream: TcpStream, mut reader: BufReader<TcpStream>, reply: Reply
 
 /// `__cutoff__`.
 pub fn cutoff(chat_id: &str, streaming: bool) -> String {
-    json!({"id":"__cutoff__","sort":0,"state":{"chatId":chat_id,"isStreaming":streaming}}).to_string()
+    json!({"id":"__cutoff__","sort":0,"state":{"chatId":chat_id,"isStreaming":streaming}})
+        .to_string()
 }
 /// The user's echo.
 pub fn echo(message_id: &str, sort: i64, text: &str) -> String {
@@ -303,8 +308,15 @@ pub fn analyst(home: &Path) -> Command {
 /// `analyst chat` against `server` with a key and an identity.
 pub fn chat(home: &Path, server: &Server) -> Command {
     let mut cmd = analyst(home);
-    cmd.env("ANALYST_API_KEY", "sk-test-secret")
-        .args(["chat", "--url", &server.url(), "--external-id", "bot", "--message-id", MID]);
+    cmd.env("ANALYST_API_KEY", "sk-test-secret").args([
+        "chat",
+        "--url",
+        &server.url(),
+        "--external-id",
+        "bot",
+        "--message-id",
+        MID,
+    ]);
     cmd
 }
 
