@@ -223,3 +223,23 @@ fn a_closed_stdout_ends_quietly() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "");
 }
+
+#[test]
+fn nothing_listening_is_a_network_error() {
+    let home = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = analyst(home.path())
+        .env("ANALYST_API_KEY", "k")
+        .args(["chat", "--external-id", "bot", "--url"])
+        .arg(format!(
+            "http://127.0.0.1:{port}/api/v1/public/a/agents/1/chat/stream-chat-state"
+        ))
+        .arg("Top?")
+        .assert()
+        .code(6);
+    assert!(text(&out.get_output().stderr).contains("cannot connect"));
+}

@@ -116,7 +116,7 @@ impl Sink for Pipeline {
     }
 
     fn waiting(&mut self, quiet: bool) {
-        if quiet {
+        if quiet && !self.render.mid_line() {
             self.spinner.show();
         } else {
             self.spinner.hide();

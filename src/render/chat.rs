@@ -31,6 +31,11 @@ pub trait ChatRender {
     fn flush(&mut self) -> io::Result<()>;
     /// The run is over.
     fn finish(&mut self, end: &End<'_>) -> Result<()>;
+    /// Whether a line of output is unfinished (a spinner drawn now would overwrite it on a
+    /// terminal shared by stdout and stderr).
+    fn mid_line(&self) -> bool {
+        false
+    }
 }
 
 /// `-o ndjson`: every line byte for byte, flushed per chunk.

@@ -165,6 +165,10 @@ impl<W: Write> ChatRender for TextRender<W> {
         self.out.flush()
     }
 
+    fn mid_line(&self) -> bool {
+        !self.at_line_start
+    }
+
     fn finish(&mut self, end: &End<'_>) -> Result<()> {
         if end.answer_from_state {
             if let Some(answer) = end.answer {
