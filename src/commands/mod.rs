@@ -7,6 +7,7 @@ mod chat_request;
 mod chat_sink;
 mod completions;
 mod extract_final;
+mod serve;
 mod state;
 mod thread_store;
 
@@ -63,6 +64,7 @@ pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
         Command::Chat(args) => chat::run(&ctx, args),
         Command::State(args) => state::run(&ctx, args),
         Command::Abort(args) => abort::run(&ctx, args),
+        Command::Serve(args) => serve::run(&ctx, args),
         // Filled in as each command lands (issues 4, 5, 6); refused cleanly until then.
         other => Err(crate::exit::usage(format!(
             "{other:?} is not available in this build"
