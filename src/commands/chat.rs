@@ -142,6 +142,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         }
         Some(Ok(())) => finish(
             ctx,
+            args.demo,
             format,
             &tracker,
             plan.request.message_id.as_deref(),
@@ -196,6 +197,7 @@ fn profile_flag(ctx: &Ctx) -> String {
 /// Close the output and decide the exit status from what the stream said.
 fn finish(
     ctx: &Ctx,
+    demo: bool,
     format: Format,
     tracker: &Tracker,
     message_id: Option<&str>,
@@ -219,7 +221,8 @@ fn finish(
         error: error.as_deref(),
     };
     pipeline.finish(&end)?;
-    if format == Format::Text && !ctx.global.quiet {
+    // A demo thread dies with the emulator: there is nothing to continue.
+    if format == Format::Text && !ctx.global.quiet && !demo {
         if let Some(id) = &tracker.chat_id {
             eprintln!(
                 "{}",
@@ -284,5 +287,5 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
             _ => tracker.lost = Some(format!("{name}: the stream ends before __state__")),
         }
     }
-    finish(ctx, format, &tracker, None, pipeline)
+    finish(ctx, false, format, &tracker, None, pipeline)
 }

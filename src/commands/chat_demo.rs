@@ -15,9 +15,12 @@ pub struct Demo {
 
 /// Start the emulator with its demo options.
 pub async fn start() -> Result<Demo> {
-    let running = start_emulator(ServeOptions::demo())
-        .await
-        .map_err(|e| fail(Status::Failure, format!("--demo: cannot start the emulator: {e:#}")))?;
+    let running = start_emulator(ServeOptions::demo()).await.map_err(|e| {
+        fail(
+            Status::Failure,
+            format!("--demo: cannot start the emulator: {e:#}"),
+        )
+    })?;
     Ok(Demo {
         target: Override {
             url: running.chat_url.clone(),

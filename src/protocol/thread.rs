@@ -13,8 +13,23 @@ pub struct StateMessage {
     pub role: String,
     /// The text (content parts joined; non-text content as JSON).
     pub text: String,
-    /// Names of the tools an assistant message called.
-    pub tool_calls: Vec<String>,
+    /// The tools an assistant message called: name, arguments and call id.
+    pub tool_calls: Vec<ToolCallRef>,
+    /// A tool message's call id (`tool_call_id`).
+    pub tool_call_id: Option<String>,
+    /// A tool message's tool name.
+    pub name: Option<String>,
+}
+
+/// A tool call named by an assistant message of the state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCallRef {
+    /// The tool.
+    pub name: String,
+    /// Its arguments (the tool's input).
+    pub args: Value,
+    /// The call id, matched by the tool message that carries the result.
+    pub id: Option<String>,
 }
 
 /// The messages of a `__state__` frame's `state` value.
@@ -70,14 +85,27 @@ fn state_message(entry: &Value) -> StateMessage {
         .map(|calls| {
             calls
                 .iter()
-                .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_owned))
+                .filter_map(|c| {
+                    Some(ToolCallRef {
+                        name: c.get("name")?.as_str()?.to_owned(),
+                        args: c
+                            .get("args")
+                            .or_else(|| c.get("input"))
+                            .cloned()
+                            .unwrap_or(Value::Null),
+                        id: c.get("id").and_then(Value::as_str).map(str::to_owned),
+                    })
+                })
                 .collect()
         })
         .unwrap_or_default();
+    let text_field = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_owned);
     StateMessage {
         role,
         text: content_text(body.get("content")),
         tool_calls,
+        tool_call_id: text_field("tool_call_id"),
+        name: text_field("name"),
     }
 }
 
@@ -111,15 +139,17 @@ mod tests {
     fn langchain_and_plain_entries() {
         let state = json!({"messages": [
             {"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":"Top 5?"}},
-            {"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"","tool_calls":[{"name":"dataSqlApi"}]}},
-            {"lc":1,"type":"constructor","id":["langchain_core","messages","ToolMessage"],"kwargs":{"content":"{}"}},
+            {"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"","tool_calls":[{"name":"dataSqlApi","args":{"sqlQuery":"SELECT 1"},"id":"t1"}]}},
+            {"lc":1,"type":"constructor","id":["langchain_core","messages","ToolMessage"],"kwargs":{"content":"{}","tool_call_id":"t1","name":"dataSqlApi"}},
             {"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":[{"type":"text","text":"Books lead."}]}},
             {"role":"user","content":"and?"}
         ]});
         let msgs = state_messages(&state);
         let roles: Vec<&str> = msgs.iter().map(|m| m.role.as_str()).collect();
         assert_eq!(roles, ["user", "assistant", "tool", "assistant", "user"]);
-        assert_eq!(msgs[1].tool_calls, ["dataSqlApi"]);
+        assert_eq!(msgs[1].tool_calls[0].name, "dataSqlApi");
+        assert_eq!(msgs[1].tool_calls[0].args["sqlQuery"], "SELECT 1");
+        assert_eq!(msgs[2].tool_call_id.as_deref(), Some("t1"));
         assert_eq!(last_answer(&state).as_deref(), Some("Books lead."));
         assert_eq!(last_answer(&json!({"messages": 3})), None);
     }

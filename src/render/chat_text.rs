@@ -77,6 +77,10 @@ impl<W: Write> TextRender<W> {
     /// frame prints what the chunks did not, or (when it differs from them) the whole text again.
     fn text(&mut self, id: &str, field: Field, text: &str, delta: bool) -> io::Result<()> {
         let key = (id.to_owned(), field);
+        if text.is_empty() && !self.printed.contains_key(&key) {
+            // Frames carry `content: ""` next to thinking: nothing to show, nothing to switch.
+            return Ok(());
+        }
         if self.current.as_ref() != Some(&key) {
             self.end_line()?;
             self.current = Some(key.clone());
@@ -281,6 +285,20 @@ mod tests {
             End::default(),
         );
         assert_eq!(out, "Hello!\n");
+    }
+
+    #[test]
+    fn thinking_streams_on_its_own_line_despite_empty_content() {
+        let out = render(
+            &[
+                r#"{"id":"k","role":"assistant","content":"","thinking":"Let me ","isDelta":true}"#,
+                r#"{"id":"k","role":"assistant","content":"","thinking":"think.","isDelta":true}"#,
+                r#"{"id":"k","role":"assistant","content":"","thinking":"Let me think.","isDelta":false}"#,
+                r#"{"id":"m","role":"assistant","content":"Done","isDelta":false,"graphPath":["final"]}"#,
+            ],
+            End::default(),
+        );
+        assert_eq!(out, "Let me think.\nDone\n");
     }
 
     #[test]

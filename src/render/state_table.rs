@@ -102,28 +102,7 @@ impl StateView {
         if !self.rows.is_empty() {
             return self.rows.clone();
         }
-        let Some(state) = &self.state else {
-            return Vec::new();
-        };
-        state_messages(state)
-            .into_iter()
-            .enumerate()
-            .map(|(i, m)| Row {
-                sort: Some(i as i64 + 1),
-                kind: if m.tool_calls.is_empty() {
-                    "message"
-                } else {
-                    "tool"
-                },
-                text: if m.tool_calls.is_empty() {
-                    m.text
-                } else {
-                    format!("» {}", m.tool_calls.join(", "))
-                },
-                role: m.role,
-                ..Row::default()
-            })
-            .collect()
+        self.state.as_ref().map(rows_from_state).unwrap_or_default()
     }
 
     /// Write the table.
@@ -160,6 +139,64 @@ impl StateView {
             json!({"chatId": self.chat_id, "isStreaming": self.streaming, "messages": messages});
         write_document(out, &doc, format)
     }
+}
+
+/// One row per message of the serialised thread; a tool call and its result share a row.
+fn rows_from_state(state: &Value) -> Vec<Row> {
+    let mut rows: Vec<Row> = Vec::new();
+    // Tool calls waiting for their result: (call id, name, args, row index).
+    let mut open: Vec<(Option<String>, String, Value, usize)> = Vec::new();
+    for (i, m) in state_messages(state).into_iter().enumerate() {
+        let sort = Some(i as i64 + 1);
+        if m.role == "tool" {
+            let at = open
+                .iter()
+                .position(|(id, _, _, _)| id.is_some() && *id == m.tool_call_id)
+                .or_else(|| {
+                    open.iter()
+                        .position(|(_, name, _, _)| Some(name) == m.name.as_ref())
+                });
+            if let Some(at) = at {
+                let (_, name, args, row) = open.remove(at);
+                let result = parse_result(&Value::String(m.text.clone()));
+                let (summary, _) = tool_summary(&name, &args, Some(&result));
+                rows[row].text = match tool_error(&result) {
+                    Some(e) => format!("{summary} · error: {e}"),
+                    None => summary,
+                };
+                rows[row].tool = Some(json!({"name": name, "input": args, "result": result}));
+                continue;
+            }
+        }
+        if m.tool_calls.is_empty() {
+            let kind = if m.role == "assistant" {
+                "final"
+            } else {
+                "message"
+            };
+            rows.push(Row {
+                sort,
+                role: m.role,
+                kind,
+                text: m.text,
+                ..Row::default()
+            });
+            continue;
+        }
+        for call in m.tool_calls {
+            let (summary, _) = tool_summary(&call.name, &call.args, None);
+            open.push((call.id, call.name.clone(), call.args.clone(), rows.len()));
+            rows.push(Row {
+                sort,
+                role: m.role.clone(),
+                kind: "tool",
+                text: summary,
+                tool: Some(json!({"name": call.name, "input": call.args})),
+                ..Row::default()
+            });
+        }
+    }
+    rows
 }
 
 fn shorten(s: &str) -> String {
