@@ -1,6 +1,12 @@
 //! HTTP to the service: one configured client, auth headers, redaction of secrets in
-//! diagnostics, and the mapping of HTTP failures to exit statuses.
+//! diagnostics, and the mapping of HTTP failures to exit statuses; the chat stream with its
+//! resume logic, and abort.
 
+pub mod abort;
+pub mod chat;
 pub mod http;
+pub mod resume;
+pub mod stream;
+pub mod tracker;
 
 pub use http::{error_for_status, trim_body, Http, RequestLog};

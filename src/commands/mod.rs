@@ -1,8 +1,15 @@
 //! One file per subcommand: settings in, client and renderers called, exit status out.
 
+mod abort;
+mod chat;
+mod chat_demo;
+mod chat_request;
+mod chat_sink;
 pub mod completions;
 mod extract_final;
 mod serve;
+mod state;
+mod thread_store;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::exit::Status;
@@ -54,6 +61,9 @@ pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
     match cli.command {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
+        Command::Chat(args) => chat::run(&ctx, args),
+        Command::State(args) => state::run(&ctx, args),
+        Command::Abort(args) => abort::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
         // Filled in as each command lands (issues 4, 5, 6); refused cleanly until then.
         other => Err(crate::exit::usage(format!(

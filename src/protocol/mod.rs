@@ -7,6 +7,7 @@ pub mod chat;
 pub mod frame;
 mod lenient;
 pub mod scim;
+pub mod thread;
 pub mod tool;
 
 pub use chat::{ChatRequest, SessionSettings, UserAttribute};

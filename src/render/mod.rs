@@ -1,6 +1,12 @@
 //! Frames and results -> text, tables, JSON, YAML and NDJSON, plus the terminal conventions
 //! (colour, which format is the default) that every command shares.
 
+pub mod chat;
+pub mod chat_doc;
+pub mod chat_text;
+pub mod spinner;
+pub mod state_table;
+
 use crate::cli::{ColorChoice, Format};
 use crate::exit::usage;
 use crate::settings::Env;

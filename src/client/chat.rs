@@ -1,0 +1,120 @@
+//! Requests to the chat endpoint: auth headers, `-v`/`--dry-run` diagnostics, and the mapping
+//! of HTTP failures to exit statuses. Streaming and resume live in `stream` and `resume`.
+
+use super::http::{error_for_status, insert, log_response, secret_header, Http, RequestLog};
+use crate::exit::{fail, Status};
+use crate::protocol::ChatRequest;
+use crate::settings::{ChatAuth, ChatEndpoint};
+use anyhow::Result;
+use reqwest::header::{HeaderMap, HeaderValue};
+use url::Url;
+
+/// The most of an error response's body that is read, to quote the server's words.
+const ERROR_BODY_LIMIT: usize = 64 * 1024;
+
+/// A client for one chat endpoint with one way to authenticate.
+#[derive(Clone, Debug)]
+pub struct ChatClient {
+    /// The shared HTTP client.
+    pub http: Http,
+    /// Stream and abort URLs.
+    pub endpoint: ChatEndpoint,
+    headers: HeaderMap,
+}
+
+impl ChatClient {
+    /// A client for `endpoint`, authenticating with `auth`.
+    pub fn new(http: Http, endpoint: ChatEndpoint, auth: &ChatAuth) -> Result<ChatClient> {
+        let mut headers = HeaderMap::new();
+        insert(
+            &mut headers,
+            "content-type",
+            HeaderValue::from_static("application/json"),
+        );
+        insert(
+            &mut headers,
+            "accept",
+            HeaderValue::from_static("application/x-ndjson, application/json"),
+        );
+        match auth {
+            ChatAuth::ApiKey(key) => insert(
+                &mut headers,
+                "authorization",
+                secret_header("Api-Key ", key)?,
+            ),
+            ChatAuth::Token(token) => {
+                insert(&mut headers, "x-cube-auth-token", secret_header("", token)?)
+            }
+        }
+        Ok(ChatClient {
+            http,
+            endpoint,
+            headers,
+        })
+    }
+
+    /// The request as it would be sent to `url`, secrets masked (for `--dry-run` and `-vv`).
+    pub fn describe(&self, url: &Url, body: &[u8]) -> RequestLog {
+        RequestLog::new("POST", url.as_str(), &self.headers, Some(body))
+    }
+
+    /// POST a chat request (a message or a state read) to the stream URL; a non-success status
+    /// becomes an error with the server's words. `what` names the request in messages.
+    pub async fn open(&self, request: &ChatRequest, what: &str) -> Result<reqwest::Response> {
+        let body = serde_json::to_vec(request)?;
+        let url = self.endpoint.stream.clone();
+        self.post(&url, body, what).await
+    }
+
+    /// POST a JSON body to `url` and check the status.
+    pub async fn post(&self, url: &Url, body: Vec<u8>, what: &str) -> Result<reqwest::Response> {
+        self.describe(url, &body).log(self.http.verbose);
+        let response = self
+            .http
+            .client
+            .post(url.clone())
+            .headers(self.headers.clone())
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| network(what, url, &e))?;
+        log_response(self.http.verbose, response.status(), response.headers());
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        let status = response.status();
+        let body = read_limited(response).await;
+        Err(error_for_status(what, status, &body))
+    }
+}
+
+/// A failed send as an exit-6 error that says where it was going and why.
+pub fn network(what: &str, url: &Url, e: &reqwest::Error) -> anyhow::Error {
+    let why = if e.is_timeout() {
+        "timed out".to_owned()
+    } else if e.is_connect() {
+        "cannot connect".to_owned()
+    } else {
+        "request failed".to_owned()
+    };
+    // The innermost cause says what actually went wrong (refused, DNS, TLS...).
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let host = url.host_str().unwrap_or("?");
+    fail(Status::Network, format!("{what}: {why} to {host}: {cause}"))
+}
+
+/// Up to [`ERROR_BODY_LIMIT`] bytes of a response body; whatever arrived if the read fails.
+async fn read_limited(mut response: reqwest::Response) -> Vec<u8> {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        body.extend_from_slice(&chunk);
+        if body.len() >= ERROR_BODY_LIMIT {
+            body.truncate(ERROR_BODY_LIMIT);
+            break;
+        }
+    }
+    body
+}

@@ -1,0 +1,214 @@
+//! One chat turn, carried through dropped connections and suspensions (CLI.md, "Resume").
+//!
+//! The message is sent once. After that, the only requests are state reads (no `input`, no
+//! `messageId`) and, while the thread is still streaming, resends of the very same request
+//! (same `messageId`, and the `chatId` learned from `__cutoff__`), which the service attaches
+//! to the running stream instead of starting a second answer.
+
+use super::chat::ChatClient;
+use super::stream::{read_body, Ended, Framed, Lines};
+use super::tracker::{Feed, Sink, Tracker};
+use crate::exit::{fail, status_of, Status};
+use crate::protocol::thread::last_answer;
+use crate::protocol::{ChatRequest, Frame, FrameKind};
+use anyhow::Result;
+use std::time::Duration;
+
+/// The longest pause between two recovery attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// How to run a turn.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The message request, exactly as first sent.
+    pub request: ChatRequest,
+    /// How many recoveries (state read plus resend) a run may use.
+    pub retries: u32,
+    /// The longest wait for the next byte.
+    pub idle: Duration,
+    /// The first pause before a recovery; it doubles each time, up to [`MAX_BACKOFF`].
+    pub backoff: Duration,
+}
+
+/// Run one turn: send the message, stream the answer into `sink`, and recover from drops.
+/// Failures the stream reports are left in `tracker` for the caller to turn into a status;
+/// errors returned are HTTP or output failures.
+pub async fn converse(
+    client: &ChatClient,
+    plan: &Plan,
+    tracker: &mut Tracker,
+    sink: &mut dyn Sink,
+) -> Result<()> {
+    let mut request = plan.request.clone();
+    let mut recoveries = 0u32;
+    let mut first = true;
+    'connections: loop {
+        let opened = client.open(&request, "chat").await;
+        let ended = match opened {
+            Ok(mut response) => {
+                let mut conn = Feed {
+                    tracker: &mut *tracker,
+                    sink: &mut *sink,
+                };
+                let mut framed = Framed::new(&mut conn);
+                let ended = read_body(&mut response, plan.idle, &mut framed).await?;
+                if ended == Ended::Closed {
+                    framed.finish()?;
+                }
+                ended
+            }
+            // A resend that cannot connect is one more drop; the first send's failure is final.
+            Err(e) if !first && status_of(&e) == Status::Network => Ended::Lost(format!("{e:#}")),
+            Err(e) => return Err(e),
+        };
+        first = false;
+        if request.chat_id.is_none() {
+            request.chat_id = tracker.chat_id.clone();
+        }
+        if tracker.error.is_some() || tracker.ended {
+            return Ok(());
+        }
+        if tracker.suspended.is_some() {
+            // The service resumes a suspended turn on the same request, at once.
+            if recoveries < plan.retries {
+                recoveries += 1;
+                tracker.reconnected();
+                continue;
+            }
+            return Ok(());
+        }
+        let mut why = match ended {
+            Ended::Closed => "the stream closed before its end (no __state__)".to_owned(),
+            Ended::Lost(why) => why,
+        };
+        loop {
+            if recoveries >= plan.retries {
+                tracker.lost = Some(if plan.retries == 0 {
+                    format!("{why} (--retries 0: not resumed)")
+                } else {
+                    format!("{why} (gave up after {} attempts)", plan.retries)
+                });
+                return Ok(());
+            }
+            let Some(chat_id) = request.chat_id.clone() else {
+                tracker.lost = Some(format!(
+                    "{why}; the thread id never arrived, so the turn cannot be resumed"
+                ));
+                return Ok(());
+            };
+            tokio::time::sleep(backoff(plan.backoff, recoveries)).await;
+            recoveries += 1;
+            match read_state(client, &read_request(&request), plan.idle).await {
+                Ok(probe) if probe.streaming => {
+                    tracker.reconnected();
+                    continue 'connections;
+                }
+                Ok(probe) => {
+                    tracker.state_answer = probe.answer;
+                    tracker.ended = true;
+                    return Ok(());
+                }
+                Err(e) if status_of(&e) == Status::Network => {
+                    why = format!("{e:#} (reading the state of thread {chat_id})");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// The pause before recovery number `n` (from 0).
+pub fn backoff(base: Duration, n: u32) -> Duration {
+    base.saturating_mul(1u32 << n.min(16)).min(MAX_BACKOFF)
+}
+
+/// The state read for a request: same thread and identity, without `input`, `messageId` or
+/// images.
+pub fn read_request(request: &ChatRequest) -> ChatRequest {
+    ChatRequest {
+        input: None,
+        message_id: None,
+        images: None,
+        ..request.clone()
+    }
+}
+
+/// What a state read told.
+#[derive(Debug, Default)]
+pub struct StateProbe {
+    /// `__cutoff__`'s `state.isStreaming`.
+    pub streaming: bool,
+    /// The last assistant message of `__state__`.
+    pub answer: Option<String>,
+    error: Option<String>,
+}
+
+impl Lines for StateProbe {
+    fn line(&mut self, _raw: &[u8], text: &[u8]) -> Result<()> {
+        let Some(f) = Frame::parse(text) else {
+            return Ok(());
+        };
+        match f.kind() {
+            FrameKind::Cutoff => self.streaming = f.is_streaming().unwrap_or(false),
+            FrameKind::State => self.answer = f.state.as_ref().and_then(last_answer),
+            FrameKind::Error => self.error = f.error_message(),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Read a thread's state without showing it: is it still streaming, and what did it answer.
+pub async fn read_state(
+    client: &ChatClient,
+    request: &ChatRequest,
+    idle: Duration,
+) -> Result<StateProbe> {
+    let mut response = client.open(request, "reading the thread state").await?;
+    let mut probe = StateProbe::default();
+    let mut framed = Framed::new(&mut probe);
+    match read_body(&mut response, idle, &mut framed).await? {
+        Ended::Closed => framed.finish()?,
+        Ended::Lost(why) => {
+            return Err(fail(
+                Status::Network,
+                format!("reading the thread state: {why}"),
+            ))
+        }
+    }
+    if let Some(e) = probe.error.take() {
+        return Err(fail(
+            Status::Failure,
+            format!("reading the thread state: the service reported: {e}"),
+        ));
+    }
+    Ok(probe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let base = Duration::from_millis(200);
+        assert_eq!(backoff(base, 0), base);
+        assert_eq!(backoff(base, 2), Duration::from_millis(800));
+        assert_eq!(backoff(base, 40), MAX_BACKOFF);
+        assert_eq!(backoff(Duration::ZERO, 3), Duration::ZERO);
+    }
+
+    #[test]
+    fn reads_carry_no_input_or_message_id() {
+        let req = ChatRequest {
+            input: Some("hi".into()),
+            message_id: Some("1700000000000-message".into()),
+            chat_id: Some("c".into()),
+            ..Default::default()
+        };
+        let read = read_request(&req);
+        assert_eq!(read.input, None);
+        assert_eq!(read.message_id, None);
+        assert_eq!(read.chat_id.as_deref(), Some("c"));
+    }
+}

@@ -1,0 +1,291 @@
+//! `analyst chat`: send a message and stream the answer; or `--replay` a saved stream.
+
+use super::chat_request::{body_request, image, message_id, service, thread_id, Service};
+use super::chat_sink::{renderer, Pipeline};
+use super::Ctx;
+use crate::cli::{ChatArgs, Format};
+use crate::client::abort::abort;
+use crate::client::resume::{converse, Plan};
+use crate::client::stream::{Chunks, Framed};
+use crate::client::tracker::{Feed, Tracker};
+use crate::exit::{usage, Status};
+use crate::protocol::chat::AbortRequest;
+use crate::render::chat::End;
+use crate::render::{pick_format, warn};
+use anyhow::Result;
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+
+/// The first pause before a recovery. `ANALYST_TEST_BACKOFF_MS` (internal, for tests) replaces it.
+const BACKOFF: Duration = Duration::from_millis(200);
+
+/// Run the command.
+pub fn run(ctx: &Ctx, args: ChatArgs) -> Result<Status> {
+    let format = pick_format(
+        ctx.global.output,
+        &[
+            Format::Text,
+            Format::Ndjson,
+            Format::Json,
+            Format::Yaml,
+            Format::Final,
+        ],
+        Format::Text,
+        Format::Ndjson,
+        "chat",
+    )?;
+    if let Some(path) = &args.replay {
+        return replay(ctx, &args, path, format);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(live(ctx, &args, format))
+}
+
+/// The message: the words joined with spaces, or stdin for `-`, else the body's `input`.
+fn message(args: &ChatArgs, from_body: Option<String>) -> Result<String> {
+    let text = match args.message.as_slice() {
+        [] => from_body.unwrap_or_default(),
+        [dash] if dash == "-" => {
+            if args.body.as_deref() == Some("-") {
+                return Err(usage("the message and --body cannot both come from stdin"));
+            }
+            crate::settings::read_text_source("MESSAGE", "-")?
+                .trim_end_matches(['\n', '\r'])
+                .to_owned()
+        }
+        words => words.join(" "),
+    };
+    if text.trim().is_empty() {
+        return Err(usage(
+            "no message: pass it as arguments, - for stdin, or \"input\" in --body",
+        ));
+    }
+    Ok(text)
+}
+
+async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
+    let (mut request, body_session) = body_request(args.body.as_deref())?;
+    let input = message(args, request.input.take())?;
+    let demo = if args.demo {
+        Some(super::chat_demo::start().await?)
+    } else {
+        None
+    };
+    let svc = service(
+        ctx,
+        &args.service,
+        &args.identity,
+        body_session.as_ref(),
+        demo.as_ref().map(|d| &d.target),
+    )?;
+    request.input = Some(input);
+    request.chat_id = thread_id(ctx, &args.thread, svc.profile(), request.chat_id.take())?;
+    request.message_id = Some(message_id(
+        args.message_id.as_deref(),
+        request.message_id.take(),
+    )?);
+    if let Some(branch) = &args.branch {
+        request.active_branch_name = Some(branch.clone());
+    }
+    if args.default_branch {
+        request.is_default_branch = Some(true);
+    }
+    if !args.images.is_empty() {
+        request.images = Some(
+            args.images
+                .iter()
+                .map(|p| image(p))
+                .collect::<Result<_>>()?,
+        );
+    }
+    request.session_settings = svc.identity.clone();
+    if ctx.global.dry_run {
+        svc.dry_run(&svc.client.endpoint.stream, &request)?;
+        return Ok(Status::Success);
+    }
+
+    let remember = (!args.demo).then(|| svc.profile().map(str::to_owned));
+    let mut pipeline = Pipeline::new(
+        renderer(ctx, format, args.show_thinking),
+        args.save.as_deref(),
+        ctx.chatty(),
+        remember,
+        &ctx.env,
+    )?;
+    let plan = Plan {
+        request,
+        retries: args.retries,
+        idle: svc.idle(),
+        backoff: ctx
+            .env
+            .get("ANALYST_TEST_BACKOFF_MS")
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_millis)
+            .unwrap_or(BACKOFF),
+    };
+    let mut tracker = Tracker::new();
+    let finished = tokio::select! {
+        r = converse(&svc.client, &plan, &mut tracker, &mut pipeline) => Some(r),
+        _ = tokio::signal::ctrl_c() => None,
+    };
+    match finished {
+        None => {
+            pipeline.stop();
+            interrupted(ctx, &svc, args.no_abort, tracker.chat_id.clone()).await
+        }
+        Some(Err(e)) => {
+            pipeline.stop();
+            Err(e)
+        }
+        Some(Ok(())) => finish(
+            ctx,
+            args.demo,
+            format,
+            &tracker,
+            plan.request.message_id.as_deref(),
+            pipeline,
+        ),
+    }
+}
+
+/// The first Ctrl-C: abort the thread (unless `--no-abort`), say how to look at it later, and
+/// exit 130; a second Ctrl-C while the abort is on its way quits at once.
+async fn interrupted(
+    ctx: &Ctx,
+    svc: &Service,
+    no_abort: bool,
+    chat_id: Option<String>,
+) -> Result<Status> {
+    let Some(id) = chat_id else {
+        eprintln!("analyst: interrupted before the service named the thread; nothing to stop");
+        return Ok(Status::Interrupted);
+    };
+    if !no_abort {
+        eprintln!("analyst: interrupted; stopping thread {id} (Ctrl-C again to quit at once)");
+        let request = AbortRequest {
+            chat_id: id.clone(),
+            session_settings: svc.identity.clone(),
+        };
+        tokio::select! {
+            r = abort(&svc.client, &request) => match r {
+                Ok(()) => eprintln!("aborted {id}"),
+                Err(e) => eprintln!("analyst: could not stop the thread: {e:#}"),
+            },
+            _ = tokio::signal::ctrl_c() => return Ok(Status::Interrupted),
+        }
+    } else {
+        eprintln!("analyst: interrupted; thread {id} goes on (--no-abort)");
+    }
+    eprintln!(
+        "analyst: look at it later with: analyst state --chat-id {id}{}",
+        profile_flag(ctx)
+    );
+    Ok(Status::Interrupted)
+}
+
+fn profile_flag(ctx: &Ctx) -> String {
+    ctx.global
+        .profile
+        .as_deref()
+        .map(|p| format!(" --profile {p}"))
+        .unwrap_or_default()
+}
+
+/// Close the output and decide the exit status from what the stream said.
+fn finish(
+    ctx: &Ctx,
+    demo: bool,
+    format: Format,
+    tracker: &Tracker,
+    message_id: Option<&str>,
+    mut pipeline: Pipeline,
+) -> Result<Status> {
+    pipeline.stop();
+    let outcome = tracker.outcome();
+    let error = outcome.as_ref().err().map(|e| format!("{e:#}"));
+    let answer = tracker.final_text();
+    if let Some((_, true)) = &answer {
+        warn("the final answer is incomplete: its complete frame never arrived");
+    }
+    let from_state = tracker.state_answer.is_some()
+        && !matches!(tracker.answer.answer(), Some(a) if !a.incomplete);
+    let end = End {
+        chat_id: tracker.chat_id.as_deref(),
+        message_id: message_id.or(tracker.message_id.as_deref()),
+        answer: answer.as_ref().map(|(text, _)| text.as_str()),
+        answer_from_state: from_state,
+        usage: tracker.usage.as_ref(),
+        error: error.as_deref(),
+    };
+    pipeline.finish(&end)?;
+    // A demo thread dies with the emulator: there is nothing to continue.
+    if format == Format::Text && !ctx.global.quiet && !demo {
+        if let Some(id) = &tracker.chat_id {
+            eprintln!(
+                "{}",
+                ctx.err_style.dim(&format!(
+                    "thread {id} · continue with: analyst chat --chat-id {id}{} MESSAGE",
+                    profile_flag(ctx)
+                ))
+            );
+        }
+    }
+    outcome.map(|()| Status::Success)
+}
+
+/// `--replay`: render a saved stream without contacting the service.
+fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Status> {
+    let name = if path.as_os_str() == "-" {
+        "stdin".to_owned()
+    } else {
+        path.display().to_string()
+    };
+    let mut reader: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(
+            std::fs::File::open(path)
+                .map_err(|e| usage(format!("--replay {name}: cannot read: {e}")))?,
+        )
+    };
+    let mut pipeline = Pipeline::new(
+        renderer(ctx, format, args.show_thinking),
+        args.save.as_deref(),
+        false,
+        None,
+        &ctx.env,
+    )?;
+    let mut tracker = Tracker::new();
+    {
+        let mut feed = Feed {
+            tracker: &mut tracker,
+            sink: &mut pipeline,
+        };
+        let mut framed = Framed::new(&mut feed);
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(usage(format!("--replay {name}: read error: {e}"))),
+            };
+            framed.chunk(&buf[..n])?;
+        }
+        framed.finish()?;
+    }
+    if !tracker.ended && tracker.error.is_none() && tracker.suspended.is_none() {
+        // A live run would have resumed such a stream: with a complete answer it would have
+        // succeeded; without one it is a lost connection.
+        match tracker.answer.answer() {
+            Some(a) if !a.incomplete => warn(format!(
+                "{name}: the stream ends before __state__ (cut off?)"
+            )),
+            _ => tracker.lost = Some(format!("{name}: the stream ends before __state__")),
+        }
+    }
+    finish(ctx, false, format, &tracker, None, pipeline)
+}

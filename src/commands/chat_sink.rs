@@ -1,0 +1,134 @@
+//! Where a chat stream's lines go: the renderer of the chosen format, `--save`, the spinner,
+//! and the thread store for `--continue`.
+
+use super::thread_store::ThreadStore;
+use super::Ctx;
+use crate::cli::Format;
+use crate::client::tracker::Sink;
+use crate::exit::usage;
+use crate::protocol::Frame;
+use crate::render::chat::{ChatRender, End, FinalRender, RawRender};
+use crate::render::chat_doc::DocRender;
+use crate::render::chat_text::TextRender;
+use crate::render::spinner::Spinner;
+use crate::render::warn;
+use crate::settings::Env;
+use anyhow::{Context, Result};
+use std::fs::File;
+use std::io::{BufWriter, Stdout, Write};
+use std::path::{Path, PathBuf};
+
+/// The renderer for a format, writing to stdout.
+pub fn renderer(ctx: &Ctx, format: Format, show_thinking: bool) -> Box<dyn ChatRender> {
+    let out = BufWriter::new(std::io::stdout());
+    match format {
+        Format::Ndjson => Box::new(RawRender::new(out)),
+        Format::Json | Format::Yaml => Box::new(DocRender::new(out, format)),
+        Format::Final => Box::new(FinalRender::new(out)),
+        _ => Box::new(TextRender::<BufWriter<Stdout>>::new(
+            out,
+            ctx.out_style,
+            show_thinking,
+        )),
+    }
+}
+
+/// The sink of a chat run.
+pub struct Pipeline {
+    render: Box<dyn ChatRender>,
+    save: Option<(PathBuf, BufWriter<File>)>,
+    spinner: Spinner,
+    /// `Some(profile)`: remember the thread for `--continue` under that profile.
+    remember: Option<Option<String>>,
+    store: ThreadStore,
+}
+
+impl Pipeline {
+    /// A pipeline into `render`, also saving to `save`; a spinner when `spinner`; threads
+    /// remembered per profile when `remember` is set.
+    pub fn new(
+        render: Box<dyn ChatRender>,
+        save: Option<&Path>,
+        spinner: bool,
+        remember: Option<Option<String>>,
+        env: &Env,
+    ) -> Result<Pipeline> {
+        let save = save
+            .map(|p| {
+                File::create(p)
+                    .map(|f| (p.to_owned(), BufWriter::new(f)))
+                    .map_err(|e| usage(format!("--save {}: cannot create: {e}", p.display())))
+            })
+            .transpose()?;
+        let mut spinner = Spinner::new(spinner, "waiting for the agent");
+        spinner.show();
+        Ok(Pipeline {
+            render,
+            save,
+            spinner,
+            remember,
+            store: ThreadStore::new(env),
+        })
+    }
+
+    /// Stop the spinner and make what was written visible (the run is over or interrupted).
+    pub fn stop(&mut self) {
+        self.spinner.hide();
+        // Errors here surface again, with context, in `finish` or not at all (interrupted).
+        let _ = self.render.flush();
+        if let Some((_, f)) = &mut self.save {
+            let _ = f.flush();
+        }
+    }
+
+    /// Close the output.
+    pub fn finish(&mut self, end: &End<'_>) -> Result<()> {
+        self.render.finish(end)?;
+        if let Some((path, f)) = &mut self.save {
+            f.flush()
+                .with_context(|| format!("--save {}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+impl Sink for Pipeline {
+    fn received(&mut self, raw: &[u8]) -> Result<()> {
+        if let Some((path, f)) = &mut self.save {
+            f.write_all(raw)
+                .with_context(|| format!("--save {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
+        self.spinner.hide();
+        Ok(self.render.line(raw, frame)?)
+    }
+
+    fn chunk_done(&mut self) -> Result<()> {
+        self.render.flush()?;
+        if let Some((path, f)) = &mut self.save {
+            f.flush()
+                .with_context(|| format!("--save {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    fn waiting(&mut self, quiet: bool) {
+        if quiet && !self.render.mid_line() {
+            self.spinner.show();
+        } else {
+            self.spinner.hide();
+        }
+    }
+
+    fn chat_id(&mut self, id: &str) -> Result<()> {
+        if let Some(profile) = &self.remember {
+            if let Err(e) = self.store.remember(profile.as_deref(), id) {
+                warn(format!("cannot remember the thread for --continue: {e:#}"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! `analyst state`: read a thread's current state (a chat request without `input`).
+
+use super::chat_request::{body_request, service, thread_id};
+use super::Ctx;
+use crate::cli::{Format, StateArgs};
+use crate::client::resume::read_request;
+use crate::client::stream::{read_body, Ended, Framed};
+use crate::client::tracker::{Feed, Sink, Tracker};
+use crate::exit::{fail, usage, Status};
+use crate::protocol::Frame;
+use crate::render::pick_format;
+use crate::render::state_table::StateView;
+use anyhow::Result;
+use std::io::{BufWriter, Stdout, Write};
+
+/// Run the command.
+pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
+    let format = pick_format(
+        ctx.global.output,
+        &[Format::Table, Format::Ndjson, Format::Json, Format::Yaml],
+        Format::Table,
+        Format::Ndjson,
+        "state",
+    )?;
+    let (mut request, body_session) = body_request(args.body.as_deref())?;
+    let svc = service(
+        ctx,
+        &args.service,
+        &args.identity,
+        body_session.as_ref(),
+        None,
+    )?;
+    let chat_id = thread_id(ctx, &args.thread, svc.profile(), request.chat_id.take())?
+        .ok_or_else(|| usage("state: which thread? pass --chat-id ID, or -c for the last one"))?;
+    request.chat_id = Some(chat_id);
+    request.session_settings = svc.identity.clone();
+    // A read never carries a message.
+    let request = read_request(&request);
+    if ctx.global.dry_run {
+        svc.dry_run(&svc.client.endpoint.stream, &request)?;
+        return Ok(Status::Success);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let mut response = svc.client.open(&request, "state").await?;
+        let mut out = StateOut {
+            format,
+            out: BufWriter::new(std::io::stdout()),
+            view: StateView::default(),
+        };
+        let mut tracker = Tracker::new();
+        let ended = {
+            let mut feed = Feed {
+                tracker: &mut tracker,
+                sink: &mut out,
+            };
+            let mut framed = Framed::new(&mut feed);
+            let ended = read_body(&mut response, svc.idle(), &mut framed).await?;
+            if ended == Ended::Closed {
+                framed.finish()?;
+            }
+            ended
+        };
+        match format {
+            Format::Table => out.view.write_table(&mut out.out)?,
+            Format::Json | Format::Yaml => out.view.write_doc(&mut out.out, format)?,
+            _ => {}
+        }
+        out.out.flush()?;
+        if let Some(e) = &tracker.error {
+            return Err(fail(
+                e.status,
+                format!("the service reported: {}", e.message),
+            ));
+        }
+        if let Ended::Lost(why) = ended {
+            return Err(fail(
+                Status::Network,
+                format!("state: connection lost: {why}"),
+            ));
+        }
+        Ok(Status::Success)
+    })
+}
+
+/// The state read's output: raw lines for ndjson, else gathered into a view.
+struct StateOut {
+    format: Format,
+    out: BufWriter<Stdout>,
+    view: StateView,
+}
+
+impl Sink for StateOut {
+    fn received(&mut self, _: &[u8]) -> Result<()> {
+        Ok(())
+    }
+
+    fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
+        if self.format == Format::Ndjson {
+            self.out.write_all(raw)?;
+        } else if let Some(f) = frame {
+            self.view.frame(f);
+        }
+        Ok(())
+    }
+
+    fn chunk_done(&mut self) -> Result<()> {
+        if self.format == Format::Ndjson {
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,156 @@
+//! The thread as serialised in a `__state__` frame's `state.messages`.
+//!
+//! Entries are usually LangChain constructor objects
+//! (`{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{...}}`);
+//! plainer servers send `{role, content}` or `{type: "ai", content}`. Both are read leniently.
+
+use serde_json::Value;
+
+/// One message of a thread's state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateMessage {
+    /// `user`, `assistant`, `tool`, `system`, or the entry's own word for it.
+    pub role: String,
+    /// The text (content parts joined; non-text content as JSON).
+    pub text: String,
+    /// The tools an assistant message called: name, arguments and call id.
+    pub tool_calls: Vec<ToolCallRef>,
+    /// A tool message's call id (`tool_call_id`).
+    pub tool_call_id: Option<String>,
+    /// A tool message's tool name.
+    pub name: Option<String>,
+}
+
+/// A tool call named by an assistant message of the state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCallRef {
+    /// The tool.
+    pub name: String,
+    /// Its arguments (the tool's input).
+    pub args: Value,
+    /// The call id, matched by the tool message that carries the result.
+    pub id: Option<String>,
+}
+
+/// The messages of a `__state__` frame's `state` value.
+pub fn state_messages(state: &Value) -> Vec<StateMessage> {
+    state
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(|all| all.iter().map(state_message).collect())
+        .unwrap_or_default()
+}
+
+/// The text of the thread's last assistant message that has text: the answer of a finished turn.
+pub fn last_answer(state: &Value) -> Option<String> {
+    state_messages(state)
+        .into_iter()
+        .rev()
+        .find(|m| m.role == "assistant" && !m.text.trim().is_empty())
+        .map(|m| m.text)
+}
+
+fn state_message(entry: &Value) -> StateMessage {
+    // LangChain entries keep their fields under `kwargs`.
+    let body = entry.get("kwargs").unwrap_or(entry);
+    let class = entry
+        .get("id")
+        .and_then(Value::as_array)
+        .and_then(|path| path.last())
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let word = body
+        .get("role")
+        .or_else(|| body.get("type"))
+        .or_else(|| entry.get("role"))
+        .or_else(|| {
+            entry
+                .get("type")
+                .filter(|t| t.as_str() != Some("constructor"))
+        })
+        .and_then(Value::as_str)
+        .unwrap_or(class);
+    let role = match word {
+        "ai" | "assistant" | "AIMessage" | "AIMessageChunk" => "assistant",
+        "human" | "user" | "HumanMessage" => "user",
+        "tool" | "ToolMessage" => "tool",
+        "system" | "SystemMessage" => "system",
+        other => other,
+    }
+    .to_owned();
+    let tool_calls = body
+        .get("tool_calls")
+        .or_else(|| body.get("toolCalls"))
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|c| {
+                    Some(ToolCallRef {
+                        name: c.get("name")?.as_str()?.to_owned(),
+                        args: c
+                            .get("args")
+                            .or_else(|| c.get("input"))
+                            .cloned()
+                            .unwrap_or(Value::Null),
+                        id: c.get("id").and_then(Value::as_str).map(str::to_owned),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let text_field = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_owned);
+    StateMessage {
+        role,
+        text: content_text(body.get("content")),
+        tool_calls,
+        tool_call_id: text_field("tool_call_id"),
+        name: text_field("name"),
+    }
+}
+
+/// Content as text: a string, or the `text` of content parts, or JSON for anything else.
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .map(|p| match p {
+                Value::String(s) => s.clone(),
+                other => other
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or_default(),
+            })
+            .collect::<Vec<_>>()
+            .join(""),
+        Some(other) => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn langchain_and_plain_entries() {
+        let state = json!({"messages": [
+            {"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":"Top 5?"}},
+            {"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"","tool_calls":[{"name":"dataSqlApi","args":{"sqlQuery":"SELECT 1"},"id":"t1"}]}},
+            {"lc":1,"type":"constructor","id":["langchain_core","messages","ToolMessage"],"kwargs":{"content":"{}","tool_call_id":"t1","name":"dataSqlApi"}},
+            {"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":[{"type":"text","text":"Books lead."}]}},
+            {"role":"user","content":"and?"}
+        ]});
+        let msgs = state_messages(&state);
+        let roles: Vec<&str> = msgs.iter().map(|m| m.role.as_str()).collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "assistant", "user"]);
+        assert_eq!(msgs[1].tool_calls[0].name, "dataSqlApi");
+        assert_eq!(msgs[1].tool_calls[0].args["sqlQuery"], "SELECT 1");
+        assert_eq!(msgs[2].tool_call_id.as_deref(), Some("t1"));
+        assert_eq!(last_answer(&state).as_deref(), Some("Books lead."));
+        assert_eq!(last_answer(&json!({"messages": 3})), None);
+    }
+}

@@ -1,0 +1,346 @@
+//! `-o text`: the answer as it streams, one line per tool call, SQL results as tables, and
+//! (with `--show-thinking`) the agent's reasoning, dimmed.
+
+use super::chat::{ChatRender, End};
+use super::Style;
+use crate::protocol::tool::{classify, parse_input, parse_result, tool_error, Tool};
+use crate::protocol::{Frame, FrameKind};
+use anyhow::Result;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+/// Rows of a SQL result shown in a table; the rest are counted.
+pub const TABLE_ROWS: usize = 10;
+/// The longest SQL shown on a tool line.
+const SQL_WIDTH: usize = 160;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Field {
+    Content,
+    Thinking,
+}
+
+/// The text renderer.
+pub struct TextRender<W: Write> {
+    out: W,
+    style: Style,
+    show_thinking: bool,
+    /// Text printed so far for messages whose complete frame has not arrived.
+    printed: HashMap<(String, Field), String>,
+    /// What is being printed now, to separate it from the next message.
+    current: Option<(String, Field)>,
+    at_line_start: bool,
+    /// Tool calls started but not finished: name and input.
+    pending_tools: Vec<(String, String, Value)>,
+    /// The text printed of the last final-answer message, for a fix-up from the state.
+    last_final: Option<String>,
+}
+
+impl<W: Write> TextRender<W> {
+    /// Write to `out` in `style`.
+    pub fn new(out: W, style: Style, show_thinking: bool) -> Self {
+        TextRender {
+            out,
+            style,
+            show_thinking,
+            printed: HashMap::new(),
+            current: None,
+            at_line_start: true,
+            pending_tools: Vec::new(),
+            last_final: None,
+        }
+    }
+
+    fn write(&mut self, s: &str, field: Field) -> io::Result<()> {
+        if s.is_empty() {
+            return Ok(());
+        }
+        let shown = match field {
+            Field::Content => s.to_owned(),
+            Field::Thinking => self.style.dim(s),
+        };
+        self.out.write_all(shown.as_bytes())?;
+        self.at_line_start = s.ends_with('\n');
+        Ok(())
+    }
+
+    fn end_line(&mut self) -> io::Result<()> {
+        if !self.at_line_start {
+            self.out.write_all(b"\n")?;
+            self.at_line_start = true;
+        }
+        Ok(())
+    }
+
+    /// Text of one field of an assistant frame: chunks are printed as they come; a complete
+    /// frame prints what the chunks did not, or (when it differs from them) the whole text again.
+    fn text(&mut self, id: &str, field: Field, text: &str, delta: bool) -> io::Result<()> {
+        let key = (id.to_owned(), field);
+        if text.is_empty() && !self.printed.contains_key(&key) {
+            // Frames carry `content: ""` next to thinking: nothing to show, nothing to switch.
+            return Ok(());
+        }
+        if self.current.as_ref() != Some(&key) {
+            self.end_line()?;
+            self.current = Some(key.clone());
+        }
+        if delta {
+            self.write(text, field)?;
+            self.printed.entry(key).or_default().push_str(text);
+            return Ok(());
+        }
+        let printed = self.printed.remove(&key).unwrap_or_default();
+        match text.strip_prefix(printed.as_str()) {
+            Some(rest) => self.write(rest, field)?,
+            None => {
+                // The complete text is not what the chunks said: show it whole, on its own line.
+                self.end_line()?;
+                self.write(text, field)?;
+            }
+        }
+        self.end_line()?;
+        self.current = None;
+        Ok(())
+    }
+
+    fn tool(&mut self, id: &str, f: &Frame) -> io::Result<()> {
+        let Some(call) = &f.tool_call else {
+            return Ok(());
+        };
+        let name = call.name.clone().unwrap_or_else(|| "tool".into());
+        let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
+        let Some(result) = &call.result else {
+            if !self.pending_tools.iter().any(|(i, _, _)| i == id) {
+                self.pending_tools.push((id.to_owned(), name, input));
+            }
+            return Ok(());
+        };
+        self.pending_tools.retain(|(i, _, _)| i != id);
+        let result = parse_result(result);
+        self.end_line()?;
+        self.current = None;
+        let (line, table) = tool_summary(&name, &input, Some(&result));
+        let line = match tool_error(&result) {
+            Some(e) => self.style.red(&format!("{line} · error: {e}")),
+            None => self.style.cyan(&line),
+        };
+        writeln!(self.out, "{line}")?;
+        if let Some(table) = table {
+            writeln!(self.out, "{table}")?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> ChatRender for TextRender<W> {
+    fn line(&mut self, _raw: &[u8], frame: Option<&Frame>) -> io::Result<()> {
+        let Some(f) = frame else {
+            return Ok(());
+        };
+        let id = f.id.as_deref().unwrap_or("");
+        match f.kind() {
+            FrameKind::ToolCall => self.tool(id, f),
+            FrameKind::Assistant => {
+                let delta = f.is_delta();
+                if self.show_thinking {
+                    if let Some(t) = &f.thinking {
+                        self.text(id, Field::Thinking, t, delta)?;
+                    }
+                }
+                if let Some(c) = &f.content {
+                    if f.is_final() {
+                        let so_far = self.last_final.get_or_insert_with(String::new);
+                        if delta {
+                            so_far.push_str(c);
+                        } else {
+                            *so_far = c.clone();
+                        }
+                    }
+                    self.text(id, Field::Content, c, delta)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn mid_line(&self) -> bool {
+        !self.at_line_start
+    }
+
+    fn finish(&mut self, end: &End<'_>) -> Result<()> {
+        if end.answer_from_state {
+            if let Some(answer) = end.answer {
+                // The stream dropped mid-answer: finish the text from the thread's state.
+                let printed = self.last_final.take().unwrap_or_default();
+                match answer.strip_prefix(printed.as_str()) {
+                    Some(rest) if !printed.is_empty() => self.write(rest, Field::Content)?,
+                    _ => {
+                        self.end_line()?;
+                        self.write(answer, Field::Content)?;
+                    }
+                }
+            }
+        }
+        self.end_line()?;
+        for (_, name, input) in std::mem::take(&mut self.pending_tools) {
+            let (line, _) = tool_summary(&name, &input, None);
+            let line = self.style.dim(&format!("{line} · no result"));
+            writeln!(self.out, "{line}")?;
+        }
+        Ok(self.out.flush()?)
+    }
+}
+
+/// A tool call as one line (`» tool · title · SQL · rows`), and for SQL results a table of the
+/// first rows.
+pub fn tool_summary(name: &str, input: &Value, result: Option<&Value>) -> (String, Option<String>) {
+    let mut parts = vec![format!("» {name}")];
+    let mut table = None;
+    match classify(input, result) {
+        Tool::Sql { input, result } => {
+            let title = result
+                .as_ref()
+                .and_then(|r| r.query_title.clone())
+                .or_else(|| input.query_title.clone());
+            parts.extend(title);
+            let sql = input
+                .sql()
+                .map(str::to_owned)
+                .or_else(|| result.as_ref().and_then(|r| r.sql_query.clone()));
+            if let Some(sql) = sql {
+                parts.push(shorten(&sql, SQL_WIDTH));
+            }
+            if let Some(t) = result.as_ref().and_then(|r| r.table()) {
+                let total = t.total_rows.unwrap_or(t.rows.len() as i64);
+                let shown = t.rows.len().min(TABLE_ROWS);
+                parts.push(if (shown as i64) < total {
+                    format!("{shown} of {total} rows shown")
+                } else {
+                    format!("{total} row{}", if total == 1 { "" } else { "s" })
+                });
+                if !t.columns.is_empty() || !t.rows.is_empty() {
+                    let mut grid = comfy_table::Table::new();
+                    grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+                    grid.set_header(t.columns.clone());
+                    for row in t.rows.iter().take(TABLE_ROWS) {
+                        grid.add_row(row.clone());
+                    }
+                    table = Some(grid.to_string());
+                }
+            }
+        }
+        Tool::Meta { search, result } => {
+            if let Some(s) = search {
+                parts.push(format!("search {s:?}"));
+            }
+            if let Some(r) = result {
+                let n = r.cubes.len();
+                parts.push(format!("{n} cube{}", if n == 1 { "" } else { "s" }));
+            }
+        }
+        Tool::Other => {}
+    }
+    (parts.join(" · "), table)
+}
+
+/// Whitespace collapsed, cut at `width` characters.
+fn shorten(s: &str, width: usize) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > width {
+        one.chars().take(width).collect::<String>() + "…"
+    } else {
+        one
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(lines: &[&str], end: End<'_>) -> String {
+        let mut out = Vec::new();
+        let mut r = TextRender::new(&mut out, Style::default(), true);
+        for l in lines {
+            r.line(l.as_bytes(), Frame::parse(l.as_bytes()).as_ref())
+                .unwrap();
+        }
+        r.finish(&end).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn deltas_then_complete_print_once() {
+        let out = render(
+            &[
+                r#"{"id":"m","role":"assistant","content":"Hel","isDelta":true,"graphPath":["final"]}"#,
+                r#"{"id":"m","role":"assistant","content":"lo","isDelta":true,"graphPath":["final"]}"#,
+                r#"{"id":"m","role":"assistant","content":"Hello!","isDelta":false,"graphPath":["final"]}"#,
+            ],
+            End::default(),
+        );
+        assert_eq!(out, "Hello!\n");
+    }
+
+    #[test]
+    fn thinking_streams_on_its_own_line_despite_empty_content() {
+        let out = render(
+            &[
+                r#"{"id":"k","role":"assistant","content":"","thinking":"Let me ","isDelta":true}"#,
+                r#"{"id":"k","role":"assistant","content":"","thinking":"think.","isDelta":true}"#,
+                r#"{"id":"k","role":"assistant","content":"","thinking":"Let me think.","isDelta":false}"#,
+                r#"{"id":"m","role":"assistant","content":"Done","isDelta":false,"graphPath":["final"]}"#,
+            ],
+            End::default(),
+        );
+        assert_eq!(out, "Let me think.\nDone\n");
+    }
+
+    #[test]
+    fn a_differing_complete_text_is_shown_whole() {
+        let out = render(
+            &[
+                r#"{"id":"m","role":"assistant","content":"Helo","isDelta":true}"#,
+                r#"{"id":"m","role":"assistant","content":"Hello","isDelta":false}"#,
+            ],
+            End::default(),
+        );
+        assert_eq!(out, "Helo\nHello\n");
+    }
+
+    #[test]
+    fn sql_tools_get_a_line_and_a_table() {
+        let result =
+            serde_json::json!({"queryTitle":"Top","schema":[{"name":"cat"},{"name":"rev"}],
+            "data":[["Books","10"],["Toys","5"]],"totalRows":40})
+            .to_string();
+        let frame = serde_json::json!({"id":"t","role":"assistant","isInProcess":false,
+            "toolCall":{"name":"dataSqlApi","input":{"sqlQuery":"SELECT cat,\n rev FROM t"},"result":result}}).to_string();
+        let out = render(&[&frame], End::default());
+        assert!(
+            out.starts_with("» dataSqlApi · Top · SELECT cat, rev FROM t · 2 of 40 rows shown\n"),
+            "{out}"
+        );
+        assert!(out.contains("Books"), "{out}");
+    }
+
+    #[test]
+    fn an_answer_from_the_state_completes_the_printed_text() {
+        let out = render(
+            &[
+                r#"{"id":"m","role":"assistant","content":"Books lead","isDelta":true,"graphPath":["final"]}"#,
+            ],
+            End {
+                answer: Some("Books lead with 40%."),
+                answer_from_state: true,
+                ..End::default()
+            },
+        );
+        assert_eq!(out, "Books lead with 40%.\n");
+    }
+}

@@ -1,0 +1,236 @@
+//! `analyst state` as a table (one row per message: sort, role, kind, text or tool summary) or
+//! as one JSON/YAML document. A state read is one thread, so its messages are gathered.
+
+use super::chat_text::tool_summary;
+use super::write_document;
+use crate::cli::Format;
+use crate::protocol::thread::state_messages;
+use crate::protocol::tool::{parse_input, parse_result, tool_error};
+use crate::protocol::{Frame, FrameKind};
+use anyhow::Result;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::Write;
+
+/// The longest text shown in a table cell.
+const CELL_WIDTH: usize = 100;
+
+/// One message of the thread.
+#[derive(Clone, Debug, Default)]
+struct Row {
+    id: String,
+    sort: Option<i64>,
+    role: String,
+    kind: &'static str,
+    text: String,
+    tool: Option<Value>,
+}
+
+/// Gathers a state read's frames into rows.
+#[derive(Debug, Default)]
+pub struct StateView {
+    chat_id: Option<String>,
+    streaming: Option<bool>,
+    rows: Vec<Row>,
+    by_id: HashMap<String, usize>,
+    state: Option<Value>,
+}
+
+impl StateView {
+    /// Take one frame of the state read.
+    pub fn frame(&mut self, f: &Frame) {
+        let kind = f.kind();
+        match kind {
+            FrameKind::Cutoff => {
+                self.chat_id = f.chat_id().map(str::to_owned);
+                self.streaming = f.is_streaming();
+                return;
+            }
+            FrameKind::State => {
+                self.state = f.state.clone();
+                return;
+            }
+            FrameKind::UserEcho | FrameKind::Assistant | FrameKind::ToolCall => {}
+            _ => return,
+        }
+        let id = f.id.clone().unwrap_or_default();
+        let index = *self.by_id.entry(id.clone()).or_insert_with(|| {
+            self.rows.push(Row {
+                id,
+                sort: f.sort,
+                ..Row::default()
+            });
+            self.rows.len() - 1
+        });
+        let row = &mut self.rows[index];
+        row.role = f.role.clone().unwrap_or_default();
+        row.kind = match kind {
+            FrameKind::ToolCall => "tool",
+            FrameKind::UserEcho => "message",
+            _ if f.is_final() => "final",
+            _ if f.content.as_deref().unwrap_or("").is_empty() && f.thinking.is_some() => {
+                "thinking"
+            }
+            _ => "message",
+        };
+        if let Some(call) = &f.tool_call {
+            let name = call.name.clone().unwrap_or_else(|| "tool".into());
+            let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
+            let result = call.result.as_ref().map(parse_result);
+            let (summary, _) = tool_summary(&name, &input, result.as_ref());
+            row.text = match result.as_ref().and_then(tool_error) {
+                Some(e) => format!("{summary} · error: {e}"),
+                None => summary,
+            };
+            row.tool = Some(json!({"name": name, "input": input, "result": result}));
+        } else {
+            let text = f
+                .content
+                .clone()
+                .or_else(|| f.thinking.clone())
+                .unwrap_or_default();
+            if f.is_delta() {
+                row.text.push_str(&text);
+            } else {
+                row.text = text;
+            }
+        }
+    }
+
+    /// Rows from the frames, else (servers that send only `__state__`) from the state's messages.
+    fn rows(&self) -> Vec<Row> {
+        if !self.rows.is_empty() {
+            return self.rows.clone();
+        }
+        self.state.as_ref().map(rows_from_state).unwrap_or_default()
+    }
+
+    /// Write the table.
+    pub fn write_table(&self, out: &mut impl Write) -> Result<()> {
+        let mut grid = comfy_table::Table::new();
+        grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+        grid.set_header(["sort", "role", "kind", "text"]);
+        for r in self.rows() {
+            grid.add_row([
+                r.sort.map(|s| s.to_string()).unwrap_or_default(),
+                r.role,
+                r.kind.to_owned(),
+                shorten(&r.text),
+            ]);
+        }
+        writeln!(out, "{grid}")?;
+        Ok(())
+    }
+
+    /// Write the document: `chatId`, `isStreaming`, `messages`.
+    pub fn write_doc(&self, out: &mut impl Write, format: Format) -> Result<()> {
+        let messages: Vec<Value> = self
+            .rows()
+            .into_iter()
+            .map(|r| {
+                let mut m = json!({"id": r.id, "sort": r.sort, "role": r.role, "kind": r.kind, "text": r.text});
+                if let Some(tool) = r.tool {
+                    m["toolCall"] = tool;
+                }
+                m
+            })
+            .collect();
+        let doc =
+            json!({"chatId": self.chat_id, "isStreaming": self.streaming, "messages": messages});
+        write_document(out, &doc, format)
+    }
+}
+
+/// One row per message of the serialised thread; a tool call and its result share a row.
+fn rows_from_state(state: &Value) -> Vec<Row> {
+    let mut rows: Vec<Row> = Vec::new();
+    // Tool calls waiting for their result: (call id, name, args, row index).
+    let mut open: Vec<(Option<String>, String, Value, usize)> = Vec::new();
+    for (i, m) in state_messages(state).into_iter().enumerate() {
+        let sort = Some(i as i64 + 1);
+        if m.role == "tool" {
+            let at = open
+                .iter()
+                .position(|(id, _, _, _)| id.is_some() && *id == m.tool_call_id)
+                .or_else(|| {
+                    open.iter()
+                        .position(|(_, name, _, _)| Some(name) == m.name.as_ref())
+                });
+            if let Some(at) = at {
+                let (_, name, args, row) = open.remove(at);
+                let result = parse_result(&Value::String(m.text.clone()));
+                let (summary, _) = tool_summary(&name, &args, Some(&result));
+                rows[row].text = match tool_error(&result) {
+                    Some(e) => format!("{summary} · error: {e}"),
+                    None => summary,
+                };
+                rows[row].tool = Some(json!({"name": name, "input": args, "result": result}));
+                continue;
+            }
+        }
+        if m.tool_calls.is_empty() {
+            let kind = if m.role == "assistant" {
+                "final"
+            } else {
+                "message"
+            };
+            rows.push(Row {
+                sort,
+                role: m.role,
+                kind,
+                text: m.text,
+                ..Row::default()
+            });
+            continue;
+        }
+        for call in m.tool_calls {
+            let (summary, _) = tool_summary(&call.name, &call.args, None);
+            open.push((call.id, call.name.clone(), call.args.clone(), rows.len()));
+            rows.push(Row {
+                sort,
+                role: m.role.clone(),
+                kind: "tool",
+                text: summary,
+                tool: Some(json!({"name": call.name, "input": call.args})),
+                ..Row::default()
+            });
+        }
+    }
+    rows
+}
+
+fn shorten(s: &str) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > CELL_WIDTH {
+        one.chars().take(CELL_WIDTH).collect::<String>() + "…"
+    } else {
+        one
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_become_rows() {
+        let mut v = StateView::default();
+        for l in [
+            r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c","isStreaming":false}}"#,
+            r#"{"id":"u","sort":1,"role":"user","content":"Top?","isDelta":false}"#,
+            r#"{"id":"a","sort":2,"role":"assistant","content":"Bo","isDelta":true,"graphPath":["final"]}"#,
+            r#"{"id":"a","sort":3,"role":"assistant","content":"Books","isDelta":false,"graphPath":["final"]}"#,
+        ] {
+            v.frame(&Frame::parse(l.as_bytes()).unwrap());
+        }
+        let mut out = Vec::new();
+        v.write_doc(&mut out, Format::Json).unwrap();
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(doc["chatId"], "c");
+        assert_eq!(doc["messages"][1]["text"], "Books");
+        assert_eq!(doc["messages"][1]["kind"], "final");
+        let mut table = Vec::new();
+        v.write_table(&mut table).unwrap();
+        assert!(String::from_utf8(table).unwrap().contains("Books"));
+    }
+}

@@ -1,0 +1,56 @@
+//! `analyst abort`: 204 prints `aborted <chatId>`; 403 and 404 exit 3 and 4 saying why.
+
+mod support;
+
+use serde_json::json;
+use support::*;
+
+fn abort_cmd(home: &std::path::Path, server: &Server) -> assert_cmd::Command {
+    let mut cmd = analyst(home);
+    cmd.env("ANALYST_API_KEY", "k")
+        .args(["abort", "--url", &server.url(), "--external-id", "bot"]);
+    cmd
+}
+
+#[test]
+fn abort_posts_to_the_abort_url_with_the_identity() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::start(|_, _| Reply {
+        status: 204,
+        parts: vec![],
+    });
+    abort_cmd(home.path(), &server)
+        .args(["--chat-id", "c1"])
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("aborted c1\n");
+    let seen = server.seen();
+    assert_eq!(seen[0].path, "/api/v1/public/acme/agents/3/chat/abort");
+    assert_eq!(
+        seen[0].body,
+        json!({"chatId": "c1", "sessionSettings": {"externalId": "bot"}})
+    );
+}
+
+#[test]
+fn refusals_say_what_happened() {
+    let home = tempfile::tempdir().unwrap();
+    let forbidden = Server::start(|_, _| Reply::status(403, r#"{"error":"Not your thread"}"#));
+    let out = abort_cmd(home.path(), &forbidden)
+        .args(["--chat-id", "c1"])
+        .assert()
+        .code(3);
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("not yours") && stderr.contains("Not your thread"),
+        "{stderr}"
+    );
+    let missing = Server::start(|_, _| Reply::status(404, ""));
+    let out = abort_cmd(home.path(), &missing)
+        .args(["--chat-id", "c1"])
+        .assert()
+        .code(4);
+    assert!(text(&out.get_output().stderr).contains("thread c1 was not found"));
+    abort_cmd(home.path(), &missing).assert().code(2);
+}

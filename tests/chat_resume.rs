@@ -1,0 +1,226 @@
+//! Resume after dropped connections (CLI.md "Resume"): state reads, resends with the same
+//! messageId, no duplicate output, --retries 0, suspension and stalls.
+
+mod support;
+
+use serde_json::Value;
+use support::*;
+
+fn joined(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// A server whose first message stream drops after `first` lines of the happy stream; state
+/// reads say the turn is still streaming; the resend replays the whole stream from the start
+/// (the worst case for duplicates).
+fn drop_after(first: usize) -> Server {
+    Server::start(move |req, earlier| {
+        let messages = earlier.iter().filter(|s| s.is_message()).count();
+        if !req.is_message() {
+            return Reply::lines(&[cutoff("c1", true)]);
+        }
+        let all = happy(MID);
+        if messages == 0 {
+            Reply::lines(&all[..first]).then_drop()
+        } else {
+            Reply::lines(&all)
+        }
+    })
+}
+
+#[test]
+fn drops_at_several_points_resume_without_duplicates() {
+    for first in 1..happy(MID).len() - 1 {
+        let home = tempfile::tempdir().unwrap();
+        let server = drop_after(first);
+        let out = chat(home.path(), &server)
+            .args(["-o", "ndjson", "Top categories?"])
+            .assert()
+            .success();
+        assert_eq!(
+            text(&out.get_output().stdout),
+            joined(&happy(MID)),
+            "dropped after {first} lines"
+        );
+        let seen = server.seen();
+        let kinds: Vec<&str> = seen
+            .iter()
+            .map(|s| if s.is_message() { "message" } else { "read" })
+            .collect();
+        assert_eq!(kinds, ["message", "read", "message"], "after {first}");
+        // The read carries the thread and identity, but no input or messageId.
+        let read = &seen[1].body;
+        assert_eq!(read["chatId"], "c1");
+        assert_eq!(read["sessionSettings"]["externalId"], "bot");
+        assert!(read.get("messageId").is_none());
+        // The resend is the same message, same id, now on the thread.
+        assert_eq!(seen[2].body["messageId"], MID);
+        assert_eq!(seen[2].body["input"], seen[0].body["input"]);
+        assert_eq!(seen[2].body["chatId"], "c1");
+        assert!(seen[0].body.get("chatId").is_none());
+    }
+}
+
+#[test]
+fn text_after_a_resume_prints_the_answer_once() {
+    let home = tempfile::tempdir().unwrap();
+    let server = drop_after(4);
+    let out = chat(home.path(), &server)
+        .args(["-o", "text", "Top?"])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert_eq!(stdout.matches("Books lead.").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("» dataSqlApi").count(), 1, "{stdout}");
+}
+
+#[test]
+fn a_finished_turn_is_taken_from_the_state_and_nothing_is_invented() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::start(|req, _| {
+        if req.is_message() {
+            Reply::lines(&[cutoff("c1", true), delta("a1", 1, "Books ")]).then_drop()
+        } else {
+            Reply::lines(&[cutoff("c1", false), state("Books lead by far.")])
+        }
+    });
+    chat(home.path(), &server)
+        .args(["-o", "final", "Top?"])
+        .assert()
+        .success()
+        .stdout("Books lead by far.\n");
+    let out = chat(home.path(), &server)
+        .args(["-o", "ndjson", "Top?"])
+        .assert()
+        .success();
+    assert_eq!(
+        text(&out.get_output().stdout),
+        joined(&[cutoff("c1", true), delta("a1", 1, "Books ")])
+    );
+    let out = chat(home.path(), &server)
+        .args(["-o", "text", "Top?"])
+        .assert()
+        .success();
+    assert_eq!(text(&out.get_output().stdout), "Books lead by far.\n");
+    // Never a second message: one message, one read, per run.
+    let messages = server.seen().iter().filter(|s| s.is_message()).count();
+    assert_eq!(messages, 3);
+}
+
+#[test]
+fn retries_zero_exits_6_on_a_drop() {
+    let home = tempfile::tempdir().unwrap();
+    let server = drop_after(3);
+    let out = chat(home.path(), &server)
+        .args(["-o", "ndjson", "--retries", "0", "Top?"])
+        .assert()
+        .code(6);
+    assert!(text(&out.get_output().stderr).contains("connection lost"));
+    assert_eq!(server.seen().len(), 1);
+}
+
+#[test]
+fn retries_run_out_while_the_thread_keeps_streaming() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::start(|req, _| {
+        if req.is_message() {
+            Reply::lines(&[cutoff("c1", true)]).then_drop()
+        } else {
+            Reply::lines(&[cutoff("c1", true)])
+        }
+    });
+    chat(home.path(), &server)
+        .args(["-o", "ndjson", "--retries", "2", "Top?"])
+        .assert()
+        .code(6);
+    let messages = server.seen().iter().filter(|s| s.is_message()).count();
+    assert_eq!(messages, 3, "the first send and two resends");
+}
+
+#[test]
+fn a_drop_before_the_thread_id_cannot_be_resumed() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::start(|_, _| Reply::lines(&[]).then_drop());
+    let out = chat(home.path(), &server).arg("Top?").assert().code(6);
+    assert!(text(&out.get_output().stderr).contains("thread id never arrived"));
+    assert_eq!(server.seen().len(), 1);
+}
+
+fn suspends_once() -> Server {
+    let suspended: String =
+        serde_json::json!({"id":"__suspended__","type":"suspend","code":"chat_suspended",
+        "retryable":true,"messageId":MID,"error":"Chat suspended"})
+        .to_string();
+    Server::start(move |_, earlier| {
+        if earlier.is_empty() {
+            Reply::lines(&[
+                cutoff("c1", true),
+                delta("a1", 1, "Books "),
+                suspended.clone(),
+            ])
+        } else {
+            Reply::lines(&[
+                cutoff("c1", true),
+                delta("a1", 2, "lead."),
+                complete("a1", 3, "Books lead."),
+                state("Books lead."),
+            ])
+        }
+    })
+}
+
+#[test]
+fn a_suspended_turn_is_resent_at_once() {
+    let home = tempfile::tempdir().unwrap();
+    let server = suspends_once();
+    chat(home.path(), &server)
+        .args(["-o", "final", "Top?"])
+        .assert()
+        .success()
+        .stdout("Books lead.\n");
+    let seen = server.seen();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1].body["messageId"], MID);
+    assert_eq!(seen[1].body["chatId"], "c1");
+    // With no retries, a suspension is a failure.
+    chat(home.path(), &suspends_once())
+        .args(["-o", "final", "--retries", "0", "Top?"])
+        .assert()
+        .code(1);
+}
+
+fn stalls_once() -> Server {
+    Server::start(|req, earlier| {
+        let messages = earlier.iter().filter(|s| s.is_message()).count();
+        match (req.is_message(), messages) {
+            (true, 0) => Reply::lines(&[cutoff("c1", true), delta("a1", 1, "Books ")]).then_stall(),
+            (true, _) => Reply::lines(&happy(MID)),
+            (false, _) => Reply::lines(&[cutoff("c1", true)]),
+        }
+    })
+}
+
+#[test]
+fn a_stalled_stream_is_a_drop() {
+    let home = tempfile::tempdir().unwrap();
+    let server = stalls_once();
+    let out = chat(home.path(), &server)
+        .args(["-o", "json", "--idle-timeout", "300ms", "Top?"])
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["final"], "Books lead.");
+    let out = chat(home.path(), &stalls_once())
+        .args([
+            "-o",
+            "ndjson",
+            "--idle-timeout",
+            "300ms",
+            "--retries",
+            "0",
+            "Top?",
+        ])
+        .assert()
+        .code(6);
+    assert!(text(&out.get_output().stderr).contains("no data for 300ms"));
+}

@@ -1,0 +1,245 @@
+//! `analyst chat` output formats, exit statuses and --save/--replay, against scripted servers.
+
+mod support;
+
+use serde_json::Value;
+use support::*;
+
+fn joined(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn ndjson_is_byte_identical_including_unknown_frames_and_crlf() {
+    let home = tempfile::tempdir().unwrap();
+    let mut lines = happy(MID);
+    lines.insert(2, r#"{"id":"x","sort":2,"future":{"kind":"new"}}"#.into());
+    lines.insert(3, "not json at all".into());
+    // A CRLF line and a line split across chunks must come out exactly as sent.
+    let mut body = joined(&lines).into_bytes();
+    body.extend_from_slice(b"{\"id\":\"z\",\"sort\":100}\r\n");
+    let server = Server::start(move |_, _| {
+        let (a, b) = body.split_at(body.len() / 2);
+        Reply {
+            status: 200,
+            parts: vec![Part::Data(a.to_vec()), Part::Data(b.to_vec())],
+        }
+    });
+    let out = chat(home.path(), &server)
+        .args(["-o", "ndjson", "Top categories?"])
+        .assert()
+        .success();
+    let mut expected = joined(&lines).into_bytes();
+    expected.extend_from_slice(b"{\"id\":\"z\",\"sort\":100}\r\n");
+    assert_eq!(out.get_output().stdout, expected);
+}
+
+#[test]
+fn text_shows_tools_tables_answer_and_the_thread() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(happy(MID));
+    let out = chat(home.path(), &server)
+        .args(["-o", "text", "Top categories?"])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(
+        stdout.contains("» dataSqlApi · Revenue by category · SELECT category"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Books"), "{stdout}");
+    assert!(stdout.ends_with("Books lead.\n"), "{stdout}");
+    assert_eq!(stdout.matches("Books lead.").count(), 1, "{stdout}");
+    let stderr = text(&out.get_output().stderr);
+    assert!(stderr.contains("analyst chat --chat-id c1"), "{stderr}");
+}
+
+#[test]
+fn json_yaml_and_final_documents() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(happy(MID));
+    let out = chat(home.path(), &server)
+        .args(["-o", "json", "Top?"])
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["chatId"], "c1");
+    assert_eq!(doc["messageId"], MID);
+    assert_eq!(doc["final"], "Books lead.");
+    assert_eq!(doc["toolCalls"][0]["name"], "dataSqlApi");
+    assert_eq!(doc["toolCalls"][0]["result"]["data"][0][0], "Books");
+    assert_eq!(doc["usage"]["totalTokens"], 42);
+    assert!(doc.get("error").is_none());
+
+    let out = chat(home.path(), &server)
+        .args(["-o", "yaml", "Top?"])
+        .assert()
+        .success();
+    let yaml = text(&out.get_output().stdout);
+    assert!(yaml.contains("final: Books lead."), "{yaml}");
+
+    chat(home.path(), &server)
+        .args(["-o", "final", "Top?"])
+        .assert()
+        .success()
+        .stdout("Books lead.\n");
+}
+
+#[test]
+fn the_default_format_off_a_terminal_is_ndjson() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(happy(MID));
+    chat(home.path(), &server)
+        .arg("Top?")
+        .assert()
+        .success()
+        .stdout(joined(&happy(MID)));
+}
+
+#[test]
+fn exit_statuses_from_the_stream_and_http() {
+    let home = tempfile::tempdir().unwrap();
+    let cases: Vec<(Reply, i32, &str)> = vec![
+        (
+            Reply::lines(&[cutoff("c1", true), r#"{"error":"The agent crashed"}"#.into()]),
+            1,
+            "The agent crashed",
+        ),
+        (
+            Reply::lines(&[cutoff("c1", true), r#"{"error":"Streaming for thread is in progress"}"#.into()]),
+            5,
+            "Streaming for thread is in progress",
+        ),
+        (
+            Reply::lines(&[r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Invalid API key"}}"#.into()]),
+            3,
+            "Invalid API key",
+        ),
+        (
+            Reply::lines(&[cutoff("c1", true), r#"{"id":"__aborted__","type":"abort","code":"chat_aborted","error":"Chat was aborted"}"#.into()]),
+            1,
+            "aborted",
+        ),
+        (
+            Reply::lines(&[cutoff("c1", true), state("")]),
+            7,
+            "without a final answer",
+        ),
+        (Reply::status(400, r#"{"error":"messageId is invalid"}"#), 2, "messageId is invalid"),
+        (Reply::status(401, r#"{"error":"Invalid API key"}"#), 3, "HTTP 401"),
+        (Reply::status(403, "Forbidden"), 3, "HTTP 403"),
+        (Reply::status(404, r#"{"error":"Agent not found"}"#), 4, "Agent not found"),
+        (Reply::status(409, r#"{"error":"Streaming for thread is in progress"}"#), 5, "Streaming"),
+        (Reply::status(500, "<html>\n  oops\n</html>"), 1, "<html> oops </html>"),
+    ];
+    for (reply, code, words) in cases {
+        let server = Server::start(move |_, _| reply.clone());
+        let out = chat(home.path(), &server)
+            .args(["-o", "final", "Top?"])
+            .assert()
+            .code(code);
+        let stderr = text(&out.get_output().stderr);
+        assert!(stderr.contains(words), "exit {code}: {stderr}");
+    }
+}
+
+#[test]
+fn tool_errors_are_shown_but_not_fatal() {
+    let home = tempfile::tempdir().unwrap();
+    let failed = serde_json::json!({"id":"t9","sort":2,"role":"assistant","isInProcess":false,
+        "toolCall":{"name":"dataSqlApi","input":{"sqlQuery":"SELECT nope"},"result":"{\"error\":\"Error: BadRequestError: Bad branch\"}"}}).to_string();
+    let server = Server::always(vec![
+        cutoff("c1", true),
+        failed,
+        complete("a", 3, "Sorry."),
+        state("Sorry."),
+    ]);
+    let out = chat(home.path(), &server)
+        .args(["-o", "text", "Top?"])
+        .assert()
+        .success();
+    assert!(text(&out.get_output().stdout).contains("error: Error: BadRequestError: Bad branch"));
+}
+
+#[test]
+fn save_then_replay_in_every_format_with_the_same_status() {
+    let home = tempfile::tempdir().unwrap();
+    let saved = home.path().join("run.ndjson");
+    let server = Server::always(happy(MID));
+    chat(home.path(), &server)
+        .args(["-o", "final", "--save", saved.to_str().unwrap(), "Top?"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(&saved).unwrap(),
+        joined(&happy(MID))
+    );
+    // No service is configured for the replay: nothing is contacted.
+    analyst(home.path())
+        .args(["chat", "-o", "final", "--replay", saved.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout("Books lead.\n");
+    let out = analyst(home.path())
+        .args(["chat", "-o", "json", "--replay", "-"])
+        .write_stdin(joined(&happy(MID)))
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["messageId"], MID);
+    // An error line replays with the status the live run had.
+    analyst(home.path())
+        .args(["chat", "-o", "ndjson", "--replay", "-"])
+        .write_stdin(joined(&[cutoff("c1", true), r#"{"error":"boom"}"#.into()]))
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(happy(MID));
+    // `| head -1`, done in-process: the child's stdout is closed after the first line.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_analyst"))
+        .env_clear()
+        .env("HOME", home.path())
+        .env("ANALYST_API_KEY", "k")
+        .args([
+            "chat",
+            "--url",
+            &server.url(),
+            "--external-id",
+            "bot",
+            "-o",
+            "ndjson",
+            "Top?",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
+fn nothing_listening_is_a_network_error() {
+    let home = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = analyst(home.path())
+        .env("ANALYST_API_KEY", "k")
+        .args(["chat", "--external-id", "bot", "--url"])
+        .arg(format!(
+            "http://127.0.0.1:{port}/api/v1/public/a/agents/1/chat/stream-chat-state"
+        ))
+        .arg("Top?")
+        .assert()
+        .code(6);
+    assert!(text(&out.get_output().stderr).contains("cannot connect"));
+}

@@ -1,0 +1,87 @@
+//! `analyst state`: a read without input or messageId, in every format.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+fn thread() -> Vec<String> {
+    vec![
+        cutoff("c1", false),
+        echo(MID, 1, "Top categories?"),
+        sql_tool("t1", 2),
+        complete("a1", 3, "Books lead."),
+        state("Books lead."),
+    ]
+}
+
+fn state_cmd(home: &std::path::Path, server: &Server) -> assert_cmd::Command {
+    let mut cmd = analyst(home);
+    cmd.env("ANALYST_API_KEY", "k")
+        .args(["state", "--url", &server.url(), "--external-id", "bot"]);
+    cmd
+}
+
+#[test]
+fn reads_carry_the_thread_and_identity_only() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(thread());
+    let out = state_cmd(home.path(), &server)
+        .args(["--chat-id", "c1"])
+        .assert()
+        .success();
+    let expected: String = thread().iter().map(|l| format!("{l}\n")).collect();
+    assert_eq!(text(&out.get_output().stdout), expected);
+    assert_eq!(
+        server.seen()[0].body,
+        json!({"chatId": "c1", "sessionSettings": {"externalId": "bot"}})
+    );
+}
+
+#[test]
+fn table_json_and_yaml() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(thread());
+    let out = state_cmd(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "table"])
+        .assert()
+        .success();
+    let table = text(&out.get_output().stdout);
+    for words in [
+        "sort",
+        "Top categories?",
+        "» dataSqlApi",
+        "Books lead.",
+        "final",
+    ] {
+        assert!(table.contains(words), "{words}: {table}");
+    }
+    let out = state_cmd(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "json"])
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["chatId"], "c1");
+    assert_eq!(doc["isStreaming"], false);
+    assert_eq!(doc["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(doc["messages"][1]["toolCall"]["name"], "dataSqlApi");
+    let out = state_cmd(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "yaml"])
+        .assert()
+        .success();
+    assert!(text(&out.get_output().stdout).contains("chatId: c1"));
+}
+
+#[test]
+fn state_needs_a_thread_and_maps_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(thread());
+    state_cmd(home.path(), &server).assert().code(2);
+    state_cmd(home.path(), &server).arg("-c").assert().code(2);
+    let missing = Server::start(|_, _| Reply::status(404, r#"{"error":"Thread not found"}"#));
+    let out = state_cmd(home.path(), &missing)
+        .args(["--chat-id", "nope"])
+        .assert()
+        .code(4);
+    assert!(text(&out.get_output().stderr).contains("Thread not found"));
+}
