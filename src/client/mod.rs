@@ -2,5 +2,6 @@
 //! diagnostics, and the mapping of HTTP failures to exit statuses.
 
 pub mod http;
+pub mod scim;
 
 pub use http::{error_for_status, trim_body, Http, RequestLog};

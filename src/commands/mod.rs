@@ -2,6 +2,7 @@
 
 mod completions;
 mod extract_final;
+mod scim;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::exit::Status;
@@ -40,7 +41,7 @@ impl Ctx {
 }
 
 /// Run the parsed command line.
-pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
+pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
     use std::io::IsTerminal;
     let env = Env::from_process();
     let ctx = Ctx {
@@ -53,7 +54,15 @@ pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
     match cli.command {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
+        Command::Scim(command) => {
+            let sub = matches
+                .subcommand_matches("scim")
+                .and_then(|m| m.subcommand().map(|(_, m)| m));
+            scim::run(&ctx, command, sub)
+        }
         // Filled in as each command lands (issues 4, 5, 6); refused cleanly until then.
-        other => Err(crate::exit::usage(format!("{other:?} is not available in this build"))),
+        other => Err(crate::exit::usage(format!(
+            "{other:?} is not available in this build"
+        ))),
     }
 }

@@ -1,6 +1,8 @@
 //! Frames and results -> text, tables, JSON, YAML and NDJSON, plus the terminal conventions
 //! (colour, which format is the default) that every command shares.
 
+pub mod scim;
+
 use crate::cli::{ColorChoice, Format};
 use crate::exit::usage;
 use crate::settings::Env;
