@@ -40,6 +40,15 @@ fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result
         return Err(usage("-j/--concurrency must be at least 1"));
     }
     check_one_stdin(&args)?;
+    if args
+        .if_match
+        .as_deref()
+        .is_some_and(|e| reqwest::header::HeaderValue::from_str(e).is_err())
+    {
+        return Err(usage(
+            "--if-match: the ETag holds characters an HTTP header cannot carry",
+        ));
+    }
     let op = ops::patch_op(&args, matches)?;
     let expected_active = ops::expected_active(&op);
     let targets = Targets::gather(&args.ids, args.ids_from.as_deref(), &args.user_names)?;
@@ -57,15 +66,6 @@ fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result
         if_match: args.if_match.clone(),
         attributes: args.attributes.clone(),
     };
-    if args
-        .if_match
-        .as_deref()
-        .is_some_and(|e| reqwest::header::HeaderValue::from_str(e).is_err())
-    {
-        return Err(usage(
-            "--if-match: the ETag holds characters an HTTP header cannot carry",
-        ));
-    }
     if targets.duplicates > 0 && !ctx.global.quiet {
         eprintln!(
             "analyst: {} repeated id{} or userName{} skipped (each user is patched once)",
@@ -320,6 +320,7 @@ impl Run<'_> {
             Some(name) => format!("user {id} (userName {name:?})"),
             None => format!("user {id}"),
         };
+        let outcome = self.client.patch(&id, self.spec, salt).await;
         let mut result = PatchResult {
             seq,
             id: Some(id),
@@ -329,8 +330,7 @@ impl Run<'_> {
             error: None,
             exit: Status::Success,
         };
-        let id = result.id.as_deref().unwrap_or_default();
-        match self.client.patch(id, self.spec, salt).await {
+        match outcome {
             Ok(patched) => {
                 if let Some(note) = &patched.note {
                     self.say.note(&format!("{label}: {note}"));
