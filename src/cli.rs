@@ -357,16 +357,28 @@ pub struct ExtractFinalArgs {
 /// `analyst serve`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Fault specs (repeat --fault; each applies to chat and SCIM requests alike):
-  drop-after=N          close the connection after N lines of a chat stream (the run goes on)
-  delay=DURATION        wait before answering
-  status=CODE[xK|@P]    answer CODE for the next K requests, or a fraction P (0..1) of them
+Fault specs (repeat --fault; each applies to chat, abort and SCIM requests alike unless on= says):
+  drop-after=N          close the connection after N lines of a chat stream (the turn goes on)
+  delay=DURATION        wait before answering, e.g. delay=2s
+  status=CODE[xK|@P]    answer CODE (400-599) for the next K requests, or every round(1/P)-th
+                        request for a fraction P (0..1]; plain status=CODE answers every request
   retry-after=SECS      send Retry-After with status faults (e.g. status=429x2,retry-after=1)
-  malformed-after=N     write a line that is not JSON after N lines
+  malformed-after=N     write a line that is not JSON after N lines, then go on
   stall-after=N         stop writing after N lines without closing the connection
-Several keys may be joined with commas in one spec: --fault status=503x1,retry-after=0
+  suspend-after=N       send __suspended__ after N lines and pause the turn until the same
+                        request (chatId, messageId) is sent again
+  hold-after=N          the turn stops after N lines and waits until aborted
+  times=K               the spec fires for its first K matching requests only
+  on=chat|abort|scim    only these requests (repeat on= for several; default all)
+Lines are counted from the first line of a response, __cutoff__ included. Several keys may be
+joined with commas in one spec: --fault status=503x1,retry-after=0
 
-Formats: text (default), json (one object with the URLs and credentials).")]
+Formats: text (default), json (one line with the URLs, credentials, users and attributes).
+
+Examples:
+  analyst serve
+  analyst serve --listen 127.0.0.1:0 -o json | head -1
+  analyst serve --pace 0 --fault drop-after=4,times=1 --fault status=429@0.5,retry-after=1")]
 pub struct ServeArgs {
     /// Address to listen on
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]

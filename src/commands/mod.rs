@@ -3,6 +3,7 @@
 mod completions;
 mod extract_final;
 mod scim;
+mod serve;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::exit::Status;
@@ -60,6 +61,7 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
                 .and_then(|m| m.subcommand().map(|(_, m)| m));
             scim::run(&ctx, command, sub)
         }
+        Command::Serve(args) => serve::run(&ctx, args),
         // Filled in as each command lands (issues 4, 5, 6); refused cleanly until then.
         other => Err(crate::exit::usage(format!(
             "{other:?} is not available in this build"

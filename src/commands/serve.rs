@@ -1,0 +1,221 @@
+//! `analyst serve`: run the emulator until Ctrl-C or SIGTERM, after printing how to reach it.
+
+use super::Ctx;
+use crate::cli::{Format, ServeArgs};
+use crate::emulator::server::{self, Clock, Fault, Running, ServeOptions};
+use crate::exit::{usage, Status};
+use crate::render::pick_format;
+use crate::settings::{parse_duration, Secret};
+use anyhow::{Context, Result};
+use serde_json::json;
+use std::io::Write;
+use std::net::{SocketAddr, ToSocketAddrs};
+
+/// Start the emulator, print its URLs and credentials, and serve until interrupted.
+pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
+    let format = pick_format(
+        ctx.global.output,
+        &[Format::Text, Format::Json],
+        Format::Text,
+        Format::Text,
+        "serve",
+    )?;
+    let opts = options(&args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let running = server::start(opts).await?;
+        let mut out = std::io::stdout().lock();
+        match format {
+            Format::Json => {
+                writeln!(out, "{}", summary(&running, &args))?;
+            }
+            _ => write_text(&mut out, &running, &args)?,
+        }
+        out.flush()?;
+        drop(out);
+        if ctx.chatty() {
+            eprintln!("Serving; press Ctrl-C to stop.");
+        }
+        stop_signal().await;
+        // A second Ctrl-C while shutting down exits at once, as fd does.
+        tokio::spawn(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(Status::Interrupted.code());
+            }
+        });
+        running.shutdown().await;
+        Ok(Status::Success)
+    })
+}
+
+/// Resolve the flags into options; every problem is a usage error naming its flag.
+fn options(args: &ServeArgs) -> Result<ServeOptions> {
+    let listen = listen_addr(&args.listen)?;
+    let pace =
+        parse_duration(&args.pace).map_err(|e| usage(format!("--pace {}: {e}", args.pace)))?;
+    let faults = args
+        .faults
+        .iter()
+        .map(|spec| {
+            spec.parse::<Fault>()
+                .map_err(|e| usage(format!("--fault {spec:?}: {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (flag, path) in [("--model", &args.model), ("--data", &args.data)] {
+        if let Some(path) = path {
+            std::fs::File::open(path)
+                .map_err(|e| usage(format!("{flag}: cannot read {}: {e}", path.display())))?;
+        }
+    }
+    let secret = |path: &Option<std::path::PathBuf>, flag: &str| -> Result<Option<String>> {
+        path.as_deref()
+            .map(|p| Secret::from_file(p, flag).map(|s| s.expose().to_owned()))
+            .transpose()
+    };
+    Ok(ServeOptions {
+        listen,
+        account: non_empty("--account", &args.account)?,
+        agent: non_empty("--agent", &args.agent)?,
+        api_key: secret(&args.api_key_file, "--api-key-file")?,
+        scim_token: secret(&args.scim_token_file, "--scim-token-file")?,
+        model: args.model.clone(),
+        data: args.data.clone(),
+        pace,
+        faults,
+        clock: Clock::real(),
+    })
+}
+
+fn non_empty(flag: &str, value: &str) -> Result<String> {
+    let ok = !value.is_empty() && !value.contains(['/', '?', '#', ' ']);
+    ok.then(|| value.to_owned()).ok_or_else(|| {
+        usage(format!(
+            "{flag} {value:?}: must be a non-empty URL path segment"
+        ))
+    })
+}
+
+/// `127.0.0.1:8787`, `[::1]:0`, or a host name such as `localhost:8787`.
+fn listen_addr(s: &str) -> Result<SocketAddr> {
+    if let Ok(addr) = s.parse() {
+        return Ok(addr);
+    }
+    s.to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| {
+            usage(format!(
+                "--listen {s:?}: expected HOST:PORT, e.g. 127.0.0.1:8787"
+            ))
+        })
+}
+
+/// The `-o json` object: one line, so `| head -1` gets all of it.
+fn summary(r: &Running, args: &ServeArgs) -> serde_json::Value {
+    json!({
+        "chatUrl": r.chat_url,
+        "scimUrl": r.scim_url,
+        "apiKey": r.api_key,
+        "scimToken": r.scim_token,
+        "token": r.token,
+        "account": args.account,
+        "agent": args.agent,
+        "listen": r.addr.to_string(),
+        "attributes": r.attributes,
+        "users": r.users.iter().map(|u| json!({"id": u.id, "userName": u.user_name, "active": u.active})).collect::<Vec<_>>(),
+        "faults": args.faults,
+    })
+}
+
+fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()> {
+    let users: Vec<String> = r
+        .users
+        .iter()
+        .map(|u| {
+            format!(
+                "{} ({})",
+                u.user_name,
+                if u.active { "active" } else { "inactive" }
+            )
+        })
+        .collect();
+    let attributes = if r.attributes.is_empty() {
+        "none (the model has no row-level security)".to_owned()
+    } else {
+        r.attributes.join(", ")
+    };
+    writeln!(out, "analyst emulator listening on {}", r.addr)?;
+    writeln!(out)?;
+    writeln!(out, "  Chat URL      {}", r.chat_url)?;
+    writeln!(out, "  SCIM URL      {}", r.scim_url)?;
+    writeln!(out, "  API key       {}", r.api_key)?;
+    writeln!(out, "  SCIM token    {}", r.scim_token)?;
+    writeln!(out, "  Token auth    {} (X-Cube-Auth-Token for externalId demo-user; signatures are not checked)", r.token)?;
+    writeln!(
+        out,
+        "  SCIM users    {} (use as --internal-id)",
+        users.join(", ")
+    )?;
+    writeln!(
+        out,
+        "  Attributes    {attributes} (sessionSettings.userAttributes, --attr NAME=VALUE)"
+    )?;
+    if !args.faults.is_empty() {
+        writeln!(out, "  Faults        {}", args.faults.join("  "))?;
+    }
+    let attr = r
+        .attributes
+        .first()
+        .map(|a| format!(" --attr {a}=VALUE"))
+        .unwrap_or_default();
+    writeln!(out)?;
+    writeln!(out, "Try:")?;
+    writeln!(
+        out,
+        "  ANALYST_API_KEY={} analyst chat --url {} --external-id demo-user{attr} \"What was revenue last month?\"",
+        r.api_key, r.chat_url
+    )?;
+    writeln!(
+        out,
+        "  curl -N {} -H 'Authorization: Api-Key {}' -H 'Content-Type: application/json' \\\n       -d '{{\"input\":\"What was revenue last month?\",\"sessionSettings\":{{\"externalId\":\"demo-user\"}}}}'",
+        r.chat_url, r.api_key
+    )?;
+    writeln!(
+        out,
+        "  ANALYST_SCIM_TOKEN={} analyst scim patch --scim-url {} --user-name bo@example.com --deactivate",
+        r.scim_token, r.scim_url
+    )?;
+    Ok(())
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_addresses() {
+        assert_eq!(listen_addr("127.0.0.1:0").unwrap().port(), 0);
+        assert!(listen_addr("[::1]:8787").is_ok());
+        assert!(listen_addr("nonsense").is_err());
+        assert!(non_empty("--account", "a/b").is_err());
+    }
+}

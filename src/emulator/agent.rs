@@ -1,0 +1,253 @@
+//! One agent turn: thinking, the `dataMeta` search, the `dataSqlApi` query, and the final answer,
+//! as the ordered frames of PROTOCOL.md's stream (the server adds `sort` and the framing frames).
+
+use serde_json::{json, Value};
+
+use super::answer::{self, Scope};
+use super::catalog::ViewCat;
+use super::engine::{AgentRequest, AgentRun, Engine};
+use super::meta;
+use super::plan::{self, Plan};
+use super::sqlgen;
+use super::text::words;
+
+const AGENT: &str = "data_analyst_agent";
+/// Longest question read; the rest is ignored rather than planned at length.
+const MAX_QUESTION: usize = 4000;
+
+/// A uuid-shaped id derived from text (FNV-1a then splitmix), so ids repeat for equal inputs.
+pub fn uuid_from(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let mix = |mut z: u64| {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let (a, b) = (mix(h), mix(h ^ 0xA5A5_A5A5));
+    let hex = format!("{a:016x}{b:016x}");
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// Splits text into chunks of a few words (more per chunk for long texts, so a turn stays within
+/// a few dozen frames); the chunks concatenate back to the text exactly.
+fn chunks(text: &str) -> Vec<String> {
+    let pieces: Vec<&str> = text.split_inclusive(' ').collect();
+    let per = (pieces.len() / 20).max(3);
+    pieces.chunks(per).map(|c| c.concat()).collect()
+}
+
+fn assistant(id: &str, graph: &[&str], delta: bool, in_process: bool) -> Value {
+    json!({"id": id, "role": "assistant", "content": "", "isDelta": delta, "isInProcess": in_process, "graphPath": graph, "isStructuredResponse": false})
+}
+
+fn stream_text(frames: &mut Vec<Value>, id: &str, graph: &[&str], field: &str, text: &str) {
+    for c in chunks(text) {
+        let mut f = assistant(id, graph, true, true);
+        f[field] = json!(c);
+        frames.push(f);
+    }
+    let mut f = assistant(id, graph, false, false);
+    f[field] = json!(text);
+    frames.push(f);
+}
+
+fn tool(frames: &mut Vec<Value>, id: &str, name: &str, input: &Value, result: &Value) {
+    let mut start = assistant(id, &[AGENT, "tools"], false, true);
+    start["toolCall"] = json!({"name": name, "input": input});
+    frames.push(start);
+    let mut done = assistant(id, &[AGENT, "tools"], false, false);
+    done["toolCall"] = json!({"name": name, "input": input, "result": result.to_string()});
+    frames.push(done);
+}
+
+/// Words naming a plan: "Revenue by category and month" plus scope.
+fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
+    let t = |i: &usize| view.members[*i].title.clone();
+    let measures: Vec<String> = plan.measures.iter().map(t).collect();
+    let mut by: Vec<String> = plan
+        .dimensions
+        .iter()
+        .map(|d| t(d).to_lowercase())
+        .collect();
+    if let Some(g) = plan.grain {
+        by.push(g.as_str().to_string());
+    }
+    let mut title = measures.join(" and ");
+    if !by.is_empty() {
+        title.push_str(&format!(" by {}", by.join(" and ")));
+    }
+    let filters = if plan.filters.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " for {}",
+            plan.filters
+                .iter()
+                .map(|(_, v)| v.clone())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    };
+    let range = plan
+        .range
+        .as_ref()
+        .map(|r| format!(", {}", r.label))
+        .unwrap_or_default();
+    (title, Scope { filters, range })
+}
+
+/// Plans and answers one question.
+pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
+    let question: String = req.question.chars().take(MAX_QUESTION).collect();
+    let views = engine.views();
+    let today = super::dates::Date::new(req.today);
+    let plan = plan::plan(
+        &question,
+        &req.history,
+        views,
+        engine.lexicons(),
+        engine.vocabulary(),
+        today,
+    );
+    let search = meta::search_query(&question, engine.vocabulary());
+    let id = |s: &str| format!("{}-{s}", req.message_id);
+    let mut frames = Vec::new();
+    let Some(plan) = plan else {
+        let thinking = format!("The question \"{}\" does not name anything I can find in the data model. I'll search the model to list what it can answer.", question.trim());
+        stream_text(&mut frames, &id("think"), &[AGENT], "thinking", &thinking);
+        tool(
+            &mut frames,
+            &id("tool-1"),
+            "dataMeta",
+            &json!({"searchQuery": search}),
+            &meta::search(&search, views),
+        );
+        let answer = unmapped(views);
+        stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
+        let memory = req.history.last().cloned().unwrap_or_default();
+        return AgentRun {
+            frames,
+            answer,
+            memory,
+        };
+    };
+    let view = &views[plan.view];
+    let (title, scope) = describe(&plan, view);
+    let follow = if req.history.is_empty() {
+        ""
+    } else {
+        " Earlier turns of this thread fill in what the question leaves out."
+    };
+    let thinking = format!("The user asks for {}{}{}.{follow} I'll check the {} {} in the data model, then write one SQL query and summarise its result.", title.to_lowercase(), scope.filters, scope.range, view.name, view.kind);
+    stream_text(&mut frames, &id("think"), &[AGENT], "thinking", &thinking);
+    tool(
+        &mut frames,
+        &id("tool-1"),
+        "dataMeta",
+        &json!({"searchQuery": search}),
+        &meta::search(&search, views),
+    );
+    let query = sqlgen::build(engine.model(), view, &plan, &req.user_attributes);
+    let spec = answer::vega(&query.columns, &title);
+    let spec_text = spec.to_string();
+    let query_title = format!("{title}{}{}", scope.filters, scope.range);
+    let description = format!("{} from the {} {}", title, view.name, view.kind);
+    let input = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "memoryId": uuid_from(&id("memory")), "vegaSpec": spec_text});
+    let outcome = if engine.branch_ok(req.branch.as_deref()) {
+        engine
+            .warehouse()
+            .query(&query.executed)
+            .map_err(|e| format!("Error: QueryError: {e:#}"))
+    } else {
+        Err("Error: BadRequestError: Bad branch".to_string())
+    };
+    let (result, answer) = match &outcome {
+        Ok(r) => {
+            let schema: Vec<Value> = query
+                .columns
+                .iter()
+                .map(|c| json!({"name": c.name, "column_type": c.sql_type}))
+                .collect();
+            let data: Vec<Value> = r
+                .rows
+                .iter()
+                .take(100)
+                .map(|row| {
+                    Value::from(
+                        row.iter()
+                            .map(|c| c.text().map_or(Value::Null, Value::from))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect();
+            let result = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "schema": schema, "data": data, "totalRows": r.total_rows, "uuid": uuid_from(&format!("{}\n{}", req.message_id, query.executed)), "vegaSpec": spec_text});
+            (
+                result,
+                answer::write(&plan, view, &query.columns, r, &scope),
+            )
+        }
+        Err(e) if e.contains("Bad branch") => {
+            let branch = req.branch.clone().unwrap_or_default();
+            (json!({"error": e}), format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."))
+        }
+        Err(e) => (
+            json!({"error": e}),
+            format!(
+                "The query for {} failed, so I cannot answer with numbers: {e}",
+                title.to_lowercase()
+            ),
+        ),
+    };
+    tool(&mut frames, &id("tool-2"), "dataSqlApi", &input, &result);
+    stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
+    AgentRun {
+        frames,
+        answer,
+        memory: plan::to_memory(&plan, views),
+    }
+}
+
+/// The honest answer to a question that maps to nothing: what the model does know.
+fn unmapped(views: &[ViewCat]) -> String {
+    let mut measures = Vec::new();
+    let mut dims = Vec::new();
+    for v in views {
+        for m in &v.members {
+            let list = if m.is_measure() {
+                &mut measures
+            } else {
+                &mut dims
+            };
+            if !list.contains(&m.title) && !words(&m.name).iter().any(|w| w == "id") {
+                list.push(m.title.clone());
+            }
+        }
+    }
+    let example = match (
+        measures.first(),
+        dims.iter().find(|d| !d.to_lowercase().contains("date")),
+    ) {
+        (Some(m), Some(d)) => format!(
+            " For example: \"{} by {} last month\".",
+            m.to_lowercase(),
+            d.to_lowercase()
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "I couldn't match that question to the data model, so I did not run a query. I can answer questions about these measures: {}; broken down or filtered by: {}; over time by day, week, month, quarter or year.{example}",
+        measures.join(", "),
+        dims.join(", ")
+    )
+}

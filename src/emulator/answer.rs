@@ -1,0 +1,338 @@
+//! The final answer's text, citing numbers from the result, and the chart spec (Vega-Lite v5,
+//! without data: the client joins it with the SQL tool's rows).
+
+use serde_json::{json, Value};
+
+use super::catalog::Kind;
+use super::dates::parse_iso;
+use super::model::{Format, MeasureKind};
+use super::plan::Plan;
+use super::sqlgen::{Column, Role};
+use super::timeparse::{month_label, Grain};
+use super::warehouse::{Cell, QueryResult};
+
+/// Groups digits in threes: 1234567 -> "1,234,567".
+fn group(int: u128) -> String {
+    let s = int.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A number as answers write it: "$1,234.50" for money, "12.5%" for percentages, "1,234" or
+/// "1,234.57" otherwise.
+pub fn format_value(v: f64, format: Format) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let sign = if v < 0.0 { "-" } else { "" };
+    let a = v.abs();
+    let fixed = |x: f64, decimals: usize| {
+        let s = format!("{x:.decimals$}");
+        let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+        let int = group(int.parse().unwrap_or(0));
+        if frac.is_empty() {
+            int
+        } else {
+            format!("{int}.{frac}")
+        }
+    };
+    match format {
+        Format::Currency => format!("{sign}${}", fixed(a, 2)),
+        Format::Percent => format!("{sign}{}%", fixed(a * 100.0, 1)),
+        Format::Number if a.fract() == 0.0 && a < 1e18 => format!("{sign}{}", fixed(a, 0)),
+        Format::Number => format!("{sign}{}", fixed(a, 2)),
+    }
+}
+
+/// A time bucket as words: "May 2025", "Q2 2025", "2024", "the week of 2025-05-05".
+pub fn period(text: &str, g: Grain) -> String {
+    let Some(d) = parse_iso(text) else {
+        return text.to_string();
+    };
+    match g {
+        Grain::Day => d.to_string(),
+        Grain::Week => format!("the week of {d}"),
+        Grain::Month => month_label(d),
+        Grain::Quarter => format!("Q{} {}", (d.m - 1) / 3 + 1, d.y),
+        Grain::Year => d.y.to_string(),
+    }
+}
+
+/// Whether adding values of a measure across rows makes sense.
+fn additive(plan: &Plan, view: &super::catalog::ViewCat) -> bool {
+    plan.measures.first().is_some_and(|m| {
+        matches!(
+            view.members[*m].kind,
+            Kind::Measure(MeasureKind::Sum | MeasureKind::Count, _)
+        )
+    })
+}
+
+/// Everything the answer needs about the question, in words.
+pub struct Scope {
+    /// e.g. " for Germany" (leading space) or "".
+    pub filters: String,
+    /// e.g. " in 2024" or "".
+    pub range: String,
+}
+
+/// The answer text for a result.
+pub fn write(
+    plan: &Plan,
+    view: &super::catalog::ViewCat,
+    cols: &[Column],
+    r: &QueryResult,
+    scope: &Scope,
+) -> String {
+    let measures: Vec<(usize, &Column)> = cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c.role, Role::Measure(_)))
+        .collect();
+    let fmt_of = |c: &Column| {
+        if let Role::Measure(f) = c.role {
+            f
+        } else {
+            Format::Number
+        }
+    };
+    let Some(&(mi, mc)) = measures.first() else {
+        return "The query returned no measures.".into();
+    };
+    let what = format!("{}{}{}", mc.title, scope.filters, scope.range);
+    let value = |row: &[Cell], i: usize| row.get(i).and_then(Cell::as_f64);
+    let rows: Vec<&Vec<Cell>> = r
+        .rows
+        .iter()
+        .filter(|row| value(row, mi).is_some())
+        .collect();
+    let mut out = String::new();
+    if rows.is_empty() {
+        return format!("I found no data for {}{}{}. Nothing matched the question's filters (or your access rights).", mc.title.to_lowercase(), scope.filters, scope.range);
+    }
+    let time = cols.iter().position(|c| matches!(c.role, Role::Time(_)));
+    let dims: Vec<usize> = cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.role == Role::Dimension)
+        .map(|(i, _)| i)
+        .collect();
+    let label = |row: &[Cell]| {
+        dims.iter()
+            .map(|&i| row[i].text().unwrap_or_else(|| "(none)".into()))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
+    let total: f64 = rows.iter().filter_map(|row| value(row, mi)).sum();
+    let f = fmt_of(mc);
+    let others = |row: &[Cell]| -> String {
+        let extra: Vec<String> = measures[1..]
+            .iter()
+            .filter_map(|(i, c)| {
+                Some(format!(
+                    "{} {}",
+                    c.title.to_lowercase(),
+                    format_value(value(row, *i)?, fmt_of(c))
+                ))
+            })
+            .collect();
+        if extra.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", extra.join(", "))
+        }
+    };
+    match (time, dims.is_empty()) {
+        (None, true) => {
+            let row = rows[0];
+            out.push_str(&format!(
+                "{what} was {}",
+                format_value(value(row, mi).unwrap_or(0.0), f)
+            ));
+            for (i, c) in &measures[1..] {
+                if let Some(v) = value(row, *i) {
+                    out.push_str(&format!(
+                        "; {} was {}",
+                        c.title.to_lowercase(),
+                        format_value(v, fmt_of(c))
+                    ));
+                }
+            }
+            out.push('.');
+        }
+        (Some(ti), true) => {
+            let Role::Time(g) = cols[ti].role else {
+                return out;
+            };
+            let at = |row: &[Cell]| period(&row[ti].text().unwrap_or_default(), g);
+            let (first, last) = (rows[0], rows[rows.len() - 1]);
+            let (a, b) = (
+                value(first, mi).unwrap_or(0.0),
+                value(last, mi).unwrap_or(0.0),
+            );
+            out.push_str(&format!(
+                "{what}, by {}: {} {}s from {} to {}",
+                g.as_str(),
+                rows.len(),
+                g.as_str(),
+                at(first),
+                at(last)
+            ));
+            if additive(plan, view) {
+                out.push_str(&format!(", {} in total", format_value(total, f)));
+            }
+            out.push_str(&format!(
+                ". It went from {} in {} to {} in {}",
+                format_value(a, f),
+                at(first),
+                format_value(b, f),
+                at(last)
+            ));
+            if a != 0.0 && rows.len() > 1 {
+                let pct = (b - a) / a.abs() * 100.0;
+                out.push_str(&format!(
+                    " ({}{:.1}%)",
+                    if pct >= 0.0 { "+" } else { "" },
+                    pct
+                ));
+            }
+            let peak = rows.iter().max_by(|x, y| {
+                value(x, mi)
+                    .partial_cmp(&value(y, mi))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            if let (Some(p), true) = (peak, rows.len() > 2) {
+                out.push_str(&format!(
+                    ". The highest was {} in {}",
+                    format_value(value(p, mi).unwrap_or(0.0), f),
+                    at(p)
+                ));
+            }
+            out.push('.');
+        }
+        (_, false) => {
+            let desc = plan.descending.unwrap_or(true);
+            let mut ranked = rows.clone();
+            ranked.sort_by(|x, y| {
+                let o = value(y, mi)
+                    .partial_cmp(&value(x, mi))
+                    .unwrap_or(std::cmp::Ordering::Equal);
+                if desc {
+                    o
+                } else {
+                    o.reverse()
+                }
+            });
+            let top = ranked[0];
+            let when = time
+                .map(|ti| {
+                    if let Role::Time(g) = cols[ti].role {
+                        format!(" in {}", period(&top[ti].text().unwrap_or_default(), g))
+                    } else {
+                        String::new()
+                    }
+                })
+                .unwrap_or_default();
+            let dim_title = dims
+                .iter()
+                .map(|&i| cols[i].title.to_lowercase())
+                .collect::<Vec<_>>()
+                .join(" and ");
+            out.push_str(&format!(
+                "{what} by {dim_title}: {}{when} had the {} {}, {}{}",
+                label(top),
+                if desc { "highest" } else { "lowest" },
+                mc.title.to_lowercase(),
+                format_value(value(top, mi).unwrap_or(0.0), f),
+                others(top)
+            ));
+            if additive(plan, view) && total != 0.0 && rows.len() > 1 {
+                let pct = value(top, mi).unwrap_or(0.0) / total * 100.0;
+                out.push_str(&format!(
+                    ", {pct:.1}% of the {} total across {} rows shown",
+                    format_value(total, f),
+                    rows.len()
+                ));
+            }
+            out.push('.');
+            let rest: Vec<String> = ranked
+                .iter()
+                .skip(1)
+                .take(4)
+                .map(|row| {
+                    format!(
+                        "{} ({})",
+                        label(row),
+                        format_value(value(row, mi).unwrap_or(0.0), f)
+                    )
+                })
+                .collect();
+            if !rest.is_empty() {
+                out.push_str(&format!(" Next: {}.", rest.join(", ")));
+            }
+        }
+    }
+    if r.total_rows > 100 {
+        out.push_str(&format!(
+            " The result has {} rows; the table shows the first 100.",
+            r.total_rows
+        ));
+    }
+    for n in &plan.notes {
+        out.push_str(&format!(" Note: {n}."));
+    }
+    out
+}
+
+/// A Vega-Lite v5 spec for the result: a line over time, bars for categories, text for one number.
+pub fn vega(cols: &[Column], title: &str) -> Value {
+    let time = cols.iter().find(|c| matches!(c.role, Role::Time(_)));
+    let dim = cols.iter().find(|c| c.role == Role::Dimension);
+    let Some(m) = cols.iter().find(|c| matches!(c.role, Role::Measure(_))) else {
+        return json!({});
+    };
+    let y = json!({"field": m.name, "type": "quantitative", "title": m.title});
+    let mut spec =
+        json!({"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title});
+    let (mark, encoding) = match (time, dim) {
+        (Some(t), d) => {
+            let mut e =
+                json!({"x": {"field": t.name, "type": "temporal", "title": t.title}, "y": y});
+            if let Some(d) = d {
+                e["color"] = json!({"field": d.name, "type": "nominal", "title": d.title});
+            }
+            (json!({"type": "line", "point": true}), e)
+        }
+        (None, Some(d)) => (
+            json!({"type": "bar"}),
+            json!({"x": {"field": d.name, "type": "nominal", "title": d.title, "sort": "-y"}, "y": y}),
+        ),
+        (None, None) => (
+            json!({"type": "text", "fontSize": 32}),
+            json!({"text": {"field": m.name, "type": "quantitative", "title": m.title}}),
+        ),
+    };
+    spec["mark"] = mark;
+    spec["encoding"] = encoding;
+    spec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_numbers() {
+        assert_eq!(format_value(1234567.891, Format::Currency), "$1,234,567.89");
+        assert_eq!(format_value(-12.5, Format::Number), "-12.50");
+        assert_eq!(format_value(1000.0, Format::Number), "1,000");
+        assert_eq!(format_value(0.125, Format::Percent), "12.5%");
+        assert_eq!(period("2025-04-01", Grain::Quarter), "Q2 2025");
+    }
+}

@@ -1,0 +1,227 @@
+//! Who is calling: `Authorization: Api-Key` (chat), `Bearer`/`Api-Key` (SCIM), and the
+//! emulator's `X-Cube-Auth-Token` scheme.
+//!
+//! Token scheme (the real service's signing keys are not public, so the emulator cannot verify
+//! real tokens): a JWT whose payload is a JSON object carrying the identity either at the top
+//! level (`externalId` or `internalId`, plus optional `email`, `userAttributes`, `groups`,
+//! `roles`, `securityContext`) or under a `sessionSettings` key. The signature is NOT checked
+//! (`alg: none` is fine); an `exp` claim (Unix seconds) is checked against the server's clock.
+
+// Handlers return `Result<_, Response>` so `?` can answer early; the error is built once per
+// request and handed straight to axum, so boxing it would cost an allocation for nothing.
+#![allow(clippy::result_large_err)]
+
+use super::clock::Clock;
+use super::reply;
+use crate::protocol::SessionSettings;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::{json, Value};
+
+/// The header of token auth.
+pub(crate) const TOKEN_HEADER: &str = "x-cube-auth-token";
+
+/// How a chat request authenticated.
+pub(crate) enum ChatCaller {
+    /// A valid API key: the identity comes from `sessionSettings`.
+    ApiKey,
+    /// A token: its claims are the identity, and `sessionSettings` is ignored.
+    Token(Box<SessionSettings>),
+}
+
+/// Check a chat or abort request's credentials. `token_only` is the deployments URL form, which
+/// refuses API keys with 403 as the protocol says. `Authorization` wins over the token.
+pub(crate) fn chat_caller(
+    headers: &HeaderMap,
+    api_key: &str,
+    clock: &Clock,
+    token_only: bool,
+) -> Result<ChatCaller, Response> {
+    let unauthorized = |msg: &str| reply::error(StatusCode::UNAUTHORIZED, msg);
+    if let Some(value) = headers.get(header::AUTHORIZATION) {
+        if token_only {
+            return Err(reply::error(
+                StatusCode::FORBIDDEN,
+                "this deployment URL accepts only token auth (X-Cube-Auth-Token), not an API key",
+            ));
+        }
+        let value = value.to_str().unwrap_or("");
+        return match split_scheme(value) {
+            Some((scheme, key)) if scheme.eq_ignore_ascii_case("api-key") => {
+                if same_secret(key, api_key) {
+                    Ok(ChatCaller::ApiKey)
+                } else {
+                    Err(unauthorized("invalid API key"))
+                }
+            }
+            _ => Err(unauthorized(
+                "the Authorization header must be `Api-Key <key>`",
+            )),
+        };
+    }
+    match headers.get(TOKEN_HEADER) {
+        Some(token) => token_claims(token.to_str().unwrap_or(""), clock)
+            .map(|s| ChatCaller::Token(Box::new(s)))
+            .map_err(|problem| unauthorized(&format!("invalid X-Cube-Auth-Token: {problem}"))),
+        None => Err(unauthorized(
+            "missing credentials: send `Authorization: Api-Key <key>` or X-Cube-Auth-Token",
+        )),
+    }
+}
+
+/// Check a SCIM request's token (`Bearer` or `Api-Key`); a SCIM error body on failure.
+pub(crate) fn scim_caller(headers: &HeaderMap, token: &str) -> Result<(), Response> {
+    let value = match headers.get(header::AUTHORIZATION) {
+        Some(v) => v.to_str().unwrap_or(""),
+        None => {
+            return Err(reply::scim_error(
+                StatusCode::UNAUTHORIZED,
+                None,
+                "missing Authorization: Bearer <token>",
+            ))
+        }
+    };
+    match split_scheme(value) {
+        Some((scheme, given))
+            if scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("api-key") =>
+        {
+            if same_secret(given, token) {
+                Ok(())
+            } else {
+                Err(reply::scim_error(
+                    StatusCode::UNAUTHORIZED,
+                    None,
+                    "invalid SCIM token",
+                ))
+            }
+        }
+        _ => Err(reply::scim_error(
+            StatusCode::UNAUTHORIZED,
+            None,
+            "the Authorization header must be `Bearer <token>`",
+        )),
+    }
+}
+
+fn split_scheme(value: &str) -> Option<(&str, &str)> {
+    let (scheme, rest) = value.trim().split_once(' ')?;
+    Some((scheme, rest.trim()))
+}
+
+/// Compare secrets without stopping at the first difference, so timing does not leak a prefix.
+fn same_secret(given: &str, expected: &str) -> bool {
+    given.len() == expected.len()
+        && given
+            .bytes()
+            .zip(expected.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+/// The identity a token carries, checked by the same rules as `sessionSettings`.
+fn token_claims(token: &str, clock: &Clock) -> Result<SessionSettings, String> {
+    let mut parts = token.trim().split('.');
+    let (Some(head), Some(payload), Some(_sig), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err("expected a JWT: three base64url parts joined by dots".into());
+    };
+    let decode = |part: &str, what: &str| -> Result<Value, String> {
+        let bytes = base64url_decode(part).ok_or(format!("its {what} is not base64url"))?;
+        let value: Value =
+            serde_json::from_slice(&bytes).map_err(|_| format!("its {what} is not JSON"))?;
+        value
+            .is_object()
+            .then_some(value)
+            .ok_or(format!("its {what} is not a JSON object"))
+    };
+    decode(head, "header")?;
+    let claims = decode(payload, "payload")?;
+    if let Some(exp) = claims.get("exp").and_then(Value::as_f64) {
+        if exp * 1000.0 <= clock.now_ms() as f64 {
+            return Err("it has expired (exp)".into());
+        }
+    }
+    let identity = claims.get("sessionSettings").unwrap_or(&claims);
+    let settings: SessionSettings = serde_json::from_value(identity.clone())
+        .map_err(|e| format!("its claims do not fit sessionSettings: {e}"))?;
+    settings.validate().map_err(|e| e.to_string())?;
+    Ok(settings)
+}
+
+const B64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Decode unpadded (or padded) base64url; `None` on any other character.
+fn base64url_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.trim_end_matches('=').bytes() {
+        let v = B64URL.iter().position(|&b| b == c)? as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+fn base64url_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 4 / 3 + 3);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(B64URL[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// An unsigned token the emulator accepts for this identity (printed by `analyst serve`).
+pub fn unsigned_token(claims: &Value) -> String {
+    let head = json!({"alg": "none", "typ": "JWT"});
+    format!(
+        "{}.{}.",
+        base64url_encode(head.to_string().as_bytes()),
+        base64url_encode(claims.to_string().as_bytes())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64url_round_trips() {
+        for s in ["", "a", "ab", "abc", "abcd", "{\"x\":\"\u{e9}?>\"}"] {
+            let enc = base64url_encode(s.as_bytes());
+            assert_eq!(base64url_decode(&enc).unwrap(), s.as_bytes(), "{enc}");
+        }
+        assert_eq!(base64url_encode(b"\xfb\xff"), "-_8");
+        assert!(base64url_decode("a+b").is_none());
+    }
+
+    #[test]
+    fn tokens_carry_identity_and_expiry() {
+        let clock = Clock::manual(1_700_000_000_000);
+        let t = unsigned_token(&json!({"externalId": "bot", "exp": 1_700_000_100}));
+        assert_eq!(
+            token_claims(&t, &clock).unwrap().external_id.as_deref(),
+            Some("bot")
+        );
+        let nested = unsigned_token(&json!({"sessionSettings": {"internalId": "a@b.c"}}));
+        assert!(token_claims(&nested, &clock).is_ok());
+        clock.advance(std::time::Duration::from_secs(100));
+        assert!(token_claims(&t, &clock).unwrap_err().contains("expired"));
+        assert!(token_claims("abc", &clock).is_err());
+        let bad = unsigned_token(&json!({"externalId": "Has Space"}));
+        assert!(token_claims(&bad, &clock)
+            .unwrap_err()
+            .contains("externalId"));
+    }
+}

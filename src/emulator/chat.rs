@@ -1,0 +1,438 @@
+//! `stream-chat-state` and `abort`: path, auth and body checks, then the thread logic: read,
+//! new turn, resubscribe to the running turn, or replay of an answered one.
+
+// Handlers return `Result<_, Response>` so `?` can answer early; the error is built once per
+// request and handed straight to axum, so boxing it would cost an allocation for nothing.
+#![allow(clippy::result_large_err)]
+
+use super::auth::{self, ChatCaller};
+use super::engine::AgentRequest;
+use super::faults::LineFaults;
+use super::reply::{error, field_error, uuid};
+use super::server::{read_body, Shared, World};
+use super::stream;
+use super::threads::MAX_TURNS;
+use super::turn::{self, TurnFaults};
+use super::users::UserKey;
+use super::validate;
+use crate::protocol::chat::{is_valid_message_id, AbortRequest};
+use crate::protocol::{ChatRequest, SessionSettings};
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Largest chat body without images.
+const MAX_BODY: usize = 1 << 20;
+/// Largest chat body with images.
+const MAX_BODY_WITH_IMAGES: usize = 10 << 20;
+
+/// `POST .../agents/{agent}/chat/stream-chat-state`.
+pub(crate) async fn agent_chat(
+    State(shared): State<Arc<Shared>>,
+    Path((account, agent)): Path<(String, String)>,
+    Extension(lines): Extension<LineFaults>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    chat(&shared, &account, &agent, false, &headers, body, lines)
+        .await
+        .unwrap_or_else(|r| r)
+}
+
+/// `POST .../deployments/{id}/chat/stream-chat-state`: token auth only.
+pub(crate) async fn deployment_chat(
+    State(shared): State<Arc<Shared>>,
+    Path((account, deployment)): Path<(String, String)>,
+    Extension(lines): Extension<LineFaults>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    chat(&shared, &account, &deployment, true, &headers, body, lines)
+        .await
+        .unwrap_or_else(|r| r)
+}
+
+/// `POST .../agents/{agent}/chat/abort`.
+pub(crate) async fn agent_abort(
+    State(shared): State<Arc<Shared>>,
+    Path((account, agent)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    abort(&shared, &account, &agent, false, &headers, body)
+        .await
+        .unwrap_or_else(|r| r)
+}
+
+/// `POST .../deployments/{id}/chat/abort`.
+pub(crate) async fn deployment_abort(
+    State(shared): State<Arc<Shared>>,
+    Path((account, deployment)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    abort(&shared, &account, &deployment, true, &headers, body)
+        .await
+        .unwrap_or_else(|r| r)
+}
+
+type Outcome = Result<Response, Response>;
+
+/// The checks every chat and abort request passes: account, agent, credentials, JSON body.
+/// Returns the caller, the body as JSON and its size.
+async fn admit(
+    shared: &Shared,
+    account: &str,
+    agent: &str,
+    token_only: bool,
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+) -> Result<(ChatCaller, Value, usize), Response> {
+    if account != shared.account {
+        return Err(error(
+            StatusCode::NOT_FOUND,
+            format!("account {account:?} not found"),
+        ));
+    }
+    if agent != shared.agent {
+        let what = if token_only { "deployment" } else { "agent" };
+        return Err(error(
+            StatusCode::NOT_FOUND,
+            format!("{what} {agent:?} not found in account {account:?}"),
+        ));
+    }
+    let caller = auth::chat_caller(headers, &shared.api_key, &shared.clock, token_only)?;
+    let bytes = read_body(body, limit).await.map_err(|too_big| {
+        error(
+            too_big,
+            format!("the body is larger than {} MiB", limit >> 20),
+        )
+    })?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        field_error(
+            StatusCode::BAD_REQUEST,
+            "body",
+            format!("the body is not JSON: {e}"),
+        )
+    })?;
+    Ok((caller, value, bytes.len()))
+}
+
+/// The identity of the request: the token's claims, or the checked `sessionSettings`.
+fn identity(
+    caller: ChatCaller,
+    sent: SessionSettings,
+    shared: &Shared,
+) -> Result<SessionSettings, Response> {
+    let settings = match caller {
+        ChatCaller::Token(claims) => *claims,
+        ChatCaller::ApiKey => {
+            sent.validate()
+                .map_err(|e| field_error(StatusCode::BAD_REQUEST, e.field, e.problem))?;
+            sent
+        }
+    };
+    for (i, attr) in settings.user_attributes.iter().flatten().enumerate() {
+        if !shared.attributes.contains(&attr.name) {
+            let known = if shared.attributes.is_empty() {
+                "the model declares none".to_owned()
+            } else {
+                format!("the model's are: {}", shared.attributes.join(", "))
+            };
+            return Err(field_error(
+                StatusCode::BAD_REQUEST,
+                &format!("sessionSettings.userAttributes[{i}].name"),
+                format!("unknown user attribute {:?} ({known})", attr.name),
+            ));
+        }
+    }
+    Ok(settings)
+}
+
+/// Find or create the chat user; internal users must be active SCIM users.
+fn user_key(
+    world: &mut World,
+    s: &SessionSettings,
+    now_ms: u64,
+    create: bool,
+) -> Result<UserKey, Response> {
+    if let Some(name) = &s.internal_id {
+        let user = world.scim.by_user_name(name).ok_or_else(|| {
+            field_error(
+                StatusCode::FORBIDDEN,
+                "sessionSettings.internalId",
+                format!("internal user {name:?} does not exist (provision it with SCIM first)"),
+            )
+        })?;
+        if !user.active() {
+            return Err(field_error(
+                StatusCode::FORBIDDEN,
+                "sessionSettings.internalId",
+                format!("internal user {name:?} is deactivated"),
+            ));
+        }
+        return Ok(UserKey::Internal(user.id.clone()));
+    }
+    let id = s.external_id.clone().unwrap_or_default();
+    if create {
+        world
+            .externals
+            .touch(s, now_ms)
+            .map_err(|r| field_error(StatusCode::FORBIDDEN, r.field, r.message))?;
+    }
+    Ok(UserKey::External(id))
+}
+
+/// Expire users whose time has come, with their threads.
+fn sweep(world: &mut World, now_ms: u64) {
+    let gone = world.externals.sweep(now_ms);
+    world.threads.remove(&gone);
+}
+
+fn thread_of<'w>(
+    world: &'w mut World,
+    chat_id: &str,
+    key: &UserKey,
+) -> Result<&'w mut super::threads::Thread, Response> {
+    let thread = world.threads.get_mut(chat_id).ok_or_else(|| {
+        error(
+            StatusCode::NOT_FOUND,
+            format!("thread {chat_id:?} not found"),
+        )
+    })?;
+    if &thread.owner != key {
+        return Err(error(
+            StatusCode::FORBIDDEN,
+            format!("thread {chat_id:?} belongs to another user"),
+        ));
+    }
+    Ok(thread)
+}
+
+async fn chat(
+    shared: &Arc<Shared>,
+    account: &str,
+    agent: &str,
+    token_only: bool,
+    headers: &HeaderMap,
+    body: Body,
+    lines: LineFaults,
+) -> Outcome {
+    let (caller, mut value, size) = admit(
+        shared,
+        account,
+        agent,
+        token_only,
+        headers,
+        body,
+        MAX_BODY_WITH_IMAGES,
+    )
+    .await?;
+    let need_session = matches!(caller, ChatCaller::ApiKey);
+    validate::chat_body(&value, need_session)
+        .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
+    let has_images = value
+        .get("images")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty());
+    if size > MAX_BODY && !has_images {
+        return Err(error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the body is larger than 1 MiB (10 MiB with images)",
+        ));
+    }
+    if value.get("sessionSettings").map_or(true, Value::is_null) {
+        value["sessionSettings"] = serde_json::json!({}); // a token carries the identity
+    }
+    let req: ChatRequest = serde_json::from_value(value)
+        .map_err(|e| field_error(StatusCode::BAD_REQUEST, "body", e.to_string()))?;
+    let settings = identity(caller, req.session_settings.clone(), shared)?;
+    if let Some(id) = req
+        .message_id
+        .as_deref()
+        .filter(|id| !is_valid_message_id(id))
+    {
+        return Err(field_error(
+            StatusCode::BAD_REQUEST,
+            "messageId",
+            format!("{id:?} does not match ^\\d{{13,}}-message$"),
+        ));
+    }
+    if req.input.as_deref().is_some_and(|i| i.trim().is_empty()) {
+        return Err(field_error(
+            StatusCode::BAD_REQUEST,
+            "input",
+            "must not be empty",
+        ));
+    }
+
+    let now = shared.clock.now_ms();
+    let mut world = shared.world();
+    sweep(&mut world, now);
+    let key = user_key(&mut world, &settings, now, req.input.is_some())?;
+    let shutdown = shared.shutdown.clone();
+
+    let Some(input) = req.input.clone() else {
+        // A read: the thread's state, and whether it is streaming.
+        let chat_id = req.chat_id.as_deref().ok_or_else(|| {
+            field_error(
+                StatusCode::BAD_REQUEST,
+                "chatId",
+                "a read (no input) needs a chatId",
+            )
+        })?;
+        let thread = thread_of(&mut world, chat_id, &key)?;
+        let head = vec![
+            turn::cutoff(chat_id, thread.running.is_some()),
+            state_line(&thread.messages),
+        ];
+        return Ok(stream::respond(head, None, lines, shutdown));
+    };
+
+    let chat_id = match req.chat_id.clone() {
+        Some(chat_id) => {
+            let thread = thread_of(&mut world, &chat_id, &key)?;
+            if let Some(run) = &thread.running {
+                let same = req.message_id.as_deref() == Some(run.message_id.as_str());
+                if !same {
+                    return Err(error(
+                        StatusCode::CONFLICT,
+                        "Streaming for thread is in progress",
+                    ));
+                }
+                // Resubscribe: join the running turn where it is now; a suspended turn resumes.
+                let run = run.clone();
+                let head = vec![turn::cutoff(&chat_id, true)];
+                let start = run.position();
+                run.set_paused(false);
+                return Ok(stream::respond(head, Some((run, start)), lines, shutdown));
+            }
+            if req
+                .message_id
+                .as_ref()
+                .is_some_and(|m| thread.answered.contains(m))
+            {
+                // That message was answered already: never a second answer; send the state.
+                let head = vec![turn::cutoff(&chat_id, false), state_line(&thread.messages)];
+                return Ok(stream::respond(head, None, lines, shutdown));
+            }
+            if thread.answered.len() >= MAX_TURNS {
+                return Err(field_error(
+                    StatusCode::BAD_REQUEST,
+                    "chatId",
+                    format!("the thread has {MAX_TURNS} turns, the emulator's limit; start a new thread"),
+                ));
+            }
+            chat_id
+        }
+        None => {
+            world
+                .threads
+                .room_for(&key)
+                .map_err(|why| error(StatusCode::FORBIDDEN, why))?;
+            let chat_id = uuid();
+            if let UserKey::External(ext) = &key {
+                world.externals.add_thread(ext, &chat_id);
+            }
+            world.threads.insert(chat_id.clone(), key.clone());
+            chat_id
+        }
+    };
+    let message_id = req
+        .message_id
+        .clone()
+        .unwrap_or_else(|| shared.clock.next_message_id());
+    let thread = thread_of(&mut world, &chat_id, &key)?;
+    let prompt_chars = input.len()
+        + thread
+            .messages
+            .iter()
+            .filter_map(|m| m["kwargs"]["content"].as_str())
+            .map(str::len)
+            .sum::<usize>();
+    let history = thread.history.clone();
+    let run = turn::begin(thread, &message_id, &input);
+    drop(world);
+
+    let branch = match req.is_default_branch {
+        Some(true) => None,
+        _ => req.active_branch_name.clone(),
+    };
+    let agent_req = AgentRequest {
+        question: input,
+        history,
+        user_attributes: settings
+            .user_attributes
+            .iter()
+            .flatten()
+            .map(|a| (a.name.clone(), a.value.clone()))
+            .collect(),
+        branch,
+        message_id,
+        today: shared.clock.today(),
+    };
+    let faults = TurnFaults {
+        suspend_after: lines.suspend_after,
+        hold_after: lines.hold_after,
+    };
+    tokio::spawn(turn::drive(
+        shared.clone(),
+        chat_id.clone(),
+        run.clone(),
+        agent_req,
+        faults,
+        prompt_chars,
+    ));
+    let head = vec![turn::cutoff(&chat_id, true)];
+    Ok(stream::respond(head, Some((run, 0)), lines, shutdown))
+}
+
+fn state_line(messages: &[Value]) -> axum::body::Bytes {
+    let mut frame = turn::state_frame(messages);
+    // `__state__` follows `__cutoff__` (sort 0) on a read.
+    if let Value::Object(obj) = &mut frame {
+        let mut out = serde_json::Map::new();
+        out.insert("id".into(), "__state__".into());
+        out.insert("sort".into(), 1.into());
+        out.extend(
+            obj.iter()
+                .filter(|(k, _)| *k != "id")
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        frame = Value::Object(out);
+    }
+    turn::line(&frame)
+}
+
+async fn abort(
+    shared: &Arc<Shared>,
+    account: &str,
+    agent: &str,
+    token_only: bool,
+    headers: &HeaderMap,
+    body: Body,
+) -> Outcome {
+    let (caller, mut value, _) =
+        admit(shared, account, agent, token_only, headers, body, MAX_BODY).await?;
+    validate::abort_body(&value, matches!(caller, ChatCaller::ApiKey))
+        .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
+    if value.get("sessionSettings").map_or(true, Value::is_null) {
+        value["sessionSettings"] = serde_json::json!({});
+    }
+    let req: AbortRequest = serde_json::from_value(value)
+        .map_err(|e| field_error(StatusCode::BAD_REQUEST, "body", e.to_string()))?;
+    let settings = identity(caller, req.session_settings, shared)?;
+    let now = shared.clock.now_ms();
+    let mut world = shared.world();
+    sweep(&mut world, now);
+    let key = user_key(&mut world, &settings, now, false)?;
+    let thread = thread_of(&mut world, &req.chat_id, &key)?;
+    // Aborting a thread that is not streaming succeeds too: the outcome the caller wants holds.
+    turn::abort(thread);
+    Ok(StatusCode::NO_CONTENT.into_response())
+}

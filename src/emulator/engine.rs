@@ -1,0 +1,216 @@
+//! The emulator's analyst engine: a semantic model over a SQLite warehouse, and a deterministic
+//! agent that plans a question, runs SQL and streams frames. No HTTP here; the server owns that.
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::catalog::{self, ViewCat};
+use super::dates::Date;
+use super::model::Model;
+use super::plan::Lexicon;
+use super::text::Vocabulary;
+use super::warehouse::Warehouse;
+use super::{agent, check, infer, model_yaml, sample};
+
+/// A loaded model plus its warehouse; cheap to share in an `Arc` across server threads.
+pub struct Engine {
+    model: Model,
+    views: Vec<ViewCat>,
+    lexicons: Vec<Lexicon>,
+    vocab: Vocabulary,
+    warehouse: Warehouse,
+}
+
+// The server shares one engine across threads.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Engine>();
+};
+
+/// One question to plan and answer.
+#[derive(Clone, Debug, Default)]
+pub struct AgentRequest {
+    /// The user's question, arbitrary text.
+    pub question: String,
+    /// Earlier turns of the thread, oldest first.
+    pub history: Vec<TurnMemory>,
+    /// From `sessionSettings.userAttributes`, as (name, value).
+    pub user_attributes: Vec<(String, String)>,
+    /// `activeBranchName`; `None` or `"main"` always works, other names only if the model declares them.
+    pub branch: Option<String>,
+    /// The user's messageId, from which every frame id is derived.
+    pub message_id: String,
+    /// The emulator's current date as (year, month, day).
+    pub today: (i32, u32, u32),
+}
+
+/// What a turn asked for, so that follow-ups can reuse it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnMemory {
+    /// The view (or cube) the turn queried.
+    pub view: String,
+    /// Measure member names (`view.member`).
+    pub measures: Vec<String>,
+    /// Non-time dimension member names (`view.member`).
+    pub dimensions: Vec<String>,
+    /// The time dimension used for grain and range (`view.member`).
+    pub time: Option<String>,
+    /// Time grain (`day`, `week`, `month`, `quarter`, `year`), if the turn grouped by time.
+    pub grain: Option<String>,
+    /// Date range as (first day, day after the last, label), ISO dates.
+    pub range: Option<(String, String, String)>,
+    /// Equality filters as (dimension member, value).
+    pub filters: Vec<(String, String)>,
+    /// `Some(true)` for top-N (descending), `Some(false)` for bottom-N.
+    pub descending: Option<bool>,
+    /// Row limit of a top/bottom-N question.
+    pub limit: Option<u32>,
+}
+
+/// Everything the agent produced for one turn.
+#[derive(Clone, Debug, Default)]
+pub struct AgentRun {
+    /// Frames in stream order, without `sort`.
+    pub frames: Vec<serde_json::Value>,
+    /// The final answer text.
+    pub answer: String,
+    /// The plan of this turn, for the thread's history.
+    pub memory: TurnMemory,
+}
+
+impl Engine {
+    /// Built-in sample dataset and model covering Jan 1 of (year-2) up to `today`.
+    pub fn sample(today: (i32, u32, u32)) -> anyhow::Result<Engine> {
+        let model = model_yaml::parse(sample::MODEL_YAML, "(built-in sample model)")?;
+        Engine::new(
+            model,
+            sample_warehouse(today)?,
+            "(built-in sample model)",
+            "the sample data",
+        )
+    }
+
+    /// A user's model (YAML) and/or SQLite file; a model without data runs over the sample data,
+    /// data without a model get a model inferred from the file's tables and foreign keys.
+    pub fn open(
+        model: Option<&Path>,
+        data: Option<&Path>,
+        today: (i32, u32, u32),
+    ) -> anyhow::Result<Engine> {
+        // The model is read first: a typo in it should fail before seconds of data building.
+        let loaded = model.map(model_yaml::load).transpose()?;
+        let warehouse = match data {
+            Some(d) => Warehouse::open_file(d)?,
+            None if model.is_none() => return Engine::sample(today),
+            None => sample_warehouse(today)?,
+        };
+        let data_name = data.map_or_else(
+            || "the sample data".to_string(),
+            |d| d.display().to_string(),
+        );
+        match (loaded, model) {
+            (Some(m), Some(path)) => {
+                Engine::new(m, warehouse, &path.display().to_string(), &data_name)
+            }
+            _ => {
+                let inferred = infer::model(&warehouse)
+                    .with_context(|| format!("{data_name}: cannot infer a model; pass one"))?;
+                Engine::new(
+                    inferred,
+                    warehouse,
+                    "(model inferred from the data)",
+                    &data_name,
+                )
+            }
+        }
+    }
+
+    fn new(model: Model, warehouse: Warehouse, source: &str, data: &str) -> anyhow::Result<Engine> {
+        check::against_data(&model, &warehouse, source, data)?;
+        let views = catalog::views(&model);
+        let values = check::dimension_values(&model, &views, &warehouse);
+        let mut vocab = Vocabulary::default();
+        vocab.add(KEYWORDS);
+        let lexicons = views
+            .iter()
+            .zip(&values)
+            .map(|(v, vals)| Lexicon::new(v, vals, &mut vocab))
+            .collect();
+        Ok(Engine {
+            model,
+            views,
+            lexicons,
+            vocab,
+            warehouse,
+        })
+    }
+
+    /// User attribute names that access policies bind (e.g. `["region"]`).
+    pub fn attribute_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .model
+            .cubes
+            .iter()
+            .flat_map(|c| c.policies.iter().map(|p| p.attribute.clone()))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Plan and answer one question; pure and deterministic for the same inputs.
+    pub fn run(&self, req: &AgentRequest) -> AgentRun {
+        agent::run(self, req)
+    }
+
+    /// The warehouse, for running SQL directly (tests compare the agent's numbers with it).
+    pub fn warehouse(&self) -> &Warehouse {
+        &self.warehouse
+    }
+
+    /// The validated model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Whether a branch name exists: none, "main", or one the model declares.
+    pub fn branch_ok(&self, branch: Option<&str>) -> bool {
+        branch.is_none_or_main()
+            || branch.is_some_and(|b| self.model.branches.iter().any(|x| x == b))
+    }
+
+    pub(crate) fn views(&self) -> &[ViewCat] {
+        &self.views
+    }
+
+    pub(crate) fn lexicons(&self) -> &[Lexicon] {
+        &self.lexicons
+    }
+
+    pub(crate) fn vocabulary(&self) -> &Vocabulary {
+        &self.vocab
+    }
+}
+
+/// Words of the planner's own grammar, so that typos of them get corrected too.
+const KEYWORDS: &str = "top bottom highest lowest largest smallest previous quarter quarterly monthly weekly daily yearly annual \
+    january february march april june july august september october november december yesterday today since \
+    breakdown across average total number";
+
+trait MainBranch {
+    fn is_none_or_main(&self) -> bool;
+}
+
+impl MainBranch for Option<&str> {
+    fn is_none_or_main(&self) -> bool {
+        matches!(self, None | Some("") | Some("main"))
+    }
+}
+
+fn sample_warehouse(today: (i32, u32, u32)) -> anyhow::Result<Warehouse> {
+    let conn = rusqlite::Connection::open_in_memory()?;
+    sample::build(&conn, Date::new(today))?;
+    Warehouse::from_memory(&conn)
+}

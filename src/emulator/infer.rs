@@ -1,0 +1,119 @@
+//! A model inferred from a SQLite file's schema, for data given without a model: one cube per
+//! table, a count for each, sums of numeric columns, dimensions for the rest, and joins from the
+//! declared foreign keys.
+
+use super::model::*;
+use super::warehouse::{Cell, Warehouse};
+
+fn text(row: &[Cell], i: usize) -> String {
+    row.get(i).and_then(Cell::text).unwrap_or_default()
+}
+
+fn ident(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Builds a model from the tables of the warehouse.
+pub fn model(w: &Warehouse) -> anyhow::Result<Model> {
+    let tables: Vec<String> = w
+        .tables()?
+        .into_iter()
+        .filter(|t| ident(t) && !t.starts_with("sqlite_"))
+        .collect();
+    if tables.is_empty() {
+        anyhow::bail!("the file has no tables");
+    }
+    let mut cubes = Vec::new();
+    for t in &tables {
+        let cols = w.query(&format!(
+            "SELECT name, type, pk FROM pragma_table_info('{t}')"
+        ))?;
+        let fks = w.query(&format!(
+            "SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list('{t}')"
+        ))?;
+        let fk_cols: Vec<String> = fks.rows.iter().map(|r| text(r, 1)).collect();
+        let mut cube = Cube {
+            name: t.clone(),
+            title: title_from_name(t),
+            sql_table: t.clone(),
+            ..Cube::default()
+        };
+        cube.measures.push(Measure {
+            name: "count".into(),
+            title: format!("{} count", title_from_name(t)),
+            description: String::new(),
+            kind: MeasureKind::Count,
+            sql: String::new(),
+            synonyms: vec![t.clone()],
+            format: Format::Number,
+        });
+        for row in &cols.rows {
+            let (name, ty, pk) = (
+                text(row, 0),
+                text(row, 1).to_uppercase(),
+                text(row, 2) != "0",
+            );
+            if !ident(&name) {
+                continue;
+            }
+            let lname = name.to_lowercase();
+            let numeric = ["INT", "REAL", "FLOA", "DOUB", "NUM", "DEC"]
+                .iter()
+                .any(|k| ty.contains(k));
+            let time = ty.contains("DATE")
+                || ty.contains("TIME")
+                || lname.ends_with("_at")
+                || lname.ends_with("date");
+            let kind = if time {
+                DimKind::Time
+            } else if numeric {
+                DimKind::Number
+            } else {
+                DimKind::String
+            };
+            if numeric && !pk && !fk_cols.contains(&name) && !lname.ends_with("id") {
+                cube.measures.push(Measure {
+                    name: format!("total_{name}"),
+                    title: format!("Total {}", title_from_name(&name).to_lowercase()),
+                    description: String::new(),
+                    kind: MeasureKind::Sum,
+                    sql: name.clone(),
+                    synonyms: vec![name.clone()],
+                    format: Format::Number,
+                });
+            }
+            cube.dimensions.push(Dimension {
+                name: name.clone(),
+                title: title_from_name(&name),
+                description: String::new(),
+                kind,
+                sql: name,
+                primary_key: pk,
+                synonyms: Vec::new(),
+            });
+        }
+        for r in &fks.rows {
+            let (target, from, to) = (text(r, 0), text(r, 1), text(r, 2));
+            if tables.contains(&target)
+                && ident(&from)
+                && ident(&to)
+                && cube.join_to(&target).is_none()
+            {
+                cube.joins.push(Join {
+                    sql: format!("{{CUBE}}.{from} = {{{target}}}.{to}"),
+                    name: target,
+                    relationship: Relationship::ManyToOne,
+                });
+            }
+        }
+        cubes.push(cube);
+    }
+    Ok(Model {
+        cubes,
+        views: Vec::new(),
+        branches: Vec::new(),
+    })
+}

@@ -1,0 +1,85 @@
+//! The `dataMeta` tool: searching the model for views (or cubes) whose members match a query.
+
+use serde_json::{json, Value};
+
+use super::catalog::{Kind, ViewCat};
+use super::text::{words, Vocabulary};
+
+/// Words too common to count as matches.
+const STOP: &[&str] = &[
+    "the", "a", "an", "of", "in", "on", "for", "by", "and", "or", "to", "me", "show", "what",
+    "how", "many", "much", "is", "are", "was", "were", "our", "we", "did", "do", "last", "this",
+    "per", "with", "give", "tell", "about", "which", "top", "bottom", "i", "you", "it", "s",
+];
+
+/// The search terms the agent sends for a question: its words without the filler.
+pub fn search_query(question: &str, vocab: &Vocabulary) -> String {
+    let mut terms: Vec<String> = Vec::new();
+    for w in words(question).iter().map(|w| vocab.correct(w)) {
+        if !STOP.contains(&w.as_str()) && !terms.contains(&w) && terms.len() < 12 {
+            terms.push(w);
+        }
+    }
+    terms.join(" ")
+}
+
+fn member_text(v: &ViewCat, i: usize) -> Vec<String> {
+    let m = &v.members[i];
+    let mut text = words(&m.name);
+    text.extend(words(&m.title));
+    text.extend(words(&m.description));
+    m.synonyms.iter().for_each(|s| text.extend(words(s)));
+    text
+}
+
+/// Ranks views by how many query words their names, titles, descriptions and members contain;
+/// when nothing matches, every view is returned so the agent still sees the whole model.
+pub fn search(query: &str, views: &[ViewCat]) -> Value {
+    let q: Vec<String> = words(query)
+        .into_iter()
+        .filter(|w| !STOP.contains(&w.as_str()))
+        .collect();
+    let mut scored: Vec<(usize, usize)> = views
+        .iter()
+        .enumerate()
+        .map(|(vi, v)| {
+            let mut text = words(&v.name);
+            text.extend(words(&v.title));
+            text.extend(words(&v.description));
+            (0..v.members.len()).for_each(|i| text.extend(member_text(v, i)));
+            (q.iter().filter(|w| text.contains(w)).count(), vi)
+        })
+        .collect();
+    scored.sort_by_key(|(score, vi)| (std::cmp::Reverse(*score), *vi));
+    let any = scored.first().is_some_and(|(s, _)| *s > 0);
+    let cubes: Vec<Value> = scored
+        .iter()
+        .filter(|(s, _)| !any || *s > 0)
+        .map(|(_, vi)| describe(&views[*vi], &q))
+        .collect();
+    json!({"searchQuery": query, "cubes": cubes})
+}
+
+/// A view with its members, those matching the query first.
+fn describe(v: &ViewCat, q: &[String]) -> Value {
+    let mut order: Vec<(bool, usize)> = (0..v.members.len())
+        .map(|i| (!member_text(v, i).iter().any(|w| q.contains(w)), i))
+        .collect();
+    order.sort();
+    let members: Vec<Value> = order
+        .iter()
+        .map(|(_, i)| {
+            let m = &v.members[*i];
+            let mut o = json!({"name": format!("{}.{}", v.name, m.name), "title": m.title, "description": m.description});
+            match m.kind {
+                Kind::Measure(agg, _) => {
+                    o["type"] = json!("number");
+                    o["aggType"] = json!(agg.as_str());
+                }
+                Kind::Dimension(k) => o["type"] = json!(k.as_str()),
+            }
+            o
+        })
+        .collect();
+    json!({"name": v.name, "type": v.kind, "title": v.title, "description": v.description, "members": members})
+}

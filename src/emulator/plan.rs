@@ -1,0 +1,368 @@
+//! The deterministic planner: a question (plus the thread's earlier turns) becomes a [`Plan`] of
+//! measures, dimensions, time grain and range, filters and ordering, by matching words against
+//! the model's titles, names, synonyms and the warehouse's dimension values.
+
+use super::catalog::{Kind, ViewCat};
+use super::dates::{parse_iso, Date, Range};
+use super::engine::TurnMemory;
+use super::model::DimKind;
+use super::text::{number_word, words, Vocabulary};
+use super::timeparse::{self, Grain};
+
+/// What to query, with member indices into one view's member list.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// Index of the view in the engine's catalog.
+    pub view: usize,
+    /// Measures, in the order asked.
+    pub measures: Vec<usize>,
+    /// Non-time dimensions to group by.
+    pub dimensions: Vec<usize>,
+    /// The time dimension used for grain and range.
+    pub time: Option<usize>,
+    /// Time grain to group by.
+    pub grain: Option<Grain>,
+    /// Date range.
+    pub range: Option<Range>,
+    /// Equality filters (dimension, value).
+    pub filters: Vec<(usize, String)>,
+    /// Ordering by the first measure: `Some(true)` descending.
+    pub descending: Option<bool>,
+    /// Row limit for top/bottom-N.
+    pub limit: Option<u32>,
+    /// Caveats to mention in the answer.
+    pub notes: Vec<String>,
+}
+
+/// Words that name members and values of one view, longest phrases first.
+#[derive(Debug, Default)]
+pub struct Lexicon {
+    phrases: Vec<(Vec<String>, usize)>,
+    values: Vec<(Vec<String>, usize, String)>,
+}
+
+impl Lexicon {
+    /// Phrases from member names, titles and synonyms, plus known values of string dimensions.
+    pub fn new(view: &ViewCat, values: &[(usize, Vec<String>)], vocab: &mut Vocabulary) -> Lexicon {
+        let mut lex = Lexicon::default();
+        for (i, m) in view.members.iter().enumerate() {
+            let mut names = vec![m.title.clone(), m.member.clone(), m.name.clone()];
+            names.extend(m.synonyms.iter().cloned());
+            for n in names {
+                let w = words(&n);
+                if !w.is_empty() && !lex.phrases.iter().any(|(p, j)| *p == w && *j == i) {
+                    vocab.add(&n);
+                    lex.phrases.push((w, i));
+                }
+            }
+        }
+        for (member, vals) in values {
+            for v in vals {
+                let w = words(v);
+                if !w.is_empty() && w.len() <= 4 {
+                    vocab.add(v);
+                    lex.values.push((w, *member, v.clone()));
+                }
+            }
+        }
+        lex.phrases.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+        lex.values
+            .sort_by_key(|(p, _, _)| std::cmp::Reverse(p.len()));
+        lex
+    }
+}
+
+/// Words that make the next member a grouping ("by country", "top 5 products", "which category").
+const GROUP_CUES: &[&str] = &[
+    "by",
+    "per",
+    "each",
+    "every",
+    "across",
+    "which",
+    "what",
+    "among",
+    "breakdown",
+    "split",
+];
+/// Openers that mark a follow-up question.
+const FOLLOW_CUES: &[&str] = &[
+    "and",
+    "now",
+    "same",
+    "also",
+    "instead",
+    "then",
+    "only",
+    "just",
+    "but",
+    "ok",
+    "okay",
+    "what about",
+    "how about",
+    "what if",
+    "same for",
+    "compare",
+];
+
+/// One view's reading of the question, with how many words it recognised.
+struct Reading {
+    plan: Plan,
+    score: usize,
+    grouped: bool,
+    all_time: bool,
+}
+
+fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Date) -> Reading {
+    let mut used = vec![false; t.len()];
+    let tw = timeparse::parse(t, &mut used, today);
+    let mut plan = Plan {
+        view: view_idx,
+        grain: tw.grain,
+        range: tw.range,
+        ..Plan::default()
+    };
+    let mut cue_at = vec![false; t.len() + 1];
+    for i in 0..t.len() {
+        let (desc, default_n) = match t[i].as_str() {
+            "top" | "best" | "highest" | "largest" | "biggest" | "most" => (true, 5),
+            "bottom" | "worst" | "lowest" | "smallest" | "least" | "fewest" => (false, 5),
+            w if GROUP_CUES.contains(&w) => {
+                cue_at[i + 1] = true;
+                continue;
+            }
+            _ => continue,
+        };
+        plan.descending = Some(desc);
+        used[i] = true;
+        let n = t.get(i + 1).and_then(|w| number_word(w));
+        if n.is_some() {
+            used[i + 1] = true;
+        }
+        if matches!(t[i].as_str(), "top" | "bottom") || n.is_some() {
+            plan.limit = Some(n.unwrap_or(default_n));
+        }
+        cue_at[i + 1 + usize::from(n.is_some())] = true;
+    }
+    let mut score =
+        usize::from(plan.range.is_some() || tw.all_time) + usize::from(plan.grain.is_some());
+    for (vw, member, value) in &lex.values {
+        let mut i = 0;
+        while i + vw.len() <= t.len() {
+            if used[i..i + vw.len()].iter().all(|u| !u) && t[i..i + vw.len()] == vw[..] {
+                used[i..i + vw.len()].iter_mut().for_each(|u| *u = true);
+                if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
+                    plan.filters.push((*member, value.clone()));
+                }
+                score += vw.len();
+                i += vw.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+    let mut grouped = plan.grain.is_some();
+    let mut i = 0;
+    while i < t.len() {
+        let found = lex.phrases.iter().find(|(p, _)| {
+            i + p.len() <= t.len()
+                && used[i..i + p.len()].iter().all(|u| !u)
+                && t[i..i + p.len()] == p[..]
+        });
+        let Some((p, _)) = found else {
+            i += 1;
+            continue;
+        };
+        let len = p.len();
+        let candidates: Vec<usize> = lex
+            .phrases
+            .iter()
+            .filter(|(q, _)| q == p)
+            .map(|(_, m)| *m)
+            .collect();
+        let cue = cue_at[i]
+            || t.get(i + len)
+                .is_some_and(|w| w == "breakdown" || w == "wise");
+        let pick = |want_measure: bool| {
+            candidates
+                .iter()
+                .copied()
+                .find(|&m| view.members[m].is_measure() == want_measure)
+        };
+        let chosen = if cue {
+            pick(false).or_else(|| pick(true))
+        } else {
+            pick(true).or_else(|| pick(false))
+        };
+        used[i..i + len].iter_mut().for_each(|u| *u = true);
+        score += len;
+        i += len;
+        let Some(m) = chosen else { continue };
+        match view.members[m].kind {
+            Kind::Measure(..) if !plan.measures.contains(&m) => plan.measures.push(m),
+            Kind::Dimension(DimKind::Time) => {
+                plan.time = Some(m);
+                if cue && plan.grain.is_none() {
+                    plan.grain = Some(Grain::Month);
+                    grouped = true;
+                }
+            }
+            Kind::Dimension(_)
+                if !plan.dimensions.contains(&m) && !plan.filters.iter().any(|(f, _)| *f == m) =>
+            {
+                plan.dimensions.push(m);
+                grouped = true;
+            }
+            _ => {}
+        }
+    }
+    Reading {
+        plan,
+        score,
+        grouped,
+        all_time: tw.all_time,
+    }
+}
+
+/// Plans a question; `None` when nothing in it maps to the model.
+pub fn plan(
+    question: &str,
+    history: &[TurnMemory],
+    views: &[ViewCat],
+    lexicons: &[Lexicon],
+    vocab: &Vocabulary,
+    today: Date,
+) -> Option<Plan> {
+    let t: Vec<String> = words(question).iter().map(|w| vocab.correct(w)).collect();
+    let prev = history.last().and_then(|m| from_memory(m, views));
+    let readings = views
+        .iter()
+        .zip(lexicons)
+        .enumerate()
+        .map(|(i, (v, l))| read(i, v, l, &t, today));
+    // A follow-up stays in the previous turn's view; otherwise the view that recognises most words.
+    let best = readings.max_by_key(|r| {
+        (
+            r.score + usize::from(prev.as_ref().is_some_and(|p| p.view == r.plan.view)),
+            std::cmp::Reverse(r.plan.view),
+        )
+    })?;
+    let Reading {
+        plan: mut new,
+        score,
+        grouped,
+        all_time,
+    } = best;
+    if score == 0 && new.descending.is_none() {
+        return None;
+    }
+    let opener = t.iter().take(2).cloned().collect::<Vec<_>>().join(" ");
+    let cue = FOLLOW_CUES
+        .iter()
+        .any(|c| opener == *c || t.first().is_some_and(|w| w == c));
+    let mut plan = match prev {
+        Some(p) if p.view == new.view && (cue || new.measures.is_empty()) => {
+            merge(p, new, grouped, all_time)
+        }
+        _ => {
+            if new.measures.is_empty() && (grouped || new.descending.is_some()) {
+                let view = &views[new.view];
+                new.measures
+                    .extend(view.members.iter().position(|m| m.is_measure()));
+            }
+            new
+        }
+    };
+    if plan.measures.is_empty() {
+        return None;
+    }
+    let view = &views[plan.view];
+    if plan.time.is_none() && (plan.grain.is_some() || plan.range.is_some()) {
+        plan.time = view.members.iter().position(|m| m.is_time());
+        if plan.time.is_none() {
+            plan.notes.push(
+                "the model has no time dimension, so I could not restrict or group by time".into(),
+            );
+            plan.grain = None;
+            plan.range = None;
+        }
+    }
+    Some(plan)
+}
+
+/// A follow-up: what the new question names replaces the previous turn's parts; the rest stays.
+fn merge(mut prev: Plan, new: Plan, grouped: bool, all_time: bool) -> Plan {
+    if !new.measures.is_empty() {
+        prev.measures = new.measures;
+    }
+    if grouped {
+        prev.dimensions = new.dimensions;
+        prev.grain = new.grain;
+        prev.time = new.time.or(prev.time);
+    }
+    if new.range.is_some() || all_time {
+        prev.range = new.range;
+    }
+    for (m, v) in new.filters {
+        prev.filters.retain(|(f, _)| *f != m);
+        prev.filters.push((m, v));
+    }
+    if new.descending.is_some() {
+        prev.descending = new.descending;
+        prev.limit = new.limit;
+    }
+    prev
+}
+
+/// What a turn's plan looks like in the thread's history.
+pub fn to_memory(plan: &Plan, views: &[ViewCat]) -> TurnMemory {
+    let view = &views[plan.view];
+    let name = |m: &usize| view.members[*m].name.clone();
+    TurnMemory {
+        view: view.name.clone(),
+        measures: plan.measures.iter().map(name).collect(),
+        dimensions: plan.dimensions.iter().map(name).collect(),
+        grain: plan.grain.map(|g| g.as_str().to_string()),
+        range: plan
+            .range
+            .as_ref()
+            .map(|r| (r.start.to_string(), r.end.to_string(), r.label.clone())),
+        filters: plan
+            .filters
+            .iter()
+            .map(|(m, v)| (name(m), v.clone()))
+            .collect(),
+        descending: plan.descending,
+        limit: plan.limit,
+        time: plan.time.map(|t| name(&t)),
+    }
+}
+
+/// A remembered turn back as a plan; members the view no longer has are dropped.
+pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<Plan> {
+    let vi = views.iter().position(|v| v.name == m.view)?;
+    let view = &views[vi];
+    let idx = |n: &String| view.members.iter().position(|x| &x.name == n);
+    Some(Plan {
+        view: vi,
+        measures: m.measures.iter().filter_map(idx).collect(),
+        dimensions: m.dimensions.iter().filter_map(idx).collect(),
+        time: m.time.as_ref().and_then(idx),
+        grain: m.grain.as_deref().and_then(Grain::parse),
+        range: m.range.as_ref().and_then(|(s, e, l)| {
+            Some(Range {
+                start: parse_iso(s)?,
+                end: parse_iso(e)?,
+                label: l.clone(),
+            })
+        }),
+        filters: m
+            .filters
+            .iter()
+            .filter_map(|(n, v)| Some((idx(n)?, v.clone())))
+            .collect(),
+        descending: m.descending,
+        limit: m.limit,
+        notes: Vec::new(),
+    })
+}

@@ -1,0 +1,286 @@
+//! The built-in sample: an online shop's orders from Jan 1 two years back up to "today",
+//! generated from a fixed seed so that every run (and every test) sees the same numbers.
+
+use rusqlite::{params, Connection};
+
+use super::dates::Date;
+
+/// The sample's semantic model (also the reference example of the YAML format).
+pub const MODEL_YAML: &str = include_str!("sample_model.yaml");
+
+/// Seed of the generator; changing it changes every number in the sample.
+const SEED: u64 = 0x005E_ED0F_A11A_1157;
+
+/// splitmix64: tiny, fast, and good enough for synthetic data.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Uniform in [0, n).
+    fn below(&mut self, n: usize) -> usize {
+        (self.unit() * n as f64) as usize % n.max(1)
+    }
+    /// An index drawn with the given relative weights.
+    fn weighted(&mut self, weights: &[f64]) -> usize {
+        let total: f64 = weights.iter().sum();
+        let mut x = self.unit() * total;
+        for (i, w) in weights.iter().enumerate() {
+            if x < *w {
+                return i;
+            }
+            x -= w;
+        }
+        weights.len() - 1
+    }
+}
+
+/// (category, [(product, price)]).
+const CATALOG: &[(&str, &[(&str, f64)])] = &[
+    (
+        "Electronics",
+        &[
+            ("Wireless Headphones", 89.99),
+            ("Smartphone Stand", 19.5),
+            ("Bluetooth Speaker", 59.0),
+            ("USB-C Charger", 24.99),
+            ("Smart Watch", 199.0),
+            ("E-Reader", 129.0),
+            ("Webcam HD", 49.9),
+            ("Mechanical Keyboard", 109.0),
+        ],
+    ),
+    (
+        "Books",
+        &[
+            ("Mystery Novel", 14.99),
+            ("Cookbook Classics", 29.5),
+            ("Science Atlas", 39.0),
+            ("Poetry Collection", 12.0),
+            ("Travel Guide", 22.5),
+            ("Business Strategy", 27.99),
+        ],
+    ),
+    (
+        "Clothing",
+        &[
+            ("Denim Jacket", 79.0),
+            ("Running Shoes", 119.0),
+            ("Wool Sweater", 65.0),
+            ("Rain Coat", 99.5),
+            ("Cotton T-Shirt", 19.99),
+            ("Leather Belt", 35.0),
+        ],
+    ),
+    (
+        "Home & Garden",
+        &[
+            ("Ceramic Vase", 34.0),
+            ("Garden Hose", 27.5),
+            ("Scented Candle", 15.99),
+            ("Throw Pillow", 24.0),
+            ("Cast Iron Pan", 45.0),
+            ("Desk Lamp", 39.99),
+        ],
+    ),
+    (
+        "Sports",
+        &[
+            ("Yoga Mat", 29.99),
+            ("Dumbbell Set", 89.0),
+            ("Tennis Racket", 75.0),
+            ("Cycling Helmet", 59.99),
+            ("Water Bottle", 12.5),
+        ],
+    ),
+    (
+        "Toys",
+        &[
+            ("Building Blocks", 49.99),
+            ("Puzzle 1000", 18.0),
+            ("Plush Bear", 21.5),
+            ("Remote Car", 64.0),
+            ("Board Game", 34.99),
+        ],
+    ),
+    (
+        "Beauty",
+        &[
+            ("Face Cream", 32.0),
+            ("Perfume", 74.5),
+            ("Hair Dryer", 54.99),
+            ("Lip Balm", 6.5),
+        ],
+    ),
+    (
+        "Grocery",
+        &[
+            ("Coffee Beans", 16.99),
+            ("Green Tea", 9.5),
+            ("Olive Oil", 13.99),
+            ("Dark Chocolate", 4.99),
+            ("Honey Jar", 8.5),
+        ],
+    ),
+];
+
+/// (country, region, cities, weight).
+const COUNTRIES: &[(&str, &str, &[&str], f64)] = &[
+    (
+        "United States",
+        "Americas",
+        &["New York", "Chicago", "Austin", "Seattle"],
+        24.0,
+    ),
+    ("Canada", "Americas", &["Toronto", "Vancouver"], 6.0),
+    ("Brazil", "Americas", &["Sao Paulo", "Rio de Janeiro"], 5.0),
+    ("Mexico", "Americas", &["Mexico City", "Monterrey"], 3.0),
+    ("Germany", "Europe", &["Berlin", "Munich", "Hamburg"], 14.0),
+    ("United Kingdom", "Europe", &["London", "Manchester"], 12.0),
+    ("France", "Europe", &["Paris", "Lyon"], 9.0),
+    ("Spain", "Europe", &["Madrid", "Barcelona"], 5.0),
+    ("Italy", "Europe", &["Rome", "Milan"], 5.0),
+    ("Netherlands", "Europe", &["Amsterdam", "Rotterdam"], 4.0),
+    ("Japan", "Asia Pacific", &["Tokyo", "Osaka"], 6.0),
+    ("Australia", "Asia Pacific", &["Sydney", "Melbourne"], 5.0),
+    ("India", "Asia Pacific", &["Mumbai", "Bangalore"], 2.0),
+];
+
+const FIRST: &[&str] = &[
+    "Anna", "Ben", "Chloe", "David", "Emma", "Felix", "Grace", "Hugo", "Ines", "Jonas", "Kira",
+    "Liam", "Maya", "Noah", "Olga", "Paul", "Quinn", "Rosa", "Sam", "Tara",
+];
+const LAST: &[&str] = &[
+    "Adams", "Berg", "Costa", "Dubois", "Evans", "Fischer", "Garcia", "Hansen", "Ito", "Jensen",
+    "Kumar", "Lopez", "Meyer", "Novak", "Okafor", "Park", "Rossi", "Silva", "Tanaka", "Weber",
+];
+
+const CUSTOMERS: usize = 6000;
+
+/// Builds the sample tables into `conn` for data from Jan 1 of (today.year - 2) to `today`.
+pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+         CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+         CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category_id INTEGER NOT NULL, price REAL NOT NULL);
+         CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT NOT NULL, region TEXT NOT NULL,
+                                 city TEXT NOT NULL, segment TEXT NOT NULL, created_at TEXT NOT NULL);
+         CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, created_at TEXT NOT NULL, status TEXT NOT NULL);
+         CREATE TABLE order_items (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL, product_id INTEGER NOT NULL,
+                                   quantity INTEGER NOT NULL, unit_price REAL NOT NULL, amount REAL NOT NULL);
+         BEGIN;",
+    )?;
+    let mut rng = Rng(SEED);
+    let start = Date::new((today.y - 2, 1, 1));
+    let mut products = Vec::new(); // (id, price, popularity)
+    for (ci, (cat, items)) in CATALOG.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO categories VALUES (?1, ?2)",
+            params![ci + 1, cat],
+        )?;
+        for (name, price) in items.iter() {
+            let id = products.len() + 1;
+            conn.execute(
+                "INSERT INTO products VALUES (?1, ?2, ?3, ?4)",
+                params![id, name, ci + 1, price],
+            )?;
+            products.push((id, *price, 0.3 + rng.unit() * 2.0 / (1.0 + price / 100.0)));
+        }
+    }
+    let popularity: Vec<f64> = products.iter().map(|p| p.2).collect();
+    let weights: Vec<f64> = COUNTRIES.iter().map(|c| c.3).collect();
+    let span = (today.days() - start.days()).max(1);
+    {
+        let mut ins = conn.prepare("INSERT INTO customers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+        for id in 1..=CUSTOMERS {
+            let (country, region, cities, _) = COUNTRIES[rng.weighted(&weights)];
+            let name = format!(
+                "{} {}",
+                FIRST[rng.below(FIRST.len())],
+                LAST[rng.below(LAST.len())]
+            );
+            let segment = [
+                "Consumer",
+                "Consumer",
+                "Consumer",
+                "Small Business",
+                "Corporate",
+            ][rng.below(5)];
+            let joined = start.add_days(rng.below(span as usize) as i64 - 365);
+            ins.execute(params![
+                id,
+                name,
+                country,
+                region,
+                cities[rng.below(cities.len())],
+                segment,
+                joined.to_string()
+            ])?;
+        }
+    }
+    let mut ins_order = conn.prepare("INSERT INTO orders VALUES (?1, ?2, ?3, ?4)")?;
+    let mut ins_item = conn.prepare("INSERT INTO order_items VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+    let (mut order_id, mut item_id) = (0u64, 0u64);
+    for day in 0..=span {
+        let date = start.add_days(day);
+        // Growth of ~30% a year, a December peak and a summer dip, busier weekends.
+        let season = [
+            0.9, 0.85, 0.95, 1.0, 1.0, 0.9, 0.85, 0.9, 1.0, 1.05, 1.2, 1.45,
+        ][date.m as usize - 1];
+        let weekend = if (date.days() + 3).rem_euclid(7) >= 5 {
+            1.15
+        } else {
+            1.0
+        };
+        let expected = 62.0 * (1.0 + 0.3 * day as f64 / 365.0) * season * weekend;
+        let n = (expected * (0.85 + 0.3 * rng.unit())) as usize;
+        let age = today.days() - date.days();
+        for _ in 0..n {
+            order_id += 1;
+            let status = match (age, rng.below(100)) {
+                (0..=2, _) => "processing",
+                (3..=9, r) if r < 70 => "shipped",
+                (_, r) if r < 6 => "cancelled",
+                (_, r) if r < 11 => "returned",
+                _ => "completed",
+            };
+            let ts = format!(
+                "{date} {:02}:{:02}:{:02}",
+                6 + rng.below(17),
+                rng.below(60),
+                rng.below(60)
+            );
+            ins_order.execute(params![order_id, 1 + rng.below(CUSTOMERS), ts, status])?;
+            for _ in 0..1 + rng.weighted(&[35.0, 30.0, 20.0, 10.0, 5.0]) {
+                item_id += 1;
+                let (pid, price, _) = products[rng.weighted(&popularity)];
+                let qty = 1 + rng.weighted(&[80.0, 15.0, 5.0]) as i64;
+                let unit = if rng.below(10) == 0 {
+                    (price * 0.85 * 100.0).round() / 100.0
+                } else {
+                    price
+                };
+                let amount = (unit * qty as f64 * 100.0).round() / 100.0;
+                ins_item.execute(params![item_id, order_id, pid, qty, unit, amount])?;
+            }
+        }
+    }
+    conn.execute_batch(
+        "COMMIT;
+         CREATE INDEX orders_created_at ON orders (created_at);
+         CREATE INDEX orders_customer ON orders (customer_id);
+         CREATE INDEX order_items_order ON order_items (order_id, product_id, quantity, unit_price, amount);
+         CREATE INDEX order_items_product ON order_items (product_id);
+         ANALYZE;",
+    )?;
+    Ok(())
+}

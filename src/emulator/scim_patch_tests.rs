@@ -1,0 +1,153 @@
+use super::*;
+use serde_json::json;
+
+fn user() -> Map<String, Value> {
+    json!({
+        "userName": "ana@example.com",
+        "name": {"givenName": "Ana", "familyName": "Lyst"},
+        "emails": [
+            {"value": "ana@example.com", "primary": true, "type": "work"},
+            {"value": "ana@home.example", "primary": false, "type": "home"}
+        ],
+        "active": true
+    })
+    .as_object()
+    .cloned()
+    .unwrap()
+}
+
+fn op(op: &str, path: Option<&str>, value: Option<Value>) -> Operation {
+    Operation {
+        op: op.into(),
+        path: path.map(str::to_owned),
+        value,
+    }
+}
+
+fn patched(ops: &[Operation]) -> Result<Value, PatchError> {
+    let mut u = user();
+    for o in ops {
+        apply(&mut u, o)?;
+    }
+    Ok(Value::Object(u))
+}
+
+#[test]
+fn simple_and_sub_attribute_paths() {
+    let u = patched(&[
+        op("replace", Some("active"), Some(json!(false))),
+        op("replace", Some("name.givenName"), Some(json!("Anna"))),
+        op("add", Some("title"), Some(json!("Boss"))),
+        op("remove", Some("name.familyName"), None),
+    ])
+    .unwrap();
+    assert_eq!(u["active"], false);
+    assert_eq!(u["name"], json!({"givenName": "Anna"}));
+    assert_eq!(u["title"], "Boss");
+    let u = patched(&[op("replace", Some("NAME.GIVENNAME"), Some(json!("A")))]).unwrap();
+    assert_eq!(u["name"]["givenName"], "A", "paths are case-insensitive");
+    let qualified = format!("{USER_URN}:name.familyName");
+    let u = patched(&[op("replace", Some(&qualified), Some(json!("X")))]).unwrap();
+    assert_eq!(u["name"]["familyName"], "X");
+}
+
+#[test]
+fn value_filters() {
+    let u = patched(&[op(
+        "replace",
+        Some("emails[primary eq true].value"),
+        Some(json!("new@example.com")),
+    )])
+    .unwrap();
+    assert_eq!(u["emails"][0]["value"], "new@example.com");
+    assert_eq!(u["emails"][1]["value"], "ana@home.example");
+    let u = patched(&[op("remove", Some("emails[type eq \"home\"]"), None)]).unwrap();
+    assert_eq!(u["emails"].as_array().unwrap().len(), 1);
+    let u = patched(&[op(
+        "add",
+        Some("emails[type eq \"work\" and primary eq true].display"),
+        Some(json!("Work")),
+    )])
+    .unwrap();
+    assert_eq!(u["emails"][0]["display"], "Work");
+    let miss = patched(&[op(
+        "replace",
+        Some("emails[type eq \"other\"].value"),
+        Some(json!("x")),
+    )]);
+    assert_eq!(miss.unwrap_err().scim_type, "noTarget");
+}
+
+#[test]
+fn pathless_replace_and_multi_valued_add() {
+    let u = patched(&[
+        op(
+            "replace",
+            None,
+            Some(json!({"active": false, "name.familyName": "New", "displayName": "Ana L"})),
+        ),
+        op(
+            "add",
+            Some("emails"),
+            Some(json!([{"value": "third@example.com"}])),
+        ),
+    ])
+    .unwrap();
+    assert_eq!(u["active"], false);
+    assert_eq!(u["name"], json!({"givenName": "Ana", "familyName": "New"}));
+    assert_eq!(u["displayName"], "Ana L");
+    assert_eq!(u["emails"].as_array().unwrap().len(), 3);
+    let u = patched(&[op(
+        "replace",
+        None,
+        Some(json!({"name": {"givenName": "Z"}})),
+    )])
+    .unwrap();
+    assert_eq!(
+        u["name"]["familyName"], "Lyst",
+        "complex replace keeps other sub-attributes"
+    );
+}
+
+#[test]
+fn errors_carry_scim_types() {
+    let kind = |o: Operation| patched(&[o]).unwrap_err().scim_type;
+    assert_eq!(
+        kind(op("replace", Some("bad path!"), Some(json!(1)))),
+        "invalidPath"
+    );
+    assert_eq!(
+        kind(op("replace", Some("emails[type eq]"), Some(json!(1)))),
+        "invalidPath"
+    );
+    assert_eq!(
+        kind(op("replace", Some("emails[x eq 1"), Some(json!(1)))),
+        "invalidPath"
+    );
+    assert_eq!(
+        kind(op("replace", Some("active.x"), Some(json!(1)))),
+        "invalidPath"
+    );
+    assert_eq!(
+        kind(op("replace", Some("id"), Some(json!("x")))),
+        "mutability"
+    );
+    assert_eq!(kind(op("add", Some("title"), None)), "invalidValue");
+    assert_eq!(
+        kind(op("remove", Some("title[value eq 1]"), None)),
+        "noTarget"
+    );
+}
+
+#[test]
+fn filters_parse() {
+    let f = parse_filter(r#"type eq "a]b\"c" or primary pr"#).unwrap();
+    assert_eq!(f.0.len(), 2);
+    assert!(f.matches(&json!({"type": "A]B\"C"})));
+    assert!(f.matches(&json!({"primary": false})));
+    assert!(!f.matches(&json!({"type": "x"})));
+    assert!(parse_filter("").is_err());
+    assert!(parse_filter("a eq 1 and").is_err());
+    assert!(parse_filter("a zz 1").is_err());
+    assert!(parse_filter("a eq \"open").is_err());
+}

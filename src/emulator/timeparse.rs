@@ -1,0 +1,311 @@
+//! Time words in a question: date ranges ("last month", "in 2024", "last 6 months", "this
+//! year", "Q3 2024", "since March") and grains ("by week", "monthly", "over time").
+
+use super::dates::{Date, Range, MONTHS};
+use super::text::number_word;
+
+/// A time grain to group by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grain {
+    /// Calendar day.
+    Day,
+    /// ISO week, starting Monday.
+    Week,
+    /// Calendar month.
+    Month,
+    /// Calendar quarter.
+    Quarter,
+    /// Calendar year.
+    Year,
+}
+
+impl Grain {
+    /// Lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Grain::Day => "day",
+            Grain::Week => "week",
+            Grain::Month => "month",
+            Grain::Quarter => "quarter",
+            Grain::Year => "year",
+        }
+    }
+    /// From a word such as "month", "monthly", "daily", "annual".
+    pub fn parse(w: &str) -> Option<Grain> {
+        Some(match w {
+            "day" | "daily" | "date" => Grain::Day,
+            "week" | "weekly" => Grain::Week,
+            "month" | "monthly" => Grain::Month,
+            "quarter" | "quarterly" => Grain::Quarter,
+            "year" | "yearly" | "annual" | "annually" => Grain::Year,
+            _ => return None,
+        })
+    }
+}
+
+/// What the time words of a question asked for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimeWords {
+    /// A date range, if any.
+    pub range: Option<Range>,
+    /// "all time": drop any range a follow-up would inherit.
+    pub all_time: bool,
+    /// A grain, if any.
+    pub grain: Option<Grain>,
+}
+
+fn month_name(m: u32) -> String {
+    let n = MONTHS[(m.clamp(1, 12) - 1) as usize];
+    n[..1].to_uppercase() + &n[1..]
+}
+
+/// Names a range for answers: "May 2025", "2024", "Q2 2025", or "2025-01-01 to 2025-06-15".
+pub fn describe(start: Date, end: Date) -> String {
+    let last = end.add_days(-1);
+    if start.d == 1 && start.month_start(1) == end {
+        format!("{} {}", month_name(start.m), start.y)
+    } else if start.d == 1 && start.m == 1 && end == Date::new((start.y + 1, 1, 1)) {
+        start.y.to_string()
+    } else if start.d == 1 && (start.m - 1) % 3 == 0 && start.month_start(3) == end {
+        format!("Q{} {}", (start.m - 1) / 3 + 1, start.y)
+    } else if start == last {
+        start.to_string()
+    } else {
+        format!("{start} to {last}")
+    }
+}
+
+/// Question words made presentable: month names capitalised, units plural after numbers > 1.
+fn pretty(words: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for w in words.split(' ') {
+        let plural = out
+            .last()
+            .and_then(|p| number_word(p))
+            .is_some_and(|n| n > 1)
+            && Grain::parse(w).is_some();
+        out.push(match MONTHS.iter().position(|m| *m == w) {
+            Some(i) => month_name(i as u32 + 1),
+            None if plural => format!("{w}s"),
+            None => w.to_string(),
+        });
+    }
+    out.join(" ")
+}
+
+fn range(start: Date, end: Date, words: &str) -> Range {
+    let words = pretty(words);
+    let desc = describe(start, end);
+    let label = if words.contains(&desc) {
+        words.to_string()
+    } else {
+        format!("{words} ({desc})")
+    };
+    Range { start, end, label }
+}
+
+fn unit_start(d: Date, g: Grain) -> Date {
+    match g {
+        Grain::Day => d,
+        Grain::Week => d.week_start(),
+        Grain::Month => d.month_start(0),
+        Grain::Quarter => d.quarter_start(),
+        Grain::Year => Date::new((d.y, 1, 1)),
+    }
+}
+
+fn shift(d: Date, g: Grain, n: i32) -> Date {
+    match g {
+        Grain::Day => d.add_days(i64::from(n)),
+        Grain::Week => d.add_days(7 * i64::from(n)),
+        Grain::Month => d.month_start(n),
+        Grain::Quarter => d.month_start(3 * n),
+        Grain::Year => Date::new((d.y + n, 1, 1)),
+    }
+}
+
+fn year(w: &str) -> Option<i32> {
+    w.parse().ok().filter(|y| (1900..=2200).contains(y))
+}
+
+/// Finds time words in `t` (marking them in `used`), relative to `today`.
+pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
+    let mut out = TimeWords::default();
+    let tomorrow = today.add_days(1);
+    let w = |i: usize| t.get(i).map_or("", String::as_str);
+    let mut i = 0;
+    while i < t.len() {
+        let mut take = 0;
+        let grain_at = |k: usize| Grain::parse(w(k)).filter(|g| *g != Grain::Day || w(k) == "day");
+        match w(i) {
+            "ytd" => {
+                out.range = Some(range(
+                    Date::new((today.y, 1, 1)),
+                    tomorrow,
+                    "this year to date",
+                ));
+                take = 1;
+            }
+            "year" if w(i + 1) == "to" && w(i + 2) == "date" => {
+                out.range = Some(range(
+                    Date::new((today.y, 1, 1)),
+                    tomorrow,
+                    "this year to date",
+                ));
+                take = 3;
+            }
+            "yesterday" => {
+                out.range = Some(range(today.add_days(-1), today, "yesterday"));
+                take = 1;
+            }
+            "today" => {
+                out.range = Some(range(today, tomorrow, "today"));
+                take = 1;
+            }
+            "all" if w(i + 1) == "time" => {
+                out.all_time = true;
+                take = 2;
+            }
+            "last" | "past" | "previous" | "prior" | "trailing" => {
+                let n = number_word(w(i + 1));
+                let unit = if n.is_some() { i + 2 } else { i + 1 };
+                if let Some(g) = grain_at(unit) {
+                    let cur = unit_start(today, g);
+                    let words = t[i..=unit].join(" ");
+                    out.range = Some(match (n, g) {
+                        (Some(n), Grain::Day) => {
+                            range(today.add_days(1 - i64::from(n)), tomorrow, &words)
+                        }
+                        (Some(n), _) => range(shift(cur, g, -(n.min(500) as i32)), cur, &words),
+                        (None, _) => range(shift(cur, g, -1), cur, &words),
+                    });
+                    take = unit + 1 - i;
+                }
+            }
+            "this" | "current" => {
+                if let Some(g) = grain_at(i + 1) {
+                    out.range = Some(range(
+                        unit_start(today, g),
+                        tomorrow,
+                        &format!("this {} to date", g.as_str()),
+                    ));
+                    take = 2;
+                }
+            }
+            "since" | "from" if year(w(i + 1)).is_some() || MONTHS.contains(&w(i + 1)) => {
+                let (start, n) = month_or_year(t, i + 1, today);
+                let end = if matches!(w(i + n + 1), "to" | "until" | "through" | "and") {
+                    year(w(i + n + 2)).map(|y| Date::new((y + 1, 1, 1)))
+                } else {
+                    None
+                };
+                let taken = if end.is_some() { n + 3 } else { n + 1 };
+                let end = end.unwrap_or(tomorrow).max(start);
+                out.range = Some(range(start, end, &t[i..i + taken].join(" ")));
+                take = taken;
+            }
+            q if q.len() == 2 && q.starts_with('q') && matches!(&q[1..], "1" | "2" | "3" | "4") => {
+                let qn: u32 = q[1..].parse().unwrap_or(1);
+                let y = year(w(i + 1));
+                let mut start = Date::new((y.unwrap_or(today.y), qn * 3 - 2, 1));
+                if y.is_none() && start > today {
+                    start = Date::new((today.y - 1, qn * 3 - 2, 1));
+                }
+                out.range = Some(range(
+                    start,
+                    start.month_start(3),
+                    &t[i..i + 1 + usize::from(y.is_some())].join(" "),
+                ));
+                take = 1 + usize::from(y.is_some());
+            }
+            m if MONTHS.contains(&m)
+                && (m != "may" || year(w(i + 1)).is_some() || w(i.wrapping_sub(1)) == "in") =>
+            {
+                let (start, n) = month_or_year(t, i, today);
+                out.range = Some(range(start, start.month_start(1), &t[i..i + n].join(" ")));
+                take = n;
+            }
+            y if year(y).is_some() => {
+                let y = year(y).unwrap_or(today.y);
+                let start = Date::new((y, 1, 1));
+                out.range = Some(range(start, Date::new((y + 1, 1, 1)), &format!("in {y}")));
+                take = 1;
+            }
+            _ => {}
+        }
+        if take > 0 {
+            used[i..(i + take).min(t.len())]
+                .iter_mut()
+                .for_each(|u| *u = true);
+            i += take;
+        } else {
+            i += 1;
+        }
+    }
+    grain(t, used, &mut out);
+    out
+}
+
+/// "march 2024" / "march" (the latest March not after today) / "2024": start and tokens taken.
+fn month_or_year(t: &[String], i: usize, today: Date) -> (Date, usize) {
+    let w = |k: usize| t.get(k).map_or("", String::as_str);
+    if let Some(m) = MONTHS.iter().position(|n| *n == w(i)) {
+        let m = m as u32 + 1;
+        return match year(w(i + 1)) {
+            Some(y) => (Date::new((y, m, 1)), 2),
+            None if m > today.m => (Date::new((today.y - 1, m, 1)), 1),
+            None => (Date::new((today.y, m, 1)), 1),
+        };
+    }
+    (Date::new((year(w(i)).unwrap_or(today.y), 1, 1)), 1)
+}
+
+/// Grain words: "by month", "per week", "each quarter", "monthly", "month by month", "trend".
+fn grain(t: &[String], used: &mut [bool], out: &mut TimeWords) {
+    for i in 0..t.len() {
+        if used[i] {
+            continue;
+        }
+        let w = t[i].as_str();
+        let cue = i > 0
+            && matches!(
+                t[i - 1].as_str(),
+                "by" | "per" | "each" | "every" | "over" | "a" | "of"
+            );
+        let g = match Grain::parse(w) {
+            Some(g)
+                if w.ends_with("ly")
+                    || w == "annual"
+                    || cue
+                    || t.get(i + 1).is_some_and(|n| n == "over" || n == "by") =>
+            {
+                Some(g)
+            }
+            _ => None,
+        };
+        if let Some(g) = g {
+            out.grain = Some(g);
+            used[i] = true;
+            if cue {
+                used[i - 1] = true;
+            }
+        } else if (w == "trend" || (w == "time" && i > 0 && t[i - 1] == "over"))
+            && out.grain.is_none()
+        {
+            used[i] = true;
+            out.grain = Some(Grain::Month);
+        }
+    }
+    if out.grain == Some(Grain::Day)
+        && t.iter().any(|w| w == "date")
+        && !t.iter().any(|w| w == "daily" || w == "day")
+    {
+        // "by order date" names the time dimension, not a daily grain; months read better.
+        out.grain = Some(Grain::Month);
+    }
+}
+
+/// The month of `d` as "May 2025", for answers about time series.
+pub fn month_label(d: Date) -> String {
+    format!("{} {}", month_name(d.m), d.y)
+}

@@ -1,0 +1,300 @@
+//! One turn of a thread: the frames the server adds around the agent's (`__cutoff__`, the user
+//! echo, `__state__`, `__usage__`, `__aborted__`, `__suspended__`) and the task that runs the
+//! agent and feeds the turn's [`Run`] at the configured pace.
+
+use super::engine::{AgentRequest, AgentRun};
+use super::server::Shared;
+use super::threads::{Run, Thread};
+use axum::body::Bytes;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// The model name reported in `__usage__`.
+const MODEL: &str = "analyst-emulator";
+
+/// `__cutoff__` as one line: always `sort: 0`, on every connection.
+pub(crate) fn cutoff(chat_id: &str, is_streaming: bool) -> Bytes {
+    line(&json!({
+        "id": "__cutoff__",
+        "sort": 0,
+        "state": {"chatId": chat_id, "isStreaming": is_streaming},
+    }))
+}
+
+/// `__state__` with the thread's messages (without `sort`; the caller adds it).
+pub(crate) fn state_frame(messages: &[Value]) -> Value {
+    json!({"id": "__state__", "state": {"messages": messages}})
+}
+
+/// A frame serialised as one `\n`-terminated line.
+pub(crate) fn line(frame: &Value) -> Bytes {
+    let mut text = frame.to_string().into_bytes();
+    text.push(b'\n');
+    Bytes::from(text)
+}
+
+fn lc(kind: &str, kwargs: Value) -> Value {
+    let mut kwargs = kwargs;
+    kwargs["additional_kwargs"] = json!({});
+    kwargs["response_metadata"] = json!({});
+    json!({"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", kind], "kwargs": kwargs})
+}
+
+/// Open a turn on a thread: record the human message, start its run with the user echo, and
+/// mark the thread streaming. The caller spawns [`drive`] after releasing the world lock.
+pub(crate) fn begin(thread: &mut Thread, message_id: &str, input: &str) -> Arc<Run> {
+    thread.messages.push(lc(
+        "HumanMessage",
+        json!({"content": input, "id": message_id}),
+    ));
+    let run = Run::new(message_id.to_owned());
+    run.push(
+        &json!({"id": message_id, "role": "user", "content": input, "isDelta": false, "isInProcess": false}),
+        true,
+        false,
+    );
+    thread.running = Some(run.clone());
+    run
+}
+
+/// Stop a thread's running turn with `__aborted__`; false when nothing was running.
+pub(crate) fn abort(thread: &mut Thread) -> bool {
+    let Some(run) = thread.running.take() else {
+        return false;
+    };
+    thread.answered.insert(run.message_id.clone());
+    run.finish(
+        &[json!({
+            "id": "__aborted__",
+            "type": "abort",
+            "code": "chat_aborted",
+            "error": "The chat was aborted by the user",
+        })],
+        &[],
+    );
+    true
+}
+
+/// Faults that act on the turn itself rather than on one connection.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TurnFaults {
+    /// Send `__suspended__` and pause once this many lines are out.
+    pub suspend_after: Option<u64>,
+    /// Stop producing once this many lines are out, until aborted.
+    pub hold_after: Option<u64>,
+}
+
+/// Run the agent and feed the turn's log; the turn ends with `__state__` and `__usage__`, or
+/// earlier by abort, or is left unfinished at shutdown.
+pub(crate) async fn drive(
+    shared: Arc<Shared>,
+    chat_id: String,
+    run: Arc<Run>,
+    req: AgentRequest,
+    faults: TurnFaults,
+    prompt_chars: usize,
+) {
+    let mut bell = run.bell();
+    let mut shutdown = shared.shutdown.clone();
+    let engine = shared.engine.clone();
+    let job = tokio::task::spawn_blocking(move || engine.run(&req));
+    let agent = tokio::select! {
+        joined = job => match joined {
+            Ok(agent) => agent,
+            Err(_) => return fail(&shared, &chat_id, &run, "internal error: the agent failed"),
+        },
+        _ = wait_for(&run, &mut bell, &mut shutdown, Run::is_done) => return,
+    };
+    let mut suspended_once = false;
+    for frame in &agent.frames {
+        // Lines as the first connection counts them: `__cutoff__` plus the log.
+        let lines = run.position() as u64 + 1;
+        if !suspended_once && faults.suspend_after.is_some_and(|n| lines >= n) {
+            suspended_once = true;
+            run.set_paused(true);
+            run.push(
+                &json!({
+                    "id": "__suspended__",
+                    "type": "suspend",
+                    "code": "chat_suspended",
+                    "retryable": true,
+                    "messageId": run.message_id,
+                    "error": "The turn was suspended; send the same request again to resume it",
+                }),
+                true,
+                true,
+            );
+            let resumed = |r: &Run| !r.is_paused() || r.is_done();
+            if !wait_for(&run, &mut bell, &mut shutdown, resumed).await || run.is_done() {
+                return;
+            }
+        }
+        if faults.hold_after.is_some_and(|n| lines >= n) {
+            // A turn that never finishes on its own: only abort (or shutdown) ends it.
+            wait_for(&run, &mut bell, &mut shutdown, Run::is_done).await;
+            return;
+        }
+        if !shared.pace.is_zero() {
+            tokio::select! {
+                _ = tokio::time::sleep(shared.pace) => {}
+                _ = shutdown.changed() => return,
+            }
+        }
+        if !run.push(frame, true, false) {
+            return; // aborted meanwhile
+        }
+    }
+    finish(&shared, &chat_id, &run, agent, prompt_chars);
+}
+
+/// Wait until `done(run)` holds (true) or the server shuts down (false), woken by the bell.
+async fn wait_for(
+    run: &Run,
+    bell: &mut watch::Receiver<u64>,
+    shutdown: &mut watch::Receiver<bool>,
+    done: impl Fn(&Run) -> bool,
+) -> bool {
+    loop {
+        bell.borrow_and_update();
+        if done(run) {
+            return true;
+        }
+        if *shutdown.borrow() {
+            return false;
+        }
+        tokio::select! {
+            changed = bell.changed() => if changed.is_err() { return false },
+            _ = shutdown.changed() => return false,
+        }
+    }
+}
+
+/// End the turn normally: store its messages in the thread, then `__state__` and `__usage__`.
+fn finish(shared: &Shared, chat_id: &str, run: &Arc<Run>, agent: AgentRun, prompt_chars: usize) {
+    let usage = usage_frame(&agent, prompt_chars);
+    let mut world = shared.world();
+    let Some(thread) = world.threads.get_mut(chat_id) else {
+        // The owner expired mid-turn; the thread is gone, but attached clients get an ending.
+        run.finish(&[state_frame(&[])], &[usage]);
+        return;
+    };
+    if !thread.running.as_ref().is_some_and(|r| Arc::ptr_eq(r, run)) {
+        return; // aborted: `__aborted__` already ended the run
+    }
+    for (id, name, input, result) in tool_calls(&agent.frames) {
+        thread.messages.push(lc(
+            "AIMessage",
+            json!({"content": "", "tool_calls": [{"name": name, "args": input, "id": id, "type": "tool_call"}]}),
+        ));
+        thread.messages.push(lc(
+            "ToolMessage",
+            json!({"content": result, "tool_call_id": id, "name": name}),
+        ));
+    }
+    thread
+        .messages
+        .push(lc("AIMessage", json!({"content": agent.answer})));
+    thread.history.push(agent.memory);
+    thread.answered.insert(run.message_id.clone());
+    thread.running = None;
+    run.finish(&[state_frame(&thread.messages)], &[usage]);
+}
+
+/// End the turn with an error line (the HTTP status is already 200).
+fn fail(shared: &Shared, chat_id: &str, run: &Arc<Run>, message: &str) {
+    let mut world = shared.world();
+    if let Some(thread) = world.threads.get_mut(chat_id) {
+        if thread.running.as_ref().is_some_and(|r| Arc::ptr_eq(r, run)) {
+            thread.running = None;
+            thread.answered.insert(run.message_id.clone());
+        }
+    }
+    run.finish(&[], &[json!({ "error": message })]);
+}
+
+/// Completed tool calls of the agent's frames: (id, name, parsed input, result text).
+fn tool_calls(frames: &[Value]) -> Vec<(Value, Value, Value, String)> {
+    frames
+        .iter()
+        .filter_map(|f| {
+            let call = f.get("toolCall")?;
+            let result = call.get("result").filter(|r| !r.is_null())?;
+            let input = match call.get("input") {
+                Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(json!(s)),
+                Some(v) => v.clone(),
+                None => json!({}),
+            };
+            let result = result
+                .as_str()
+                .map_or_else(|| result.to_string(), str::to_owned);
+            let name = call.get("name").cloned().unwrap_or(Value::Null);
+            Some((
+                f.get("id").cloned().unwrap_or(Value::Null),
+                name,
+                input,
+                result,
+            ))
+        })
+        .collect()
+}
+
+/// `__usage__`: token counts derived from text lengths (about four characters a token), so the
+/// same turn always reports the same usage.
+fn usage_frame(agent: &AgentRun, prompt_chars: usize) -> Value {
+    let calls = tool_calls(&agent.frames).len();
+    let output_chars: usize = agent
+        .frames
+        .iter()
+        .filter(|f| f.get("isDelta").and_then(Value::as_bool) != Some(true))
+        .map(|f| {
+            let text = |k: &str| f.get(k).and_then(Value::as_str).map_or(0, str::len);
+            let input = f
+                .get("toolCall")
+                .and_then(|c| c.get("input"))
+                .map_or(0, |i| i.to_string().len());
+            text("content") + text("thinking") + input
+        })
+        .sum();
+    // Each LLM call reads the prompt again, plus what earlier calls produced.
+    let input_tokens = (prompt_chars.div_ceil(4) + 400) * (calls + 1);
+    let output_tokens = output_chars.div_ceil(4);
+    json!({
+        "id": "__usage__",
+        "type": "usage",
+        "usage": {
+            "models": [MODEL],
+            "llmCalls": calls + 1,
+            "inputTokens": input_tokens,
+            "outputTokens": output_tokens,
+            "cacheWriteTokens": 0,
+            "cacheReadTokens": 0,
+            "totalTokens": input_tokens + output_tokens,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_is_deterministic_and_counts_tool_calls() {
+        let agent = AgentRun {
+            frames: vec![
+                json!({"id": "t", "toolCall": {"name": "dataSqlApi", "input": {"sqlQuery": "SELECT 1"}}, "isInProcess": true, "isDelta": false}),
+                json!({"id": "t", "toolCall": {"name": "dataSqlApi", "input": "{\"sqlQuery\":\"SELECT 1\"}", "result": "{\"data\":[]}"}, "isInProcess": false}),
+                json!({"id": "a", "content": "Hello", "isDelta": true}),
+                json!({"id": "a", "content": "Hello world", "isDelta": false}),
+            ],
+            answer: "Hello world".into(),
+            ..Default::default()
+        };
+        let u = usage_frame(&agent, 40);
+        assert_eq!(u["usage"]["llmCalls"], 2);
+        assert_eq!(u["usage"], usage_frame(&agent, 40)["usage"]);
+        let calls = tool_calls(&agent.frames);
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].2, json!({"sqlQuery": "SELECT 1"}));
+    }
+}

@@ -1,0 +1,261 @@
+//! The SQL warehouse: SQLite behind a small pool of read-only connections, with a row cap, a time
+//! limit, and a cache of results (the data never change, so a query's result is reusable by every
+//! chat that asks the same thing).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+
+/// Rows kept from one query; the rest are only counted.
+pub const ROW_CAP: usize = 10_000;
+/// Rows counted before a query is stopped.
+const COUNT_CAP: usize = 1_000_000;
+/// Longest a query may run.
+pub const TIME_LIMIT: Duration = Duration::from_secs(5);
+/// Connections per warehouse: enough for a 2-8 core machine; more would only contend.
+const POOL_SIZE: usize = 8;
+/// Results kept before the cache is emptied and starts again.
+const CACHE_ENTRIES: usize = 2048;
+
+/// One value of a result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// SQL NULL.
+    Null,
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Real(f64),
+    /// Text (blobs are shown as their length).
+    Text(String),
+}
+
+impl Cell {
+    /// As a number, if it is one (or numeric text).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Cell::Int(i) => Some(*i as f64),
+            Cell::Real(f) => Some(*f),
+            Cell::Text(t) => t.trim().parse().ok(),
+            Cell::Null => None,
+        }
+    }
+    /// As text, as the SQL tool's `data` shows it; `None` for NULL.
+    pub fn text(&self) -> Option<String> {
+        match self {
+            Cell::Null => None,
+            Cell::Int(i) => Some(i.to_string()),
+            Cell::Real(f) => Some(f.to_string()),
+            Cell::Text(t) => Some(t.clone()),
+        }
+    }
+}
+
+/// The outcome of one query.
+#[derive(Clone, Debug, Default)]
+pub struct QueryResult {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// At most [`ROW_CAP`] rows.
+    pub rows: Vec<Vec<Cell>>,
+    /// Rows the query produced (up to a counting cap).
+    pub total_rows: usize,
+}
+
+/// A read-only SQLite database shared by all chats.
+pub struct Warehouse {
+    source: Source,
+    idle: Mutex<Vec<Connection>>,
+    returned: Condvar,
+    opened: Mutex<usize>,
+    cache: Mutex<HashMap<String, Arc<QueryResult>>>,
+}
+
+enum Source {
+    /// The built-in sample, copied into a temporary file removed on drop.
+    Temp(PathBuf),
+    /// A user's file, never written.
+    User(PathBuf),
+}
+
+/// Locks a mutex even if another thread panicked while holding it: the guarded data (idle
+/// connections, cached results) stay valid regardless.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Warehouse {
+    /// Copies a database built in memory into a private temporary file and serves it read-only;
+    /// a file lets each pooled connection read in parallel, which a shared-cache memory database
+    /// would serialise. The pool is opened at once and the file unlinked, so nothing is left
+    /// behind even if the process is killed (where unlinking an open file fails, drop removes it).
+    pub fn from_memory(built: &Connection) -> anyhow::Result<Warehouse> {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "analyst-sample-{}-{}.sqlite",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = std::env::temp_dir().join(name);
+        let _ = std::fs::remove_file(&path);
+        built
+            .execute("VACUUM INTO ?1", [path.to_string_lossy()])
+            .with_context(|| format!("cannot write the sample database to {}", path.display()))?;
+        let w = Self::new(Source::Temp(path.clone()));
+        let conns = (0..POOL_SIZE)
+            .map(|_| w.connect())
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        *lock(&w.idle) = conns;
+        *lock(&w.opened) = POOL_SIZE;
+        let _ = std::fs::remove_file(&path);
+        Ok(w)
+    }
+
+    /// Opens a user's SQLite file read-only, checking that it is a database.
+    pub fn open_file(path: &Path) -> anyhow::Result<Warehouse> {
+        if !path.is_file() {
+            bail!("{}: no such data file", path.display());
+        }
+        let w = Self::new(Source::User(path.to_path_buf()));
+        w.query("SELECT count(*) FROM sqlite_master")
+            .with_context(|| format!("{}: not a readable SQLite database", path.display()))?;
+        Ok(w)
+    }
+
+    fn new(source: Source) -> Warehouse {
+        Warehouse {
+            source,
+            idle: Mutex::new(Vec::new()),
+            returned: Condvar::new(),
+            opened: Mutex::new(0),
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn connect(&self) -> anyhow::Result<Connection> {
+        let (Source::Temp(path) | Source::User(path)) = &self.source;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        // Sorting for GROUP BY must not spill to temporary files: keep temp b-trees in memory
+        // and give each connection a page cache big enough for the sample.
+        conn.execute_batch(
+            "PRAGMA mmap_size = 268435456; PRAGMA query_only = 1; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;",
+        )?;
+        Ok(conn)
+    }
+
+    /// Borrows an idle connection, opening one if the pool is not full, else waits for one.
+    fn checkout(&self) -> anyhow::Result<Connection> {
+        let mut idle = lock(&self.idle);
+        loop {
+            if let Some(c) = idle.pop() {
+                return Ok(c);
+            }
+            let mut opened = lock(&self.opened);
+            if *opened < POOL_SIZE {
+                *opened += 1;
+                drop(opened);
+                drop(idle);
+                return self.connect().inspect_err(|_| *lock(&self.opened) -= 1);
+            }
+            drop(opened);
+            idle = self
+                .returned
+                .wait(idle)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn checkin(&self, c: Connection) {
+        lock(&self.idle).push(c);
+        self.returned.notify_one();
+    }
+
+    /// Runs a query (cached by its text), keeping at most [`ROW_CAP`] rows and stopping after
+    /// [`TIME_LIMIT`].
+    pub fn query(&self, sql: &str) -> anyhow::Result<Arc<QueryResult>> {
+        if let Some(hit) = lock(&self.cache).get(sql) {
+            return Ok(Arc::clone(hit));
+        }
+        let conn = self.checkout()?;
+        let result = run(&conn, sql);
+        conn.progress_handler(0, None::<fn() -> bool>);
+        self.checkin(conn);
+        let result = Arc::new(result?);
+        let mut cache = lock(&self.cache);
+        if cache.len() >= CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(sql.to_string(), Arc::clone(&result));
+        Ok(result)
+    }
+
+    /// Names of the tables and views in the database.
+    pub fn tables(&self) -> anyhow::Result<Vec<String>> {
+        let r = self.query(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name",
+        )?;
+        Ok(r.rows
+            .iter()
+            .filter_map(|row| row.first().and_then(Cell::text))
+            .collect())
+    }
+}
+
+fn run(conn: &Connection, sql: &str) -> anyhow::Result<QueryResult> {
+    let deadline = Instant::now() + TIME_LIMIT;
+    conn.progress_handler(10_000, Some(move || Instant::now() > deadline));
+    let mut stmt = conn.prepare(sql)?;
+    let columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let n = columns.len();
+    let mut rows = Vec::new();
+    let mut total = 0;
+    let mut cursor = stmt.query([])?;
+    while let Some(row) = cursor.next().map_err(|e| match e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::OperationInterrupted =>
+        {
+            anyhow::anyhow!("query stopped after {} s", TIME_LIMIT.as_secs())
+        }
+        e => e.into(),
+    })? {
+        total += 1;
+        if rows.len() < ROW_CAP {
+            rows.push((0..n).map(|i| cell(row.get_ref(i))).collect());
+        }
+        if total >= COUNT_CAP {
+            break;
+        }
+    }
+    Ok(QueryResult {
+        columns,
+        rows,
+        total_rows: total,
+    })
+}
+
+fn cell(v: rusqlite::Result<ValueRef<'_>>) -> Cell {
+    match v {
+        Ok(ValueRef::Integer(i)) => Cell::Int(i),
+        Ok(ValueRef::Real(f)) => Cell::Real(f),
+        Ok(ValueRef::Text(t)) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+        Ok(ValueRef::Blob(b)) => Cell::Text(format!("<{} bytes>", b.len())),
+        Ok(ValueRef::Null) | Err(_) => Cell::Null,
+    }
+}
+
+impl Drop for Warehouse {
+    fn drop(&mut self) {
+        lock(&self.idle).clear();
+        if let Source::Temp(path) = &self.source {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
