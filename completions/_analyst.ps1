@@ -200,7 +200,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--attributes', '--attributes', [CompletionResultType]::ParameterName, 'Ask for these attributes of the patched user (comma-separated)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Requests in flight at once')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Requests in flight at once')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per user')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per user (3: at most 4 tries)')
             [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]')
             [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token from FILE (- for stdin) [env: ANALYST_SCIM_TOKEN]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')

@@ -192,7 +192,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --attributes 'Ask for these attributes of the patched user (comma-separated)'
             cand -j 'Requests in flight at once'
             cand --concurrency 'Requests in flight at once'
-            cand --retries 'Retries of 429 and 503 per user'
+            cand --retries 'Retries of 429 and 503 per user (3: at most 4 tries)'
             cand --scim-url 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]'
             cand --scim-token-file 'Read the SCIM token from FILE (- for stdin) [env: ANALYST_SCIM_TOKEN]'
             cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'

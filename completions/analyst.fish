@@ -198,7 +198,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l if-match -d 'Send If-Match: ETAG (the server answers 412 when the user changed)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l attributes -d 'Ask for these attributes of the patched user (comma-separated)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s j -l concurrency -d 'Requests in flight at once' -r
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l retries -d 'Retries of 429 and 503 per user' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l retries -d 'Retries of 429 and 503 per user (3: at most 4 tries)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-url -d 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-token-file -d 'Read the SCIM token from FILE (- for stdin) [env: ANALYST_SCIM_TOKEN]' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'

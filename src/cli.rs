@@ -284,6 +284,10 @@ Operations are sent in the order given. PATH=VALUE sends a string, PATH:=JSON ra
   analyst scim patch --user-name ann@example.com --replace title=Boss --add 'emails:=[{\"value\":\"a@b.c\"}]'
   analyst scim patch --ids-from ids.txt --deactivate -o ndjson
 
+429 and 503 are retried, honouring Retry-After up to 60 s (a longer one fails that user at once).
+--dry-run sends nothing, not even a userName lookup: a --user-name's PATCH is shown going to
+/Users/<id of NAME>. Several users: one result each, a summary on stderr, exit 1 if any failed.
+
 Formats: table (default on a terminal), json (default otherwise), ndjson, yaml.")]
 pub struct ScimPatchArgs {
     /// User ids to patch
@@ -326,7 +330,7 @@ pub struct ScimPatchArgs {
     /// Requests in flight at once
     #[arg(short = 'j', long, value_name = "N", default_value_t = 4)]
     pub concurrency: usize,
-    /// Retries of 429 and 503 per user
+    /// Retries of 429 and 503 per user (3: at most 4 tries)
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub retries: u32,
     /// SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]

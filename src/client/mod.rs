@@ -8,5 +8,6 @@ pub mod http;
 pub mod resume;
 pub mod stream;
 pub mod tracker;
+pub mod scim;
 
 pub use http::{error_for_status, trim_body, Http, RequestLog};

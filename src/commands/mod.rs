@@ -7,6 +7,7 @@ mod chat_request;
 mod chat_sink;
 pub mod completions;
 mod extract_final;
+mod scim;
 mod serve;
 mod state;
 mod thread_store;
@@ -48,7 +49,7 @@ impl Ctx {
 }
 
 /// Run the parsed command line.
-pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
+pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
     use std::io::IsTerminal;
     let env = Env::from_process();
     let ctx = Ctx {
@@ -64,10 +65,12 @@ pub fn dispatch(cli: Cli, _matches: &clap::ArgMatches) -> Result<Status> {
         Command::Chat(args) => chat::run(&ctx, args),
         Command::State(args) => state::run(&ctx, args),
         Command::Abort(args) => abort::run(&ctx, args),
+        Command::Scim(command) => {
+            let sub = matches
+                .subcommand_matches("scim")
+                .and_then(|m| m.subcommand().map(|(_, m)| m));
+            scim::run(&ctx, command, sub)
+        }
         Command::Serve(args) => serve::run(&ctx, args),
-        // Filled in as each command lands (issues 4, 5, 6); refused cleanly until then.
-        other => Err(crate::exit::usage(format!(
-            "{other:?} is not available in this build"
-        ))),
     }
 }

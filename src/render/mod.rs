@@ -6,6 +6,7 @@ pub mod chat_doc;
 pub mod chat_text;
 pub mod spinner;
 pub mod state_table;
+pub mod scim;
 
 use crate::cli::{ColorChoice, Format};
 use crate::exit::usage;

@@ -1,0 +1,551 @@
+//! SCIM over HTTP (RFC 7644): PATCH one user, find a user by userName. 429 and 503 are retried
+//! as [`RetryPolicy`] says; every other answer is handed back as it came, for the caller to judge.
+
+mod retry;
+
+pub use retry::{come_back, parse_retry_after, RetryAfter, RetryPolicy};
+
+use super::http::{insert, log_response, secret_header, server_words, trim_body, Http, RequestLog};
+use crate::exit::{usage, Status};
+use crate::protocol::scim::{user_name_filter, ListResponse, ScimError, User};
+use crate::settings::ScimSettings;
+use anyhow::Result;
+use reqwest::header::{HeaderMap, HeaderValue, LOCATION, RETRY_AFTER};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use std::time::SystemTime;
+use url::Url;
+
+/// The SCIM media type (RFC 7644 §3.1).
+pub const SCIM_JSON: &str = "application/scim+json";
+
+/// The most of a response body kept: enough for any User, and a hostile server cannot make the
+/// client hold more.
+const MAX_BODY: usize = 4 << 20;
+
+/// What a PATCH carries besides the user id.
+#[derive(Clone, Debug)]
+pub struct PatchSpec {
+    /// The serialized PatchOp, the same bytes for every user.
+    pub body: Vec<u8>,
+    /// `If-Match`.
+    pub if_match: Option<String>,
+    /// `?attributes=`.
+    pub attributes: Option<String>,
+}
+
+/// One request, built once and then sent, logged or shown by `--dry-run`.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// `GET` or `PATCH`.
+    pub method: &'static str,
+    /// The full URL.
+    pub url: Url,
+    /// Headers; the token is marked sensitive.
+    pub headers: HeaderMap,
+    /// The body, if any.
+    pub body: Option<Vec<u8>>,
+}
+
+impl Request {
+    /// The request as `-vv` and `--dry-run` show it, token masked.
+    pub fn log(&self) -> RequestLog {
+        RequestLog::new(
+            self.method,
+            self.url.as_str(),
+            &self.headers,
+            self.body.as_deref(),
+        )
+    }
+}
+
+/// An answer that was not retried away.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// `Location`, for redirects that were not followed.
+    pub location: Option<String>,
+    /// The body (at most [`MAX_BODY`] bytes).
+    pub body: Vec<u8>,
+}
+
+/// Why one user could not be patched (or looked up).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failed {
+    /// The HTTP status of the last answer; `None` when none came (network) or no PATCH was sent.
+    pub status: Option<u16>,
+    /// The exit status this failure maps to.
+    pub exit: Status,
+    /// What happened, with the server's own words, trimmed.
+    pub message: String,
+}
+
+impl Failed {
+    fn new(status: Option<u16>, exit: Status, message: impl Into<String>) -> Failed {
+        Failed {
+            status,
+            exit,
+            message: message.into(),
+        }
+    }
+}
+
+/// A successful PATCH.
+#[derive(Clone, Debug)]
+pub struct Patched {
+    /// 200, 204 or another 2xx.
+    pub status: u16,
+    /// The User the server sent back, as sent (absent for 204).
+    pub user: Option<Value>,
+    /// Something odd about an answer that still counts as success.
+    pub note: Option<String>,
+}
+
+/// A SCIM client for one root and token; cheap to share (one connection pool).
+#[derive(Debug)]
+pub struct ScimClient {
+    http: Http,
+    users: Url,
+    auth: HeaderValue,
+    retry: RetryPolicy,
+}
+
+impl ScimClient {
+    /// A client for `settings.root`, sending `settings.token` as a Bearer token.
+    pub fn new(http: Http, settings: &ScimSettings, retry: RetryPolicy) -> Result<ScimClient> {
+        let mut users = settings.root.clone();
+        users
+            .path_segments_mut()
+            .map_err(|_| usage(format!("the SCIM URL {} cannot take a path", settings.root)))?
+            .pop_if_empty()
+            .push("Users");
+        // A token pasted with its scheme ("Bearer abc") is sent as is, not as "Bearer Bearer abc".
+        let token = settings.token.expose();
+        let has_scheme = token
+            .get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("bearer "));
+        let auth = secret_header(if has_scheme { "" } else { "Bearer " }, &settings.token)?;
+        Ok(ScimClient {
+            http,
+            users,
+            auth,
+            retry,
+        })
+    }
+
+    fn headers(&self) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        insert(&mut h, "authorization", self.auth.clone());
+        insert(
+            &mut h,
+            "accept",
+            HeaderValue::from_static("application/scim+json, application/json"),
+        );
+        h
+    }
+
+    /// `{root}/Users/{id}`, the id percent-encoded as one path segment.
+    pub fn user_url(&self, id: &str) -> Url {
+        let mut url = self.users.clone();
+        if let Ok(mut segments) = url.path_segments_mut() {
+            segments.push(id);
+        }
+        url
+    }
+
+    /// The PATCH of one user.
+    pub fn patch_request(&self, id: &str, spec: &PatchSpec) -> Request {
+        let mut url = self.user_url(id);
+        if let Some(list) = &spec.attributes {
+            url.set_query(Some(&format!("attributes={}", encode_query(list, b","))));
+        }
+        let mut headers = self.headers();
+        insert(
+            &mut headers,
+            "content-type",
+            HeaderValue::from_static(SCIM_JSON),
+        );
+        if let Some(etag) = &spec.if_match {
+            if let Ok(v) = HeaderValue::from_str(etag) {
+                insert(&mut headers, "if-match", v);
+            }
+        }
+        Request {
+            method: "PATCH",
+            url,
+            headers,
+            body: Some(spec.body.clone()),
+        }
+    }
+
+    /// `GET {root}/Users?filter=userName eq "NAME"`.
+    pub fn lookup_request(&self, user_name: &str) -> Request {
+        let mut url = self.users.clone();
+        url.set_query(Some(&format!(
+            "filter={}",
+            encode_query(&user_name_filter(user_name), b"")
+        )));
+        Request {
+            method: "GET",
+            url,
+            headers: self.headers(),
+            body: None,
+        }
+    }
+
+    /// Send a request; 429 and 503 are retried per the policy. `salt` varies the jitter.
+    pub async fn send(&self, req: &Request, salt: u64) -> Result<Reply, Failed> {
+        let verbose = self.http.verbose;
+        let method = if req.method == "GET" {
+            Method::GET
+        } else {
+            Method::PATCH
+        };
+        let mut retry = 0;
+        loop {
+            if verbose > 0 {
+                req.log().log(verbose);
+            }
+            let mut builder = self
+                .http
+                .client
+                .request(method.clone(), req.url.clone())
+                .headers(req.headers.clone());
+            if let Some(body) = &req.body {
+                builder = builder.body(body.clone());
+            }
+            let resp = builder.send().await.map_err(|e| network(&req.url, e))?;
+            let status = resp.status();
+            log_response(verbose, status, resp.headers());
+            let location = header_text(resp.headers(), LOCATION);
+            let retry_after = header_text(resp.headers(), RETRY_AFTER);
+            let body = read_body(resp).await.map_err(|e| network(&req.url, e))?;
+            if !matches!(status.as_u16(), 429 | 503) {
+                return Ok(Reply {
+                    status,
+                    location,
+                    body,
+                });
+            }
+            let tries = retry + 1;
+            if retry >= self.retry.retries {
+                let mut f = http_failure(status, &body);
+                f.message.push_str(&format!(
+                    " (gave up after {tries} tr{})",
+                    if tries == 1 { "y" } else { "ies" }
+                ));
+                return Err(f);
+            }
+            let now = SystemTime::now();
+            let wait = match retry_after.as_deref().map(|v| parse_retry_after(v, now)) {
+                Some(RetryAfter::Wait(w)) if w > self.retry.max_wait => {
+                    let mut f = http_failure(status, &body);
+                    f.message = format!(
+                        "{}; the server asked to come back {}, later than the {} s this waits",
+                        f.message,
+                        come_back(w, now),
+                        self.retry.max_wait.as_secs()
+                    );
+                    return Err(f);
+                }
+                Some(RetryAfter::Wait(w)) => w,
+                Some(RetryAfter::Invalid) | None => self.retry.backoff(retry, salt),
+            };
+            if verbose > 0 {
+                eprintln!(
+                    "analyst: {} {}: HTTP {status}, try {} of {} in {:.1}s",
+                    req.method,
+                    req.url,
+                    tries + 1,
+                    self.retry.retries + 1,
+                    wait.as_secs_f64()
+                );
+            }
+            tokio::time::sleep(wait).await;
+            retry += 1;
+        }
+    }
+
+    /// PATCH one user and judge the answer: 2xx succeeds, anything else is a [`Failed`].
+    pub async fn patch(&self, id: &str, spec: &PatchSpec, salt: u64) -> Result<Patched, Failed> {
+        let reply = self.send(&self.patch_request(id, spec), salt).await?;
+        let code = reply.status.as_u16();
+        if reply.status.is_redirection() {
+            return Err(redirect_failure(&reply));
+        }
+        if !reply.status.is_success() {
+            return Err(http_failure(reply.status, &reply.body));
+        }
+        if code == 204 || reply.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Patched {
+                status: code,
+                user: None,
+                note: None,
+            });
+        }
+        Ok(match serde_json::from_slice::<Value>(&reply.body) {
+            Ok(v) if v.is_object() => Patched {
+                status: code,
+                user: Some(v),
+                note: None,
+            },
+            _ => Patched {
+                status: code,
+                user: None,
+                note: Some(format!(
+                    "HTTP {} with a body that is not a SCIM resource: {}",
+                    reply.status,
+                    trim_body(&reply.body)
+                )),
+            },
+        })
+    }
+
+    /// The id of the one user whose userName is `name`; no match or several is a [`Failed`]
+    /// with no HTTP status (nothing was patched).
+    pub async fn find_user(&self, name: &str, salt: u64) -> Result<String, Failed> {
+        let reply = self.send(&self.lookup_request(name), salt).await?;
+        let lookup = |mut f: Failed| {
+            f.message = format!("looking up userName {name:?}: {}", f.message);
+            f
+        };
+        if reply.status.is_redirection() {
+            return Err(lookup(redirect_failure(&reply)));
+        }
+        if !reply.status.is_success() {
+            return Err(lookup(http_failure(reply.status, &reply.body)));
+        }
+        let list: ListResponse = serde_json::from_slice(&reply.body).map_err(|_| {
+            Failed::new(
+                None,
+                Status::Failure,
+                format!(
+                    "looking up userName {name:?}: the answer is not a SCIM ListResponse: {}",
+                    trim_body(&reply.body)
+                ),
+            )
+        })?;
+        let total = usize::try_from(list.total_results.unwrap_or(0)).unwrap_or(0);
+        let found = list.resources.len().max(total);
+        if found == 0 {
+            return Err(Failed::new(
+                None,
+                Status::NotFound,
+                format!("no user has userName {name:?}"),
+            ));
+        }
+        if found > 1 {
+            return Err(Failed::new(
+                None,
+                Status::Failure,
+                format!("{found} users have userName {name:?}; nothing patched (patch them by id)"),
+            ));
+        }
+        let user = list.resources.first().and_then(User::from_value);
+        let Some(user) = user else {
+            return Err(Failed::new(
+                None,
+                Status::Failure,
+                format!("looking up userName {name:?}: the server counted a match but sent none"),
+            ));
+        };
+        // A server that ignores the filter and happens to hold one user must not get that user
+        // patched; userName compares case-insensitively (RFC 7643 §4.1.1).
+        if let Some(other) = user
+            .user_name
+            .as_deref()
+            .filter(|u| !u.eq_ignore_ascii_case(name))
+        {
+            return Err(Failed::new(
+                None,
+                Status::Failure,
+                format!(
+                    "looking up userName {name:?}: the server answered a user named {other:?}; \
+                     nothing patched"
+                ),
+            ));
+        }
+        user.id.filter(|id| !id.is_empty()).ok_or_else(|| {
+            Failed::new(
+                None,
+                Status::Failure,
+                format!("looking up userName {name:?}: the user found has no id"),
+            )
+        })
+    }
+}
+
+/// Percent-encode a query value: everything but RFC 3986 unreserved characters and `keep`
+/// (spaces become %20, not `+`, which not every SCIM server decodes).
+fn encode_query(value: &str, keep: &[u8]) -> String {
+    let mut out = String::with_capacity(value.len() * 3 / 2);
+    for &b in value.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || keep.contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn header_text(headers: &HeaderMap, name: reqwest::header::HeaderName) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        let room = MAX_BODY.saturating_sub(body.len());
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() >= MAX_BODY {
+            break;
+        }
+    }
+    Ok(body)
+}
+
+fn network(url: &Url, err: reqwest::Error) -> Failed {
+    let mut message = format!("cannot reach {}", url.origin().ascii_serialization());
+    let mut source: Option<&dyn std::error::Error> = Some(&err);
+    while let Some(e) = source {
+        message.push_str(": ");
+        message.push_str(&e.to_string());
+        source = e.source();
+    }
+    Failed::new(None, Status::Network, message)
+}
+
+/// An HTTP error: status, a hint, and the SCIM error's detail or the server's words, trimmed.
+pub fn http_failure(status: StatusCode, body: &[u8]) -> Failed {
+    let code = status.as_u16();
+    let words = match ScimError::from_slice(body) {
+        Some(e) => trim_body(e.to_string().as_bytes()),
+        None => server_words(body),
+    };
+    let hint = match code {
+        401 => " (check the SCIM token)",
+        403 => " (the token may not manage users)",
+        404 => " (no such user, or check the SCIM URL)",
+        412 => " (the user changed since that ETag)",
+        _ => "",
+    };
+    let detail = if words.is_empty() {
+        String::new()
+    } else {
+        format!(": {words}")
+    };
+    Failed::new(
+        Some(code),
+        Status::from_http(code),
+        format!("HTTP {status}{hint}{detail}"),
+    )
+}
+
+fn redirect_failure(reply: &Reply) -> Failed {
+    let code = reply.status.as_u16();
+    Failed::new(
+        Some(code),
+        Status::Failure,
+        format!(
+            "HTTP {}: redirected to {}, not followed so the token stays with the SCIM URL's host \
+             (use the final URL as --scim-url if it is trusted)",
+            reply.status,
+            reply.location.as_deref().unwrap_or("nowhere")
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Secret;
+
+    fn client(token: &str) -> ScimClient {
+        let settings = ScimSettings {
+            root: Url::parse("https://t.example.com/api/scim/v2").unwrap(),
+            token: Secret::new(token.into(), "t").unwrap(),
+        };
+        ScimClient::new(
+            Http::new(None, None, 0).unwrap(),
+            &settings,
+            RetryPolicy::new(3),
+        )
+        .unwrap()
+    }
+
+    fn spec() -> PatchSpec {
+        PatchSpec {
+            body: b"{}".to_vec(),
+            if_match: Some("W/\"3\"".into()),
+            attributes: Some("userName,active".into()),
+        }
+    }
+
+    #[test]
+    fn ids_are_one_encoded_segment() {
+        let c = client("tok");
+        assert_eq!(
+            c.user_url("a/b c?d#e%f").as_str(),
+            "https://t.example.com/api/scim/v2/Users/a%2Fb%20c%3Fd%23e%25f"
+        );
+        let r = c.patch_request("42", &spec());
+        assert_eq!(
+            r.url.as_str(),
+            "https://t.example.com/api/scim/v2/Users/42?attributes=userName,active"
+        );
+        assert_eq!(r.headers["if-match"], "W/\"3\"");
+        assert_eq!(r.headers["content-type"], SCIM_JSON);
+        assert_eq!(r.headers["authorization"], "Bearer tok");
+    }
+
+    #[test]
+    fn bearer_is_not_doubled_and_never_shown() {
+        let r = client("Bearer tok").patch_request("1", &spec());
+        assert_eq!(r.headers["authorization"], "Bearer tok");
+        let shown = r.log().render();
+        assert!(
+            shown.contains("authorization: ***") && !shown.contains("tok"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn lookup_query_is_percent_encoded() {
+        let r = client("t").lookup_request("a b\"c@d.e");
+        assert_eq!(
+            r.url.query(),
+            Some("filter=userName%20eq%20%22a%20b%5C%22c%40d.e%22")
+        );
+    }
+
+    #[test]
+    fn errors_name_the_status_and_detail() {
+        let f = http_failure(
+            StatusCode::NOT_FOUND,
+            br#"{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"404","detail":"User 7 not found"}"#,
+        );
+        assert_eq!(f.exit, Status::NotFound);
+        assert!(f.message.ends_with(": User 7 not found"), "{}", f.message);
+        let f = http_failure(
+            StatusCode::CONFLICT,
+            br#"{"status":409,"scimType":"uniqueness","detail":"taken"}"#,
+        );
+        assert_eq!(f.exit, Status::Conflict);
+        assert!(f.message.ends_with("taken (uniqueness)"), "{}", f.message);
+        let f = http_failure(
+            StatusCode::BAD_GATEWAY,
+            b"<html>\n<h1>Bad gateway</h1></html>",
+        );
+        assert_eq!(f.exit, Status::Failure);
+        assert!(
+            f.message.contains("<html> <h1>Bad gateway</h1></html>"),
+            "{}",
+            f.message
+        );
+    }
+}

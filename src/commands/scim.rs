@@ -1,0 +1,366 @@
+//! `analyst scim patch`: PATCH SCIM users by id or userName, many at once, with retries of
+//! throttled requests, one result per user, and a status that says whether all succeeded.
+
+mod ops;
+mod targets;
+
+use super::Ctx;
+use crate::cli::{Format, ScimCommand, ScimPatchArgs};
+use crate::client::scim::{PatchSpec, RetryPolicy, ScimClient};
+use crate::client::Http;
+use crate::exit::{usage, Status};
+use crate::protocol::scim::User;
+use crate::render::scim::{summary, write_all, write_ndjson, PatchResult};
+use crate::render::{pick_format, Style};
+use anyhow::Result;
+use clap::ArgMatches;
+use futures_util::stream::{self, StreamExt};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::HashSet;
+use std::io::Write;
+use std::sync::Mutex;
+use targets::{Target, Targets};
+
+/// Run a `scim` subcommand; `matches` are the subcommand's own (for the order of the flags).
+pub fn run(ctx: &Ctx, command: ScimCommand, matches: Option<&ArgMatches>) -> Result<Status> {
+    match command {
+        ScimCommand::Patch(args) => patch(ctx, args, matches),
+    }
+}
+
+fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result<Status> {
+    let format = pick_format(
+        ctx.global.output,
+        &[Format::Table, Format::Json, Format::Ndjson, Format::Yaml],
+        Format::Table,
+        Format::Json,
+        "scim patch",
+    )?;
+    if args.concurrency == 0 {
+        return Err(usage("-j/--concurrency must be at least 1"));
+    }
+    check_one_stdin(&args)?;
+    if args
+        .if_match
+        .as_deref()
+        .is_some_and(|e| reqwest::header::HeaderValue::from_str(e).is_err())
+    {
+        return Err(usage(
+            "--if-match: the ETag holds characters an HTTP header cannot carry",
+        ));
+    }
+    let op = ops::patch_op(&args, matches)?;
+    let expected_active = ops::expected_active(&op);
+    let targets = Targets::gather(&args.ids, args.ids_from.as_deref(), &args.user_names)?;
+    let resolver = ctx.resolver()?;
+    let common = resolver.common(&ctx.global)?;
+    let settings = resolver.scim(args.scim_url.as_deref(), args.scim_token_file.as_deref())?;
+    let http = Http::new(
+        common.connect_timeout,
+        common.idle_timeout,
+        ctx.global.verbose,
+    )?;
+    let client = ScimClient::new(http, &settings, RetryPolicy::new(args.retries))?;
+    let spec = PatchSpec {
+        body: serde_json::to_vec(&op)?,
+        if_match: args.if_match.clone(),
+        attributes: args.attributes.clone(),
+    };
+    if targets.duplicates > 0 && !ctx.global.quiet {
+        eprintln!(
+            "analyst: {} repeated id{} or userName{} skipped (each user is patched once)",
+            targets.duplicates,
+            if targets.duplicates == 1 { "" } else { "s" },
+            if targets.duplicates == 1 { "" } else { "s" },
+        );
+    }
+    if ctx.global.dry_run {
+        return dry_run(ctx, &client, &spec, &targets);
+    }
+    let run = Run {
+        client: &client,
+        spec: &spec,
+        expected_active,
+        format,
+        concurrency: args.concurrency,
+        out_style: ctx.out_style,
+        say: Say::new(ctx, targets.list.len()),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run.all(targets))
+}
+
+/// stdin can feed one thing only.
+fn check_one_stdin(args: &ScimPatchArgs) -> Result<()> {
+    let mut readers = Vec::new();
+    if args
+        .ids_from
+        .as_deref()
+        .is_some_and(|p| p.as_os_str() == "-")
+    {
+        readers.push("--ids-from");
+    }
+    if args
+        .body
+        .as_deref()
+        .is_some_and(|b| matches!(b.trim(), "-" | "@-"))
+    {
+        readers.push("--body");
+    }
+    if args
+        .scim_token_file
+        .as_deref()
+        .is_some_and(|p| p.as_os_str() == "-")
+    {
+        readers.push("--scim-token-file");
+    }
+    if readers.len() > 1 {
+        return Err(usage(format!(
+            "{} all read stdin (-); only one of them can",
+            readers.join(" and ")
+        )));
+    }
+    Ok(())
+}
+
+/// `--dry-run`: every request that would be sent, token masked, and nothing sent. A userName's
+/// PATCH goes to an id only its lookup can tell, shown as `<id of NAME>`.
+fn dry_run(ctx: &Ctx, client: &ScimClient, spec: &PatchSpec, targets: &Targets) -> Result<Status> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let placeholder = "ID";
+    let base = client.user_url(placeholder).to_string();
+    let mut names = 0;
+    for (i, target) in targets.list.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b"\n")?;
+        }
+        match target {
+            Target::Id(id) => {
+                out.write_all(client.patch_request(id, spec).log().render().as_bytes())?
+            }
+            Target::UserName(name) => {
+                names += 1;
+                out.write_all(client.lookup_request(name).log().render().as_bytes())?;
+                out.write_all(b"\n")?;
+                let mut log = client.patch_request(placeholder, spec).log();
+                let stand_in = format!("{}<id of {name}>", &base[..base.len() - placeholder.len()]);
+                log.url = log.url.replacen(&base, &stand_in, 1);
+                out.write_all(log.render().as_bytes())?;
+            }
+        }
+    }
+    out.flush()?;
+    if names > 0 && !ctx.global.quiet {
+        eprintln!(
+            "analyst: dry run: nothing was sent; <id of NAME> stands for the id the userName \
+             lookup would find"
+        );
+    }
+    Ok(Status::Success)
+}
+
+/// Messages on stderr, kept clear of the progress bar.
+struct Say {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+    style: Style,
+}
+
+impl Say {
+    fn new(ctx: &Ctx, total: usize) -> Say {
+        // A bar for one user is noise; for many it is only for a person watching a terminal.
+        let bar = (ctx.chatty() && total > 1).then(|| {
+            let bar = ProgressBar::new(total as u64);
+            if let Ok(style) =
+                ProgressStyle::with_template("{spinner} {pos}/{len} users {wide_bar} {eta}")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Say {
+            bar,
+            quiet: ctx.global.quiet,
+            style: ctx.err_style,
+        }
+    }
+
+    fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{text}")),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn error(&self, text: &str) {
+        self.line(&format!("analyst: {}", self.style.red(text)));
+    }
+
+    fn note(&self, text: &str) {
+        if !self.quiet {
+            self.line(&format!("analyst: {text}"));
+        }
+    }
+
+    fn tick(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// One run over many users.
+struct Run<'a> {
+    client: &'a ScimClient,
+    spec: &'a PatchSpec,
+    expected_active: Option<bool>,
+    format: Format,
+    concurrency: usize,
+    out_style: Style,
+    say: Say,
+}
+
+impl Run<'_> {
+    /// Patch every target with `concurrency` requests in flight. The stream pulls targets
+    /// lazily, so a huge list never becomes a huge set of futures; NDJSON lines are written as
+    /// each user finishes, every other format once all have.
+    async fn all(&self, targets: Targets) -> Result<Status> {
+        let total = targets.list.len();
+        let single = total == 1;
+        // Ids given directly are claimed up front; a userName that resolves to a claimed id is
+        // the same user and is not patched a second time.
+        let claimed = Mutex::new(targets.ids);
+        let mut results = stream::iter(targets.list.into_iter().enumerate())
+            .map(|(seq, target)| self.one(seq, target, &claimed))
+            .buffer_unordered(self.concurrency);
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        let mut kept = Vec::new();
+        let (mut rows, mut ok) = (0usize, 0usize);
+        let mut status = Status::Success;
+        while let Some(result) = results.next().await {
+            self.say.tick();
+            let Some(result) = result else { continue };
+            rows += 1;
+            if result.ok() {
+                ok += 1;
+            } else {
+                status = status.worst(result.exit);
+            }
+            if self.format == Format::Ndjson {
+                // A closed stdout stops the run here: the error is a broken pipe, which ends
+                // the program quietly with 0, and no further users are patched.
+                write_ndjson(&mut out, &result)?;
+            } else {
+                kept.push(result);
+            }
+        }
+        self.say.done();
+        kept.sort_by_key(|r| r.seq);
+        write_all(&mut out, &kept, self.format, single, self.out_style)?;
+        out.flush()?;
+        if !single {
+            self.say.line(&format!("analyst: {}", summary(ok, rows)));
+            if status != Status::Success {
+                status = Status::Failure;
+            }
+        }
+        Ok(status)
+    }
+
+    /// Look up (for a userName) and patch one user; `None` when a userName turned out to be a
+    /// user already in the run.
+    async fn one(
+        &self,
+        seq: usize,
+        target: Target,
+        claimed: &Mutex<HashSet<String>>,
+    ) -> Option<PatchResult> {
+        let salt = seq as u64;
+        let (id, user_name) = match target {
+            Target::Id(id) => (id, None),
+            Target::UserName(name) => match self.client.find_user(&name, salt).await {
+                Ok(id) => {
+                    let fresh = claimed
+                        .lock()
+                        .map(|mut set| set.insert(id.clone()))
+                        .unwrap_or(true);
+                    if !fresh {
+                        self.say.note(&format!(
+                            "userName {name:?} is user {id}, already in this run; patched once"
+                        ));
+                        return None;
+                    }
+                    (id, Some(name))
+                }
+                Err(f) => {
+                    self.say.error(&f.message);
+                    return Some(PatchResult {
+                        seq,
+                        id: None,
+                        user_name: Some(name),
+                        status: f.status,
+                        user: None,
+                        error: Some(f.message),
+                        exit: f.exit,
+                    });
+                }
+            },
+        };
+        let label = match &user_name {
+            Some(name) => format!("user {id} (userName {name:?})"),
+            None => format!("user {id}"),
+        };
+        let outcome = self.client.patch(&id, self.spec, salt).await;
+        let mut result = PatchResult {
+            seq,
+            id: Some(id),
+            user_name,
+            status: None,
+            user: None,
+            error: None,
+            exit: Status::Success,
+        };
+        match outcome {
+            Ok(patched) => {
+                if let Some(note) = &patched.note {
+                    self.say.note(&format!("{label}: {note}"));
+                }
+                result.status = Some(patched.status);
+                let active = patched
+                    .user
+                    .as_ref()
+                    .and_then(User::from_value)
+                    .and_then(|u| u.active);
+                if let (Some(want), Some(got)) = (self.expected_active, active) {
+                    if want != got {
+                        result.error = Some(format!(
+                            "HTTP {} but the server still reports active: {got}",
+                            patched.status
+                        ));
+                        result.exit = Status::Failure;
+                    }
+                }
+                result.user = patched.user;
+            }
+            Err(f) => {
+                result.status = f.status;
+                result.error = Some(f.message);
+                result.exit = f.exit;
+            }
+        }
+        if let Some(e) = &result.error {
+            self.say.error(&format!("{label}: {e}"));
+        }
+        Some(result)
+    }
+}

@@ -1,0 +1,377 @@
+//! The PatchOp of `scim patch`, from the operation flags in command-line order or from `--body`.
+
+use crate::cli::ScimPatchArgs;
+use crate::exit::usage;
+use crate::protocol::scim::{Operation, PatchOp};
+use crate::settings::read_document;
+use anyhow::Result;
+use clap::parser::ValueSource;
+use clap::ArgMatches;
+use serde_json::{Map, Value};
+
+/// The PatchOp to send: `--body` as given (checked), or the operation flags in the order given.
+pub fn patch_op(args: &ScimPatchArgs, matches: Option<&ArgMatches>) -> Result<PatchOp> {
+    if let Some(body) = &args.body {
+        let doc = read_document("--body", body)?;
+        return PatchOp::from_document(&doc).map_err(|e| usage(format!("--body: {e}")));
+    }
+    let mut ops = ordered_flags(args, matches)?;
+    if ops.is_empty() {
+        return Err(usage(
+            "nothing to patch: give an operation (--deactivate, --activate, --replace, --add, \
+             --remove) or a whole PatchOp with --body",
+        ));
+    }
+    if args.pathless {
+        ops = pathless(ops)?;
+    }
+    Ok(PatchOp::new(ops))
+}
+
+/// What the PatchOp leaves `active` at, if it sets it to a boolean: the user the server sends
+/// back must agree, or the patch did not take (some servers answer 200 and ignore it).
+pub fn expected_active(op: &PatchOp) -> Option<bool> {
+    let mut expected = None;
+    for o in &op.operations {
+        match (o.op.as_str(), o.path.as_deref(), &o.value) {
+            ("replace" | "add", Some(p), Some(v)) if p.eq_ignore_ascii_case("active") => {
+                expected = v.as_bool();
+            }
+            ("replace" | "add", None, Some(Value::Object(map))) => {
+                if let Some((_, v)) = map.iter().find(|(k, _)| k.eq_ignore_ascii_case("active")) {
+                    expected = v.as_bool();
+                }
+            }
+            ("remove", Some(p), _) if p.eq_ignore_ascii_case("active") => expected = None,
+            _ => {}
+        }
+    }
+    expected
+}
+
+/// The operation flags, sorted by where they stood on the command line. Clap keeps each kind of
+/// flag apart; `indices_of` gives back the order across kinds.
+fn ordered_flags(args: &ScimPatchArgs, matches: Option<&ArgMatches>) -> Result<Vec<Operation>> {
+    let mut found: Vec<(usize, Operation)> = Vec::new();
+    // Without matches (a library caller), fall back to a fixed order with increasing indices.
+    let mut fallback = 0usize;
+    let mut positions = |id: &str, count: usize| -> Vec<usize> {
+        let given = matches.and_then(|m| {
+            (m.value_source(id) == Some(ValueSource::CommandLine))
+                .then(|| m.indices_of(id))
+                .flatten()
+                .map(|i| i.collect::<Vec<_>>())
+        });
+        match given {
+            Some(v) if v.len() == count => v,
+            _ => (0..count)
+                .map(|_| {
+                    fallback += 1;
+                    usize::MAX / 2 + fallback
+                })
+                .collect(),
+        }
+    };
+    let active = |value: bool| Operation {
+        op: "replace".into(),
+        path: Some("active".into()),
+        value: Some(Value::Bool(value)),
+    };
+    if args.deactivate {
+        found.push((positions("deactivate", 1)[0], active(false)));
+    }
+    if args.activate {
+        found.push((positions("activate", 1)[0], active(true)));
+    }
+    for (kind, flag, values) in [
+        ("replace", "--replace", &args.replace),
+        ("add", "--add", &args.add),
+    ] {
+        for (pos, raw) in positions(kind, values.len()).into_iter().zip(values) {
+            let (path, value) = path_value(flag, raw)?;
+            found.push((
+                pos,
+                Operation {
+                    op: kind.into(),
+                    path: Some(path),
+                    value: Some(value),
+                },
+            ));
+        }
+    }
+    for (pos, path) in positions("remove", args.remove.len())
+        .into_iter()
+        .zip(&args.remove)
+    {
+        let path = path.trim();
+        if path.is_empty() {
+            return Err(usage("--remove needs a PATH"));
+        }
+        found.push((
+            pos,
+            Operation {
+                op: "remove".into(),
+                path: Some(path.to_owned()),
+                value: None,
+            },
+        ));
+    }
+    found.sort_by_key(|(pos, _)| *pos);
+    Ok(found.into_iter().map(|(_, op)| op).collect())
+}
+
+/// `PATH=VALUE` (a string) or `PATH:=JSON`. The `=` that splits is the first one outside a
+/// filter (`emails[type eq "a=b"].value=x`).
+fn path_value(flag: &str, raw: &str) -> Result<(String, Value)> {
+    let mut depth = 0usize;
+    let mut in_quotes = false;
+    let split = raw.char_indices().find(|&(_, c)| {
+        match c {
+            '"' if depth > 0 => in_quotes = !in_quotes,
+            '[' if !in_quotes => depth += 1,
+            ']' if !in_quotes => depth = depth.saturating_sub(1),
+            '=' if depth == 0 => return true,
+            _ => {}
+        }
+        false
+    });
+    let Some((at, _)) = split else {
+        return Err(usage(format!(
+            "{flag} {raw:?}: expected PATH=VALUE (a string) or PATH:=JSON"
+        )));
+    };
+    let (path, raw_json) = match raw[..at].strip_suffix(':') {
+        Some(path) => (path, true),
+        None => (&raw[..at], false),
+    };
+    let path = path.trim();
+    if path.is_empty() {
+        return Err(usage(format!("{flag} {raw:?}: the PATH is empty")));
+    }
+    let text = &raw[at + 1..];
+    let value = if raw_json {
+        serde_json::from_str(text)
+            .map_err(|e| usage(format!("{flag} {raw:?}: invalid JSON after := ({e})")))?
+    } else {
+        Value::String(text.to_owned())
+    };
+    Ok((path.to_owned(), value))
+}
+
+/// Fold every replace into one path-less replace (at the place of the first), its value an
+/// object: `name.givenName` becomes `{"name": {"givenName": ...}}`, and an extension attribute
+/// `urn:...:User:employeeNumber` becomes `{"urn:...:User": {"employeeNumber": ...}}`. Later
+/// flags win, as they would applied one by one.
+fn pathless(ops: Vec<Operation>) -> Result<Vec<Operation>> {
+    let mut out = Vec::with_capacity(ops.len());
+    let mut merged = Map::new();
+    let mut slot = None;
+    for op in ops {
+        match (op.op.as_str(), op.path, op.value) {
+            ("replace", Some(path), Some(value)) => {
+                if path.contains(['[', ']']) {
+                    return Err(usage(format!(
+                        "--pathless: {path:?} has a filter, which a path-less value cannot express"
+                    )));
+                }
+                let (urn, attr) = match path.rsplit_once(':') {
+                    Some((urn, attr)) if urn.to_ascii_lowercase().starts_with("urn:") => {
+                        (Some(urn), attr)
+                    }
+                    _ => (None, path.as_str()),
+                };
+                let mut keys: Vec<&str> = urn.into_iter().collect();
+                keys.extend(attr.split('.'));
+                if keys.iter().any(|k| k.is_empty()) {
+                    return Err(usage(format!(
+                        "--pathless: {path:?} is not an attribute path"
+                    )));
+                }
+                set_nested(&mut merged, &keys, value);
+                if slot.is_none() {
+                    slot = Some(out.len());
+                    out.push(None);
+                }
+            }
+            (name, path, value) => out.push(Some(Operation {
+                op: name.to_owned(),
+                path,
+                value,
+            })),
+        }
+    }
+    Ok(out
+        .into_iter()
+        .map(|op| {
+            op.unwrap_or_else(|| Operation {
+                op: "replace".into(),
+                path: None,
+                value: Some(Value::Object(std::mem::take(&mut merged))),
+            })
+        })
+        .collect())
+}
+
+fn set_nested(map: &mut Map<String, Value>, keys: &[&str], value: Value) {
+    let Some((last, parents)) = keys.split_last() else {
+        return;
+    };
+    let mut at = map;
+    for key in parents {
+        let entry = at
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !entry.is_object() {
+            *entry = Value::Object(Map::new());
+        }
+        let Value::Object(next) = entry else { return };
+        at = next;
+    }
+    at.insert(last.to_string(), value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(f: impl FnOnce(&mut ScimPatchArgs)) -> ScimPatchArgs {
+        use clap::Parser;
+        let cli = crate::cli::Cli::parse_from(["analyst", "scim", "patch", "1"]);
+        let crate::cli::Command::Scim(crate::cli::ScimCommand::Patch(mut a)) = cli.command else {
+            unreachable!()
+        };
+        f(&mut a);
+        a
+    }
+
+    fn from_command_line(words: &[&str]) -> Result<PatchOp> {
+        use clap::{CommandFactory, FromArgMatches};
+        let mut argv = vec!["analyst", "scim", "patch", "1"];
+        argv.extend(words);
+        let m = crate::cli::Cli::command().try_get_matches_from(argv)?;
+        let cli = crate::cli::Cli::from_arg_matches(&m)?;
+        let crate::cli::Command::Scim(crate::cli::ScimCommand::Patch(a)) = cli.command else {
+            unreachable!()
+        };
+        let sub = m
+            .subcommand_matches("scim")
+            .and_then(|s| s.subcommand_matches("patch"));
+        patch_op(&a, sub)
+    }
+
+    fn ops(op: &PatchOp) -> Value {
+        serde_json::to_value(&op.operations).unwrap()
+    }
+
+    #[test]
+    fn flags_keep_their_command_line_order() {
+        let op = from_command_line(&[
+            "--remove",
+            "title",
+            "--replace",
+            "active:=false",
+            "--deactivate",
+            "--add",
+            "emails:=[{\"value\":\"a@b.c\"}]",
+            "--replace",
+            "nickName=Al",
+        ])
+        .unwrap();
+        assert_eq!(
+            ops(&op),
+            json!([
+                {"op": "remove", "path": "title"},
+                {"op": "replace", "path": "active", "value": false},
+                {"op": "replace", "path": "active", "value": false},
+                {"op": "add", "path": "emails", "value": [{"value": "a@b.c"}]},
+                {"op": "replace", "path": "nickName", "value": "Al"},
+            ])
+        );
+    }
+
+    #[test]
+    fn strings_raw_json_and_bad_json() {
+        assert_eq!(
+            path_value("--replace", "title=a=b").unwrap(),
+            ("title".into(), json!("a=b"))
+        );
+        assert_eq!(
+            path_value("--replace", r#"emails[type eq "a=b"].value=x"#).unwrap(),
+            (r#"emails[type eq "a=b"].value"#.into(), json!("x"))
+        );
+        assert_eq!(path_value("--add", "n:=5").unwrap().1, json!(5));
+        let e = path_value("--add", "active:=fals").unwrap_err().to_string();
+        assert!(
+            e.starts_with("--add \"active:=fals\": invalid JSON after :="),
+            "{e}"
+        );
+        assert!(path_value("--replace", "title").is_err());
+        assert!(path_value("--replace", "=x").is_err());
+    }
+
+    #[test]
+    fn no_operation_is_a_usage_error() {
+        let e = patch_op(&args(|_| {}), None).unwrap_err();
+        assert_eq!(crate::exit::status_of(&e), crate::exit::Status::Usage);
+    }
+
+    #[test]
+    fn pathless_nests_and_keeps_other_ops_in_place() {
+        let op = from_command_line(&[
+            "--pathless",
+            "--add",
+            "x=1",
+            "--deactivate",
+            "--remove",
+            "title",
+            "--replace",
+            "name.givenName=Ann",
+            "--replace",
+            "name.familyName=Lee",
+            "--replace",
+            "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber=7",
+        ])
+        .unwrap();
+        assert_eq!(
+            ops(&op),
+            json!([
+                {"op": "add", "path": "x", "value": "1"},
+                {"op": "replace", "value": {
+                    "active": false,
+                    "name": {"givenName": "Ann", "familyName": "Lee"},
+                    "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {"employeeNumber": "7"}
+                }},
+                {"op": "remove", "path": "title"},
+            ])
+        );
+        assert!(
+            from_command_line(&["--pathless", "--replace", "emails[type eq \"w\"].value=x"])
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn bodies_are_checked_and_name_the_flag() {
+        let a = args(|a| a.body = Some(r#"{"Operations":[]}"#.into()));
+        let e = patch_op(&a, None).unwrap_err().to_string();
+        assert!(e.starts_with("--body: "), "{e}");
+        let a = args(|a| {
+            a.body = Some(
+                r#"{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Replace","path":"active","value":false}]}"#.into(),
+            )
+        });
+        let op = patch_op(&a, None).unwrap();
+        assert_eq!(expected_active(&op), Some(false));
+    }
+
+    #[test]
+    fn expected_active_follows_the_last_word() {
+        let op = from_command_line(&["--deactivate", "--activate"]).unwrap();
+        assert_eq!(expected_active(&op), Some(true));
+        let op = from_command_line(&["--pathless", "--deactivate"]).unwrap();
+        assert_eq!(expected_active(&op), Some(false));
+        let op = from_command_line(&["--replace", "title=x"]).unwrap();
+        assert_eq!(expected_active(&op), None);
+    }
+}

@@ -1,0 +1,159 @@
+//! Shared by the `scim_*` tests: the binary in an environment cut off from the user's, and
+//! scripted HTTP servers that record what they received.
+#![allow(dead_code)]
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, Response, StatusCode};
+use std::sync::{Arc, Mutex};
+
+/// The `analyst` binary with no ANALYST_* variables, a temporary HOME and config dir, no colour.
+pub fn analyst(home: &tempfile::TempDir) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("analyst").expect("the analyst binary");
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("ANALYST_") {
+            cmd.env_remove(&name);
+        }
+    }
+    cmd.env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE");
+    cmd
+}
+
+/// A request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub method: String,
+    /// Path and query, as sent (still percent-encoded).
+    pub target: String,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Seen {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).expect("a JSON body")
+    }
+}
+
+/// What a scripted server answers.
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn new(status: u16, body: impl Into<String>) -> Answer {
+        Answer {
+            status,
+            headers: vec![("content-type", "application/scim+json".into())],
+            body: body.into(),
+        }
+    }
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Answer {
+        self.headers.retain(|(n, _)| *n != name);
+        self.headers.push((name, value.into()));
+        self
+    }
+    /// A User resource with this id and active flag (any JSON value).
+    pub fn user(id: &str, active: serde_json::Value) -> Answer {
+        Answer::new(
+            200,
+            serde_json::json!({
+                "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+                "id": id, "userName": format!("{id}@example.com"), "active": active,
+                "meta": {"resourceType": "User"}
+            })
+            .to_string(),
+        )
+    }
+}
+
+type Script = dyn Fn(&Seen, usize) -> Answer + Send + Sync;
+
+/// A loopback HTTP server that answers each request by a script given the request and its
+/// 0-based number, and keeps every request it saw.
+pub struct Server {
+    /// `http://127.0.0.1:PORT`.
+    pub origin: String,
+    pub seen: Arc<Mutex<Vec<Seen>>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Server {
+    pub fn start(script: impl Fn(&Seen, usize) -> Answer + Send + Sync + 'static) -> Server {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let script: Arc<Script> = Arc::new(script);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let record = seen.clone();
+        runtime.spawn(async move {
+            let app = axum::Router::new().fallback(move |req: Request<Body>| {
+                let record = record.clone();
+                let script = script.clone();
+                async move {
+                    let (parts, body) = req.into_parts();
+                    let body = axum::body::to_bytes(body, usize::MAX)
+                        .await
+                        .unwrap_or_default();
+                    let seen = Seen {
+                        method: parts.method.to_string(),
+                        target: parts
+                            .uri
+                            .path_and_query()
+                            .map(|p| p.to_string())
+                            .unwrap_or_default(),
+                        headers: parts.headers,
+                        body: String::from_utf8_lossy(&body).into_owned(),
+                    };
+                    let n = {
+                        let mut all = record.lock().unwrap();
+                        all.push(seen.clone());
+                        all.len() - 1
+                    };
+                    let answer = script(&seen, n);
+                    let mut resp =
+                        Response::builder().status(StatusCode::from_u16(answer.status).unwrap());
+                    for (k, v) in answer.headers {
+                        resp = resp.header(k, v);
+                    }
+                    resp.body(Body::from(answer.body)).unwrap()
+                }
+            });
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+        Server {
+            origin,
+            seen,
+            _runtime: runtime,
+        }
+    }
+
+    /// The SCIM root to pass as --scim-url.
+    pub fn scim_url(&self) -> String {
+        format!("{}/api/scim/v2", self.origin)
+    }
+
+    pub fn requests(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// Write a token file and return its path.
+pub fn token_file(home: &tempfile::TempDir, token: &str) -> std::path::PathBuf {
+    let path = home.path().join("scim-token");
+    std::fs::write(&path, format!("{token}\n")).unwrap();
+    path
+}
