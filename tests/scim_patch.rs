@@ -545,7 +545,9 @@ fn a_closed_stdout_ends_quietly() {
     )
     .unwrap();
     let bin = assert_cmd::cargo::cargo_bin("analyst");
-    let mut child = std::process::Command::new(bin)
+    let mut cmd = std::process::Command::new(bin);
+    scim_support::isolate(&mut cmd, &home);
+    let mut child = cmd
         .args([
             "scim",
             "patch",
@@ -558,7 +560,6 @@ fn a_closed_stdout_ends_quietly() {
         ])
         .arg(&ids)
         .env("ANALYST_SCIM_TOKEN", "t")
-        .env("HOME", home.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -21,6 +21,18 @@ pub fn analyst(home: &tempfile::TempDir) -> assert_cmd::Command {
     cmd
 }
 
+/// The same isolation for a plain `std::process::Command` (when a test needs pipes of its own).
+pub fn isolate(cmd: &mut std::process::Command, home: &tempfile::TempDir) {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("ANALYST_") {
+            cmd.env_remove(&name);
+        }
+    }
+    cmd.env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env("NO_COLOR", "1");
+}
+
 /// A request as the server saw it.
 #[derive(Clone, Debug)]
 pub struct Seen {
