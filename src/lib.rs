@@ -6,6 +6,7 @@ pub mod answer;
 pub mod cli;
 pub mod client;
 pub mod commands;
+pub mod duration;
 pub mod emulator;
 pub mod exit;
 pub mod jsonscan;

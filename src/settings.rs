@@ -6,13 +6,12 @@
 //! configured `api_key_command` never runs for `scim patch`.
 
 mod config;
-mod duration;
 mod identity;
 mod secret;
 mod source;
 
 pub use config::{Config, Profile};
-pub use duration::parse_duration;
+pub use crate::duration::parse_duration;
 pub use identity::IdentityFlags;
 pub use secret::Secret;
 pub use source::{read_document, read_text_source, Env};

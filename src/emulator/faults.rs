@@ -3,7 +3,7 @@
 //! A spec is comma-joined `key=value` pairs; the grammar is in `analyst serve --help` (cli.rs). Selection is deterministic
 //! (counters, never randomness), so a test that injects a fault knows which request gets it.
 
-use crate::settings::parse_duration;
+use crate::duration::parse_duration;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,4 +1,6 @@
-//! Durations on the command line: `500ms`, `30s`, `5m`, `2h`, `7d`, `1w`, or plain seconds.
+//! Durations as people write them on command lines and in fault specs: `500ms`, `30s`, `5m`,
+//! `2h`, `7d`, `1w`, or plain seconds. A leaf module: the client side and the emulator both use
+//! it, and it uses nothing of ours.
 
 use std::time::Duration;
 
