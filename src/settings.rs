@@ -10,8 +10,8 @@ mod identity;
 mod secret;
 mod source;
 
-pub use config::{Config, Profile};
 pub use crate::duration::parse_duration;
+pub use config::{Config, Profile};
 pub use identity::IdentityFlags;
 pub use secret::Secret;
 pub use source::{read_document, read_text_source, Env};

@@ -6,8 +6,8 @@ pub mod abort;
 pub mod chat;
 pub mod http;
 pub mod resume;
+pub mod scim;
 pub mod stream;
 pub mod tracker;
-pub mod scim;
 
 pub use http::{error_for_status, trim_body, Http, RequestLog};

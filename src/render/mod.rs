@@ -4,9 +4,9 @@
 pub mod chat;
 pub mod chat_doc;
 pub mod chat_text;
+pub mod scim;
 pub mod spinner;
 pub mod state_table;
-pub mod scim;
 
 use crate::cli::{ColorChoice, Format};
 use crate::exit::usage;
