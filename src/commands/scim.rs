@@ -128,8 +128,7 @@ fn check_one_stdin(args: &ScimPatchArgs) -> Result<()> {
 /// `--dry-run`: every request that would be sent, token masked, and nothing sent. A userName's
 /// PATCH goes to an id only its lookup can tell, shown as `<id of NAME>`.
 fn dry_run(ctx: &Ctx, client: &ScimClient, spec: &PatchSpec, targets: &Targets) -> Result<Status> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
     let placeholder = "ID";
     let base = client.user_url(placeholder).to_string();
     let mut names = 0;
@@ -242,8 +241,7 @@ impl Run<'_> {
         let mut results = stream::iter(targets.list.into_iter().enumerate())
             .map(|(seq, target)| self.one(seq, target, &claimed))
             .buffer_unordered(self.concurrency);
-        let stdout = std::io::stdout();
-        let mut out = std::io::BufWriter::new(stdout.lock());
+        let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
         let mut kept = Vec::new();
         let (mut rows, mut ok) = (0usize, 0usize);
         let mut status = Status::Success;

@@ -27,7 +27,7 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
         .context("starting the async runtime")?;
     runtime.block_on(async {
         let running = server::start(opts).await?;
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::exit::stdout_lock();
         match format {
             Format::Json => {
                 writeln!(out, "{}", summary(&running, &args))?;

@@ -156,3 +156,83 @@ pub fn assert_no_repeats(ndjson: &str, case: &str) {
         "{case}: __cutoff__ repeated"
     );
 }
+
+/// A raw TCP server on 127.0.0.1: each connection goes to `handler` on its own thread, after
+/// its request head (and a Content-Length body, unless `read_body` is false) has been read.
+/// Records the request heads. Returns the base URL and the heads seen.
+pub fn raw_server(
+    read_body: bool,
+    handler: impl Fn(std::net::TcpStream, &str) + Send + Sync + 'static,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Read};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = heads.clone();
+    let handler = std::sync::Arc::new(handler);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let (handler, log) = (handler.clone(), log.clone());
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut head = String::new();
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push_str(&line);
+                    if line == "\r\n" {
+                        break;
+                    }
+                }
+                if read_body {
+                    let length = head
+                        .lines()
+                        .find_map(|l| {
+                            let (k, v) = l.split_once(':')?;
+                            k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse::<u64>().ok())?
+                        })
+                        .unwrap_or(0);
+                    let _ = std::io::copy(&mut (&mut reader).take(length), &mut std::io::sink());
+                }
+                log.lock().unwrap().push(head.clone());
+                handler(stream, &head);
+            });
+        }
+    });
+    (base, heads)
+}
+
+/// The chat URL path on a raw server.
+pub fn chat_url(base: &str) -> String {
+    format!("{base}/api/v1/public/acme/agents/3/chat/stream-chat-state")
+}
+
+/// A chunked 200 head.
+pub const CHUNKED_200: &str = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+
+/// One HTTP chunk.
+pub fn chunk(data: &[u8]) -> Vec<u8> {
+    let mut out = format!("{:x}\r\n", data.len()).into_bytes();
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
+    out
+}
+
+/// Close a socket with a TCP reset instead of a FIN.
+pub fn reset(stream: std::net::TcpStream) {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            &linger as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        );
+    }
+    drop(stream);
+}
