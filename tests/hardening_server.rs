@@ -7,13 +7,24 @@ use hardening_support::*;
 use std::io::Write;
 use std::net::TcpStream;
 
-const CUTOFF: &[u8] = b"{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{\"chatId\":\"c1\",\"isStreaming\":true}}\n";
+const CUTOFF: &[u8] =
+    b"{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{\"chatId\":\"c1\",\"isStreaming\":true}}\n";
 
 fn chat(home: &std::path::Path, base: &str) -> std::process::Command {
     let mut cmd = analyst(home);
     cmd.env("ANALYST_API_KEY", API_KEY).args([
-        "chat", "--url", &chat_url(base), "--external-id", "bot", "--retries", "1",
-        "--idle-timeout", "2s", "-o", "ndjson", "hello",
+        "chat",
+        "--url",
+        &chat_url(base),
+        "--external-id",
+        "bot",
+        "--retries",
+        "1",
+        "--idle-timeout",
+        "2s",
+        "-o",
+        "ndjson",
+        "hello",
     ]);
     cmd
 }
@@ -29,34 +40,64 @@ type Behaviour = fn(TcpStream, &str);
 #[test]
 fn hostile_responses_end_with_a_clear_message_and_the_documented_status() {
     let cases: Vec<(&str, Behaviour, i32, &[&str])> = vec![
-        ("html 200", |s, _| {
-            let body = "<!DOCTYPE html><html><body>Login</body></html>\n";
-            write(&s, format!("HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).as_bytes());
-        }, 1, &["html", "login"]),
-        ("invalid utf-8 in a line", |s, _| {
-            write(&s, CHUNKED_200.as_bytes());
-            write(&s, &chunk(CUTOFF));
-            write(&s, &chunk(b"{\"id\":\"a1\",\"sort\":1,\"role\":\"assistant\",\"content\":\"\xff\xfe\",\"graphPath\":[\"final\"],\"isDelta\":false}\n"));
-            write(&s, b"0\r\n\r\n");
-        }, 6, &["no __state__"]),
-        ("gzip garbage", |s, _| {
-            write(&s, b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n");
-            write(&s, &chunk(b"\x1f\x8b\x08\x00garbage garbage\n"));
-            write(&s, b"0\r\n\r\n");
-        }, 1, &["content-encoding: gzip"]),
-        ("broken chunked encoding", |s, _| {
-            write(&s, CHUNKED_200.as_bytes());
-            write(&s, &chunk(CUTOFF));
-            write(&s, b"zz-not-hex\r\nabc\r\n");
-        }, 6, &["connection lost"]),
-        ("reset mid-frame", |s, _| {
-            write(&s, CHUNKED_200.as_bytes());
-            write(&s, &chunk(b"{\"id\":\"__cutoff__\",\"sort\":0,\"sta"));
-            reset(s);
-        }, 6, &["connection lost"]),
+        (
+            "html 200",
+            |s, _| {
+                let body = "<!DOCTYPE html><html><body>Login</body></html>\n";
+                write(&s, format!("HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).as_bytes());
+            },
+            1,
+            &["html", "login"],
+        ),
+        (
+            "invalid utf-8 in a line",
+            |s, _| {
+                write(&s, CHUNKED_200.as_bytes());
+                write(&s, &chunk(CUTOFF));
+                write(&s, &chunk(b"{\"id\":\"a1\",\"sort\":1,\"role\":\"assistant\",\"content\":\"\xff\xfe\",\"graphPath\":[\"final\"],\"isDelta\":false}\n"));
+                write(&s, b"0\r\n\r\n");
+            },
+            6,
+            &["no __state__"],
+        ),
+        (
+            "gzip garbage",
+            |s, _| {
+                write(&s, b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n");
+                write(&s, &chunk(b"\x1f\x8b\x08\x00garbage garbage\n"));
+                write(&s, b"0\r\n\r\n");
+            },
+            1,
+            &["content-encoding: gzip"],
+        ),
+        (
+            "broken chunked encoding",
+            |s, _| {
+                write(&s, CHUNKED_200.as_bytes());
+                write(&s, &chunk(CUTOFF));
+                write(&s, b"zz-not-hex\r\nabc\r\n");
+            },
+            6,
+            &["connection lost"],
+        ),
+        (
+            "reset mid-frame",
+            |s, _| {
+                write(&s, CHUNKED_200.as_bytes());
+                write(&s, &chunk(b"{\"id\":\"__cutoff__\",\"sort\":0,\"sta"));
+                reset(s);
+            },
+            6,
+            &["connection lost"],
+        ),
         ("reset before the head", |s, _| reset(s), 6, &[]),
         ("closed before the head", |s, _| drop(s), 6, &[]),
-        ("status line garbage", |s, _| write(&s, b"SMTP READY\r\n\r\n"), 6, &[]),
+        (
+            "status line garbage",
+            |s, _| write(&s, b"SMTP READY\r\n\r\n"),
+            6,
+            &[],
+        ),
     ];
     let home = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
@@ -68,10 +109,20 @@ fn hostile_responses_end_with_a_clear_message_and_the_documented_status() {
             && out.status.code() == Some(*code)
             && words.iter().all(|w| stderr.to_lowercase().contains(w));
         if !ok {
-            failures.push(format!("{name}: exit {:?} (want {code}, words {words:?}): {}", out.status.code(), stderr.trim()));
+            failures.push(format!(
+                "{name}: exit {:?} (want {code}, words {words:?}): {}",
+                out.status.code(),
+                stderr.trim()
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 /// A line that never ends stops at the documented limit (64 MiB) with a message naming it; the
@@ -108,7 +159,10 @@ fn an_endless_line_is_refused_at_the_limit_with_bounded_memory() {
     let code = libc::WEXITSTATUS(status);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("64 MiB") || stderr.contains("67108864"), "names the limit: {stderr}");
+    assert!(
+        stderr.contains("64 MiB") || stderr.contains("67108864"),
+        "names the limit: {stderr}"
+    );
     let peak_mb = usage.ru_maxrss / 1024;
     assert!(peak_mb < 190, "peak RSS {peak_mb} MB for a 200 MB line");
 }
@@ -130,7 +184,8 @@ fn a_redirect_to_another_host_carries_no_credentials() {
         for token in [false, true] {
             let mut cmd = chat(home.path(), &base);
             if token {
-                cmd.env_remove("ANALYST_API_KEY").env("ANALYST_TOKEN", TOKEN);
+                cmd.env_remove("ANALYST_API_KEY")
+                    .env("ANALYST_TOKEN", TOKEN);
             }
             let out = run(&mut cmd);
             let (_, stderr) = outs(&out);
@@ -140,7 +195,10 @@ fn a_redirect_to_another_host_carries_no_credentials() {
     }
     for head in other_seen.lock().unwrap().iter() {
         let lower = head.to_lowercase();
-        assert!(!lower.contains("authorization") && !lower.contains("x-cube-auth-token"), "{head}");
+        assert!(
+            !lower.contains("authorization") && !lower.contains("x-cube-auth-token"),
+            "{head}"
+        );
         assert!(!head.contains(API_KEY) && !head.contains(TOKEN), "{head}");
     }
 }

@@ -67,12 +67,12 @@ fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result
         attributes: args.attributes.clone(),
     };
     if targets.duplicates > 0 && !ctx.global.quiet {
-        eprintln!(
+        crate::render::diag(format_args!(
             "analyst: {} repeated id{} or userName{} skipped (each user is patched once)",
             targets.duplicates,
             if targets.duplicates == 1 { "" } else { "s" },
             if targets.duplicates == 1 { "" } else { "s" },
-        );
+        ));
     }
     if ctx.global.dry_run {
         return dry_run(ctx, &client, &spec, &targets);
@@ -153,10 +153,10 @@ fn dry_run(ctx: &Ctx, client: &ScimClient, spec: &PatchSpec, targets: &Targets) 
     }
     out.flush()?;
     if names > 0 && !ctx.global.quiet {
-        eprintln!(
+        crate::render::diag(format_args!(
             "analyst: dry run: nothing was sent; <id of NAME> stands for the id the userName \
              lookup would find"
-        );
+        ));
     }
     Ok(Status::Success)
 }
@@ -189,8 +189,8 @@ impl Say {
 
     fn line(&self, text: &str) {
         match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{text}")),
-            None => eprintln!("{text}"),
+            Some(bar) => bar.suspend(|| crate::render::diag(format_args!("{text}"))),
+            None => crate::render::diag(format_args!("{text}")),
         }
     }
 

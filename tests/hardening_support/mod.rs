@@ -148,7 +148,10 @@ pub fn assert_no_repeats(ndjson: &str, case: &str) {
             continue;
         };
         if let (Some(id), Some(sort)) = (v["id"].as_str(), v["sort"].as_i64()) {
-            assert!(seen.insert((id.to_owned(), sort)), "{case}: repeated: {line}");
+            assert!(
+                seen.insert((id.to_owned(), sort)),
+                "{case}: repeated: {line}"
+            );
         }
     }
     assert!(
@@ -192,7 +195,8 @@ pub fn raw_server(
                         .lines()
                         .find_map(|l| {
                             let (k, v) = l.split_once(':')?;
-                            k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse::<u64>().ok())?
+                            k.eq_ignore_ascii_case("content-length")
+                                .then(|| v.trim().parse::<u64>().ok())?
                         })
                         .unwrap_or(0);
                     let _ = std::io::copy(&mut (&mut reader).take(length), &mut std::io::sink());
@@ -224,7 +228,10 @@ pub fn chunk(data: &[u8]) -> Vec<u8> {
 /// Close a socket with a TCP reset instead of a FIN.
 pub fn reset(stream: std::net::TcpStream) {
     use std::os::fd::AsRawFd;
-    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
     unsafe {
         libc::setsockopt(
             stream.as_raw_fd(),
