@@ -68,7 +68,15 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         if let Some(path) = path {
             std::fs::File::open(path)
                 .map_err(|e| usage(format!("{flag}: cannot read {}: {e}", path.display())))?;
+            // Opening a directory succeeds on Unix; reading it would fail later as exit 1.
+            if path.is_dir() {
+                return Err(usage(format!("{flag}: {} is a directory", path.display())));
+            }
         }
+    }
+    // A model that does not parse is a bad input file (exit 2), said before anything starts.
+    if let Some(model) = &args.model {
+        crate::emulator::model_yaml::load(model).map_err(|e| usage(format!("--model: {e:#}")))?;
     }
     let secret = |path: &Option<std::path::PathBuf>, flag: &str| -> Result<Option<String>> {
         path.as_deref()
