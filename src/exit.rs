@@ -100,12 +100,64 @@ pub fn usage(message: impl Into<String>) -> anyhow::Error {
     fail(Status::Usage, message)
 }
 
-/// Whether an error chain holds a broken pipe on stdout: `| head` closed it, which is not an error.
+/// Marks an error of a write to stdout. A broken pipe is only "`| head` closed stdout" (exit 0)
+/// when it carries this marker: the same EPIPE from a socket (the server hung up while we were
+/// uploading) is a network failure.
+#[derive(Debug)]
+pub struct StdoutClosed;
+
+impl fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("stdout was closed")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
+
+/// A writer to stdout whose broken-pipe errors carry [`StdoutClosed`]. Every command writes its
+/// data through one of these (see [`stdout`] and [`stdout_lock`]), never to `std::io::stdout()`.
+#[derive(Debug)]
+pub struct StdoutWriter<W>(W);
+
+/// Unlocked stdout, marked.
+pub fn stdout() -> StdoutWriter<std::io::Stdout> {
+    StdoutWriter(std::io::stdout())
+}
+
+/// Locked stdout, marked.
+pub fn stdout_lock() -> StdoutWriter<std::io::StdoutLock<'static>> {
+    StdoutWriter(std::io::stdout().lock())
+}
+
+fn mark(err: std::io::Error) -> std::io::Error {
+    if err.kind() == std::io::ErrorKind::BrokenPipe {
+        std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
+    } else {
+        err
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for StdoutWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf).map_err(mark)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0.write_all(buf).map_err(mark)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush().map_err(mark)
+    }
+}
+
+/// Whether an error chain holds a broken pipe on stdout: `| head` closed it, which is not an
+/// error. Only errors marked [`StdoutClosed`] count.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        cause.is::<StdoutClosed>()
+            || cause
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .is_some_and(|inner| inner.is::<StdoutClosed>())
     })
 }
 
@@ -162,10 +214,24 @@ mod tests {
     }
 
     #[test]
-    fn broken_pipe_is_recognised() {
-        let err = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
-            .context("writing stdout");
+    fn only_a_broken_pipe_on_stdout_is_recognised() {
+        struct Closed;
+        impl std::io::Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        use std::io::Write;
+        let io = StdoutWriter(Closed).write_all(b"x").unwrap_err();
+        let err = anyhow::Error::new(io).context("writing stdout");
         assert!(is_broken_pipe(&err));
         assert!(!is_broken_pipe(&anyhow::anyhow!("x")));
+        // EPIPE from a socket (the server hung up during an upload) is not a closed stdout.
+        let net = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            .context("sending the request");
+        assert!(!is_broken_pipe(&net));
     }
 }

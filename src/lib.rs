@@ -28,7 +28,7 @@ pub fn run() -> i32 {
         Ok(status) => status.code(),
         Err(e) if exit::is_broken_pipe(&e) => 0,
         Err(e) => {
-            eprintln!("analyst: {e:#}");
+            crate::render::diag(format_args!("analyst: {e:#}"));
             exit::status_of(&e).code()
         }
     }

@@ -80,12 +80,46 @@ impl ChatClient {
             .map_err(|e| network(what, url, &e))?;
         log_response(self.http.verbose, response.status(), response.headers());
         if response.status().is_success() {
-            return Ok(response);
+            return unreadable_success(response, what).await;
         }
         let status = response.status();
         let body = read_limited(response).await;
         Err(error_for_status(what, status, &body))
     }
+}
+
+/// A 2xx whose body cannot be the service's JSON: a compressed body we never asked for (the
+/// client does not decode any), or an HTML page (a proxy's or a login page). Said plainly with
+/// the page's first words, rather than reported later as a stream that "closed before its end".
+async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<reqwest::Response> {
+    let header = |name| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.trim().to_ascii_lowercase())
+    };
+    if let Some(encoding) = header(reqwest::header::CONTENT_ENCODING) {
+        if !encoding.is_empty() && encoding != "identity" {
+            return Err(fail(
+                Status::Failure,
+                format!(
+                    "{what}: HTTP {} with Content-Encoding: {encoding}, which was not asked for and cannot be read",
+                    response.status()
+                ),
+            ));
+        }
+    }
+    if header(reqwest::header::CONTENT_TYPE).is_some_and(|t| t.starts_with("text/html")) {
+        let status = response.status();
+        let body = read_limited(response).await;
+        let words = crate::client::http::server_words(&body);
+        return Err(fail(
+            Status::Failure,
+            format!("{what}: HTTP {status} with an HTML page (Content-Type: text/html), not the service's JSON: {words}"),
+        ));
+    }
+    Ok(response)
 }
 
 /// A failed send as an exit-6 error that says where it was going and why.

@@ -143,7 +143,7 @@ pub fn log_response(verbose: u8, status: reqwest::StatusCode, headers: &HeaderMa
     if verbose == 0 {
         return;
     }
-    eprintln!("< {}", status);
+    crate::render::diag(format_args!("< {}", status));
     if verbose >= 2 {
         for (k, v) in headers {
             let shown = if v.is_sensitive() {
@@ -151,7 +151,7 @@ pub fn log_response(verbose: u8, status: reqwest::StatusCode, headers: &HeaderMa
             } else {
                 v.to_str().unwrap_or("<binary>")
             };
-            eprintln!("< {k}: {shown}");
+            crate::render::diag(format_args!("< {k}: {shown}"));
         }
     }
 }

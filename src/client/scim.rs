@@ -253,14 +253,14 @@ impl ScimClient {
                 Some(RetryAfter::Invalid) | None => self.retry.backoff(retry, salt),
             };
             if verbose > 0 {
-                eprintln!(
+                crate::render::diag(format_args!(
                     "analyst: {} {}: HTTP {status}, try {} of {} in {:.1}s",
                     req.method,
                     req.url,
                     tries + 1,
                     self.retry.retries + 1,
                     wait.as_secs_f64()
-                );
+                ));
             }
             tokio::time::sleep(wait).await;
             retry += 1;

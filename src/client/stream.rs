@@ -117,9 +117,18 @@ impl Chunks for Framed<'_> {
 fn dispatch(e: Event<'_>, lines: &mut dyn Lines, too_long: &mut u64) -> Result<()> {
     match e {
         Event::Line(l) => lines.line(l.raw, l.text),
-        Event::TooLong { .. } => {
+        // A line past the bound is not a frame the service would send: skipping it would
+        // silently lose part of the answer, and a server that never ends it would keep us
+        // reading forever. Stop with words that name the limit.
+        Event::TooLong { number, limit } => {
             *too_long += 1;
-            Ok(())
+            Err(crate::exit::fail(
+                crate::exit::Status::Failure,
+                format!(
+                    "line {number} of the response is longer than the {} MiB line limit; the stream cannot be read",
+                    limit >> 20
+                ),
+            ))
         }
     }
 }

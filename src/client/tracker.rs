@@ -10,7 +10,6 @@ use crate::exit::{fail, Status};
 use crate::protocol::{Frame, FrameKind};
 use anyhow::Result;
 use serde_json::Value;
-use std::collections::HashSet;
 
 /// Where the lines of a chat stream go.
 pub trait Sink {
@@ -79,8 +78,10 @@ pub struct Tracker {
     pub ended: bool,
     /// Why the connection was lost, when it could not be resumed.
     pub lost: Option<String>,
-    /// (id, sort) of every frame shown.
-    seen: HashSet<(String, i64)>,
+    /// The highest `sort` shown. `sort` increases through a stream and a resumed connection
+    /// continues from the current point, so a frame of a later connection at or below it was
+    /// already shown. O(1) however long the stream (a set of every (id, sort) grew with it).
+    max_sort: Option<i64>,
     cutoff_seen: bool,
     /// Lines now come from a later connection: drop those already shown.
     resumed: bool,
@@ -106,7 +107,7 @@ impl Tracker {
             suspended: None,
             ended: false,
             lost: None,
-            seen: HashSet::new(),
+            max_sort: None,
             cutoff_seen: false,
             resumed: false,
             lines: 0,
@@ -137,10 +138,11 @@ impl Tracker {
             }
             self.cutoff_seen = true;
         }
-        if let (Some(id), Some(sort)) = (&f.id, f.sort) {
-            if !self.seen.insert((id.clone(), sort)) && self.resumed {
+        if let (Some(_), Some(sort)) = (&f.id, f.sort) {
+            if self.resumed && self.max_sort.is_some_and(|max| sort <= max) {
                 return Ok(());
             }
+            self.max_sort = Some(self.max_sort.map_or(sort, |max| max.max(sort)));
         }
         // Lines that cannot be parsed by the rule are simply not answers.
         let _ = self.answer.observe(text);
@@ -299,6 +301,28 @@ mod tests {
         assert_eq!(t.chat_id.as_deref(), Some("c1"));
         assert!(t.ended);
         assert_eq!(t.final_text(), Some(("Hi there".into(), true)));
+    }
+
+    #[test]
+    fn a_long_stream_resumed_mid_way_repeats_nothing_and_loses_nothing() {
+        let delta = |sort: i64| {
+            format!(
+                r#"{{"id":"m","sort":{sort},"role":"assistant","content":"x","isDelta":true,"graphPath":["final"]}}"#
+            )
+        };
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        feed(&mut t, &mut s, CUT);
+        for sort in 1..=50_000 {
+            feed(&mut t, &mut s, &delta(sort));
+        }
+        t.reconnected();
+        // The resumed connection overlaps what was shown, then goes on.
+        feed(&mut t, &mut s, CUT);
+        for sort in 49_990..=50_010 {
+            feed(&mut t, &mut s, &delta(sort));
+        }
+        assert_eq!(s.shown.len(), 1 + 50_010);
+        assert_eq!(t.max_sort, Some(50_010));
     }
 
     #[test]

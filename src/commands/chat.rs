@@ -160,29 +160,35 @@ async fn interrupted(
     chat_id: Option<String>,
 ) -> Result<Status> {
     let Some(id) = chat_id else {
-        eprintln!("analyst: interrupted before the service named the thread; nothing to stop");
+        crate::render::diag(format_args!(
+            "analyst: interrupted before the service named the thread; nothing to stop"
+        ));
         return Ok(Status::Interrupted);
     };
     if !no_abort {
-        eprintln!("analyst: interrupted; stopping thread {id} (Ctrl-C again to quit at once)");
+        crate::render::diag(format_args!(
+            "analyst: interrupted; stopping thread {id} (Ctrl-C again to quit at once)"
+        ));
         let request = AbortRequest {
             chat_id: id.clone(),
             session_settings: svc.identity.clone(),
         };
         tokio::select! {
             r = abort(&svc.client, &request) => match r {
-                Ok(()) => eprintln!("aborted {id}"),
-                Err(e) => eprintln!("analyst: could not stop the thread: {e:#}"),
+                Ok(()) => crate::render::diag(format_args!("aborted {id}")),
+                Err(e) => crate::render::diag(format_args!("analyst: could not stop the thread: {e:#}")),
             },
             _ = tokio::signal::ctrl_c() => return Ok(Status::Interrupted),
         }
     } else {
-        eprintln!("analyst: interrupted; thread {id} goes on (--no-abort)");
+        crate::render::diag(format_args!(
+            "analyst: interrupted; thread {id} goes on (--no-abort)"
+        ));
     }
-    eprintln!(
+    crate::render::diag(format_args!(
         "analyst: look at it later with: analyst state --chat-id {id}{}",
         profile_flag(ctx)
-    );
+    ));
     Ok(Status::Interrupted)
 }
 
@@ -224,13 +230,13 @@ fn finish(
     // A demo thread dies with the emulator: there is nothing to continue.
     if format == Format::Text && !ctx.global.quiet && !demo {
         if let Some(id) = &tracker.chat_id {
-            eprintln!(
+            crate::render::diag(format_args!(
                 "{}",
                 ctx.err_style.dim(&format!(
                     "thread {id} · continue with: analyst chat --chat-id {id}{} MESSAGE",
                     profile_flag(ctx)
                 ))
-            );
+            ));
         }
     }
     outcome.map(|()| Status::Success)

@@ -102,7 +102,7 @@ impl Service {
         use std::io::Write;
         let bytes = serde_json::to_vec_pretty(body)?;
         let text = self.client.describe(url, &bytes).render();
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::exit::stdout_lock();
         out.write_all(text.as_bytes())?;
         Ok(out.flush()?)
     }

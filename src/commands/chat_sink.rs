@@ -15,12 +15,13 @@ use crate::render::warn;
 use crate::settings::Env;
 use anyhow::{Context, Result};
 use std::fs::File;
-use std::io::{BufWriter, Stdout, Write};
+use std::io::{BufWriter, Write};
+type Stdout = crate::exit::StdoutWriter<std::io::Stdout>;
 use std::path::{Path, PathBuf};
 
 /// The renderer for a format, writing to stdout.
 pub fn renderer(ctx: &Ctx, format: Format, show_thinking: bool) -> Box<dyn ChatRender> {
-    let out = BufWriter::new(std::io::stdout());
+    let out = BufWriter::new(crate::exit::stdout());
     match format {
         Format::Ndjson => Box::new(RawRender::new(out)),
         Format::Json | Format::Yaml => Box::new(DocRender::new(out, format)),

@@ -9,9 +9,7 @@ use std::io::Write;
 
 /// Print the completion script for a shell.
 pub fn run(args: CompletionsArgs) -> Result<Status> {
-    std::io::stdout()
-        .lock()
-        .write_all(&completion(args.shell))?;
+    crate::exit::stdout_lock().write_all(&completion(args.shell))?;
     Ok(Status::Success)
 }
 

@@ -43,8 +43,7 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
         return Err(usage("extract-final: stdin (-) can be read only once"));
     }
     let labelled = inputs.len() > 1;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
     let mut status = Status::Success;
     let mut documents = Vec::new();
     let mut printed_any = false;

@@ -67,12 +67,12 @@ fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result
         attributes: args.attributes.clone(),
     };
     if targets.duplicates > 0 && !ctx.global.quiet {
-        eprintln!(
+        crate::render::diag(format_args!(
             "analyst: {} repeated id{} or userName{} skipped (each user is patched once)",
             targets.duplicates,
             if targets.duplicates == 1 { "" } else { "s" },
             if targets.duplicates == 1 { "" } else { "s" },
-        );
+        ));
     }
     if ctx.global.dry_run {
         return dry_run(ctx, &client, &spec, &targets);
@@ -128,8 +128,7 @@ fn check_one_stdin(args: &ScimPatchArgs) -> Result<()> {
 /// `--dry-run`: every request that would be sent, token masked, and nothing sent. A userName's
 /// PATCH goes to an id only its lookup can tell, shown as `<id of NAME>`.
 fn dry_run(ctx: &Ctx, client: &ScimClient, spec: &PatchSpec, targets: &Targets) -> Result<Status> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
     let placeholder = "ID";
     let base = client.user_url(placeholder).to_string();
     let mut names = 0;
@@ -154,10 +153,10 @@ fn dry_run(ctx: &Ctx, client: &ScimClient, spec: &PatchSpec, targets: &Targets) 
     }
     out.flush()?;
     if names > 0 && !ctx.global.quiet {
-        eprintln!(
+        crate::render::diag(format_args!(
             "analyst: dry run: nothing was sent; <id of NAME> stands for the id the userName \
              lookup would find"
-        );
+        ));
     }
     Ok(Status::Success)
 }
@@ -190,8 +189,8 @@ impl Say {
 
     fn line(&self, text: &str) {
         match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{text}")),
-            None => eprintln!("{text}"),
+            Some(bar) => bar.suspend(|| crate::render::diag(format_args!("{text}"))),
+            None => crate::render::diag(format_args!("{text}")),
         }
     }
 
@@ -242,8 +241,7 @@ impl Run<'_> {
         let mut results = stream::iter(targets.list.into_iter().enumerate())
             .map(|(seq, target)| self.one(seq, target, &claimed))
             .buffer_unordered(self.concurrency);
-        let stdout = std::io::stdout();
-        let mut out = std::io::BufWriter::new(stdout.lock());
+        let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
         let mut kept = Vec::new();
         let (mut rows, mut ok) = (0usize, 0usize);
         let mut status = Status::Success;

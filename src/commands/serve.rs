@@ -27,7 +27,7 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
         .context("starting the async runtime")?;
     runtime.block_on(async {
         let running = server::start(opts).await?;
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::exit::stdout_lock();
         match format {
             Format::Json => {
                 writeln!(out, "{}", summary(&running, &args))?;
@@ -37,7 +37,7 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
         out.flush()?;
         drop(out);
         if ctx.chatty() {
-            eprintln!("Serving; press Ctrl-C to stop.");
+            crate::render::diag(format_args!("Serving; press Ctrl-C to stop."));
         }
         stop_signal().await;
         // A second Ctrl-C while shutting down exits at once, as fd does.
@@ -68,7 +68,15 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         if let Some(path) = path {
             std::fs::File::open(path)
                 .map_err(|e| usage(format!("{flag}: cannot read {}: {e}", path.display())))?;
+            // Opening a directory succeeds on Unix; reading it would fail later as exit 1.
+            if path.is_dir() {
+                return Err(usage(format!("{flag}: {} is a directory", path.display())));
+            }
         }
+    }
+    // A model that does not parse is a bad input file (exit 2), said before anything starts.
+    if let Some(model) = &args.model {
+        crate::emulator::model_yaml::load(model).map_err(|e| usage(format!("--model: {e:#}")))?;
     }
     let secret = |path: &Option<std::path::PathBuf>, flag: &str| -> Result<Option<String>> {
         path.as_deref()

@@ -11,7 +11,8 @@ use crate::protocol::Frame;
 use crate::render::pick_format;
 use crate::render::state_table::StateView;
 use anyhow::Result;
-use std::io::{BufWriter, Stdout, Write};
+use std::io::{BufWriter, Write};
+type Stdout = crate::exit::StdoutWriter<std::io::Stdout>;
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
@@ -47,7 +48,7 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
         let mut response = svc.client.open(&request, "state").await?;
         let mut out = StateOut {
             format,
-            out: BufWriter::new(std::io::stdout()),
+            out: BufWriter::new(crate::exit::stdout()),
             view: StateView::default(),
         };
         let mut tracker = Tracker::new();

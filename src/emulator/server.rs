@@ -239,7 +239,10 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
             .with_graceful_shutdown(signal)
             .await
         {
-            eprintln!("analyst: serve: {e}");
+            {
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "analyst: serve: {e}");
+            };
         }
     });
     Ok(Running {

@@ -127,12 +127,12 @@ fn warn_if_readable_by_others(path: &Path) {
     if let Ok(meta) = std::fs::metadata(path) {
         let mode = meta.permissions().mode();
         if mode & 0o044 != 0 {
-            eprintln!(
+            crate::render::diag(format_args!(
                 "analyst: warning: {} holds a secret and others can read it (mode {:o}); run: chmod 600 {}",
                 path.display(),
                 mode & 0o777,
                 path.display()
-            );
+            ));
         }
     }
 }

@@ -1,0 +1,70 @@
+//! Matrix 5: no command prints the API key, the token or the SCIM token, with `-vv`,
+//! `--dry-run`, or on an error path (401, 403, 500, network error, bad URL).
+
+mod hardening_support;
+
+use hardening_support::*;
+
+#[test]
+fn no_secret_is_ever_printed() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let emu = emulator(&[]);
+    let key_file = h.join("key");
+    std::fs::write(&key_file, format!("{API_KEY}\n")).unwrap();
+    // A server that answers every request with one status (its body echoes nothing secret).
+    let status_server = |code: u16| {
+        raw_server(true, move |s, _| {
+            use std::io::Write;
+            let body = format!("{{\"error\":\"status {code}\"}}");
+            let _ = (&s).write_all(format!("HTTP/1.1 {code} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).as_bytes());
+        })
+        .0
+    };
+    let mut bases: Vec<(String, String)> = vec![
+        ("emulator".into(), emu.running.chat_url.clone()),
+        ("network error".into(), chat_url("http://127.0.0.1:9")),
+        ("bad url".into(), format!("http://{API_KEY}@[::1/chat/stream-chat-state")),
+    ];
+    for code in [401, 403, 500] {
+        bases.push((format!("{code}"), chat_url(&status_server(code))));
+    }
+    let id = emu.user_id("ana@example.com");
+    let mut n = 0;
+    let mut failures = Vec::new();
+    for (what, url) in &bases {
+        let scim_url = if what == "emulator" { emu.running.scim_url.clone() } else { url.replace("/api/v1/public/acme/agents/3/chat/stream-chat-state", "/api/scim/v2") };
+        let commands: Vec<Vec<&str>> = vec![
+            vec!["chat", "--url", url, "--external-id", "bot", "-o", "ndjson", "hi"],
+            vec!["state", "--url", url, "--external-id", "bot", "--chat-id", "c1"],
+            vec!["abort", "--url", url, "--external-id", "bot", "--chat-id", "c1"],
+            vec!["scim", "patch", "--scim-url", &scim_url, "--deactivate", &id],
+        ];
+        for cmd in commands {
+            for extra in [&["-vv"][..], &["--dry-run"], &["-vv", "--dry-run"]] {
+                for auth in ["key", "token", "key-file"] {
+                    let mut c = analyst(h);
+                    match auth {
+                        "key" => c.env("ANALYST_API_KEY", API_KEY),
+                        "token" => c.env("ANALYST_TOKEN", TOKEN),
+                        _ => c.args(["--api-key-file", key_file.to_str().unwrap()]),
+                    };
+                    c.env("ANALYST_SCIM_TOKEN", SCIM_TOKEN).args(extra).args(&cmd);
+                    let out = run(&mut c);
+                    n += 1;
+                    let (stdout, stderr) = outs(&out);
+                    for secret in [API_KEY, TOKEN, SCIM_TOKEN] {
+                        if stdout.contains(secret) || stderr.contains(secret) {
+                            failures.push(format!("{what} {auth} {extra:?} {cmd:?}: {secret} printed\n{stdout}\n{stderr}"));
+                        }
+                    }
+                    if stderr.contains("panicked") {
+                        failures.push(format!("{what} {extra:?} {cmd:?}: panic {stderr}"));
+                    }
+                }
+            }
+        }
+    }
+    // The emulator prints the secrets it serves with on purpose; the client never does.
+    assert!(failures.is_empty(), "{} of {n} runs:\n{}", failures.len(), failures.join("\n"));
+}
