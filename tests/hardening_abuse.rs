@@ -20,7 +20,9 @@ fn rss_kb() -> u64 {
 /// One client's script, chosen by a seeded generator: read all, disconnect after k lines,
 /// disconnect then resubscribe, or abort mid-stream.
 async fn one(srv: Arc<Srv>, i: u64, seed: u64) -> Result<(), String> {
-    let r = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407 ^ i);
+    let r = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407 ^ i);
     let (action, k) = ((r >> 33) % 4, 1 + (r >> 40) % 12);
     let user = format!("u{}", i % 50);
     let body = json!({"input": "How many orders?", "messageId": mid(seed * 10_000 + i), "sessionSettings": ext(&user)});
@@ -31,7 +33,10 @@ async fn one(srv: Arc<Srv>, i: u64, seed: u64) -> Result<(), String> {
     }
     let mut lines = Lines::new(resp);
     let first = lines.frame().await;
-    let chat = first["state"]["chatId"].as_str().ok_or("no chat id")?.to_owned();
+    let chat = first["state"]["chatId"]
+        .as_str()
+        .ok_or("no chat id")?
+        .to_owned();
     match action {
         0 => {
             lines.rest().await;
@@ -84,7 +89,10 @@ async fn a_thousand_abusive_clients_leave_no_tasks_or_growth_behind() {
     let mut srv = serve(&[]).await;
     // No idle pool: a kept-alive connection holds a task on each side, which is the client's
     // choice, not a leak of the server's.
-    srv.http = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
+    srv.http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
     let srv = Arc::new(srv);
     let metrics = tokio::runtime::Handle::current().metrics();
     let warm: Vec<Value> = srv.ask("warm", None, 1, "How many orders?").await;
@@ -97,7 +105,11 @@ async fn a_thousand_abusive_clients_leave_no_tasks_or_growth_behind() {
     // Connections and turns wind down on their own: wait for it (a gate with a loose bound).
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while metrics.num_alive_tasks() > base_tasks + 8 {
-        assert!(std::time::Instant::now() < deadline, "tasks stay at {} (started at {base_tasks})", metrics.num_alive_tasks());
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tasks stay at {} (started at {base_tasks})",
+            metrics.num_alive_tasks()
+        );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     // Still answers.
@@ -105,5 +117,8 @@ async fn a_thousand_abusive_clients_leave_no_tasks_or_growth_behind() {
     assert!(frames.iter().any(|f| f["id"] == "__state__"), "{frames:?}");
     // The second round's threads are kept (as the service keeps them); allow for that, not
     // for a leak proportional to the traffic.
-    assert!(after_two < after_one + after_one / 2 + 64 * 1024, "RSS {after_one} kB -> {after_two} kB");
+    assert!(
+        after_two < after_one + after_one / 2 + 64 * 1024,
+        "RSS {after_one} kB -> {after_two} kB"
+    );
 }

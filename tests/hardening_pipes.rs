@@ -46,7 +46,11 @@ fn a_closed_stdout_ends_every_command_quietly() {
     let home = tempfile::tempdir().unwrap();
     let emu = emulator(&[]);
     // A thread to read.
-    let out = run(&mut against(home.path(), &emu, &["chat", "-o", "ndjson", QUESTION]));
+    let out = run(&mut against(
+        home.path(),
+        &emu,
+        &["chat", "-o", "ndjson", QUESTION],
+    ));
     expect_status(&out, 0, "setup");
     let chat_id: serde_json::Value =
         serde_json::from_str(outs(&out).0.lines().next().unwrap()).unwrap();
@@ -72,9 +76,26 @@ fn a_closed_stdout_ends_every_command_quietly() {
             c.args(["chat", "--demo", "-o", "ndjson", QUESTION]);
             c
         }),
-        ("chat text", against(home.path(), &emu, &["chat", "-o", "text", QUESTION])),
-        ("state", against(home.path(), &emu, &["state", "--chat-id", &chat_id, "-o", "ndjson"])),
-        ("state table", against(home.path(), &emu, &["state", "--chat-id", &chat_id, "-o", "table"])),
+        (
+            "chat text",
+            against(home.path(), &emu, &["chat", "-o", "text", QUESTION]),
+        ),
+        (
+            "state",
+            against(
+                home.path(),
+                &emu,
+                &["state", "--chat-id", &chat_id, "-o", "ndjson"],
+            ),
+        ),
+        (
+            "state table",
+            against(
+                home.path(),
+                &emu,
+                &["state", "--chat-id", &chat_id, "-o", "table"],
+            ),
+        ),
         ("scim patch bulk", against(home.path(), &emu, &scim)),
         ("extract-final big", {
             let mut c = analyst(home.path());
@@ -86,17 +107,31 @@ fn a_closed_stdout_ends_every_command_quietly() {
             c.args(["completions", "zsh"]);
             c
         }),
-        ("--dry-run", against(home.path(), &emu, &["chat", "--dry-run", QUESTION])),
+        (
+            "--dry-run",
+            against(home.path(), &emu, &["chat", "--dry-run", QUESTION]),
+        ),
     ];
     let mut failures = Vec::new();
     let n = cases.len();
     for (name, mut cmd) in cases {
         let (code, first, stderr) = head_1(&mut cmd);
-        if code != Some(0) || stderr.contains("panicked") || stderr.to_lowercase().contains("broken pipe") || first.is_empty() {
-            failures.push(format!("{name}: exit {code:?}, first line {first:?}, stderr {stderr}"));
+        if code != Some(0)
+            || stderr.contains("panicked")
+            || stderr.to_lowercase().contains("broken pipe")
+            || first.is_empty()
+        {
+            failures.push(format!(
+                "{name}: exit {code:?}, first line {first:?}, stderr {stderr}"
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {n}:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {n}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// `serve -o json` prints its one line; a closed stdout does not stop or break it, and SIGTERM
@@ -111,11 +146,21 @@ fn serve_with_a_closed_stdout_serves_and_stops_cleanly() {
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
     let v: serde_json::Value = serde_json::from_str(&first).unwrap();
     let url = v["chatUrl"].as_str().unwrap().to_owned();
     // Still serving: a request is answered (401 without a key).
-    let out = run(analyst(home.path()).env("ANALYST_API_KEY", "wrong").args(["state", "--url", &url, "--external-id", "bot", "--chat-id", "x"]));
+    let out = run(analyst(home.path()).env("ANALYST_API_KEY", "wrong").args([
+        "state",
+        "--url",
+        &url,
+        "--external-id",
+        "bot",
+        "--chat-id",
+        "x",
+    ]));
     expect_status(&out, 3, "serve answers after its stdout closed");
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     assert_eq!(child.wait().unwrap().code(), Some(0));
@@ -128,14 +173,38 @@ fn a_closed_stderr_is_not_a_panic() {
     let home = tempfile::tempdir().unwrap();
     let emu = emulator(&[]);
     let cases: Vec<(&str, Command, i32)> = vec![
-        ("error path", against(home.path(), &emu, &["state", "--chat-id", "nope"]), 4),
-        ("abort 404", against(home.path(), &emu, &["abort", "--chat-id", "nope"]), 4),
-        ("usage", { let mut c = analyst(home.path()); c.args(["scim", "patch", "-j", "0", "x"]); c }, 2),
-        ("chat -vv", against(home.path(), &emu, &["chat", "-vv", "-o", "final", QUESTION]), 0),
+        (
+            "error path",
+            against(home.path(), &emu, &["state", "--chat-id", "nope"]),
+            4,
+        ),
+        (
+            "abort 404",
+            against(home.path(), &emu, &["abort", "--chat-id", "nope"]),
+            4,
+        ),
+        (
+            "usage",
+            {
+                let mut c = analyst(home.path());
+                c.args(["scim", "patch", "-j", "0", "x"]);
+                c
+            },
+            2,
+        ),
+        (
+            "chat -vv",
+            against(home.path(), &emu, &["chat", "-vv", "-o", "final", QUESTION]),
+            0,
+        ),
     ];
     let mut failures = Vec::new();
     for (name, mut cmd, want) in cases {
-        let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         drop(child.stderr.take());
         let code = child.wait().unwrap().code();
         if code != Some(want) {
@@ -151,7 +220,11 @@ fn zero_concurrency_is_refused() {
     let home = tempfile::tempdir().unwrap();
     let emu = emulator(&[]);
     let id = emu.user_id("ana@example.com");
-    let out = run(&mut against(home.path(), &emu, &["scim", "patch", "--deactivate", "-j", "0", &id]));
+    let out = run(&mut against(
+        home.path(),
+        &emu,
+        &["scim", "patch", "--deactivate", "-j", "0", &id],
+    ));
     expect_status(&out, 2, "-j 0");
     assert!(outs(&out).1.contains("-j"), "{}", outs(&out).1);
 }
@@ -171,10 +244,22 @@ fn a_broken_save_pipe_is_an_error_not_a_closed_stdout() {
         let _ = f.read(&mut byte);
         // Closed after one byte.
     });
-    let out = run(analyst(home.path()).args(["chat", "--demo", "-o", "final", "--save", fifo.to_str().unwrap(), QUESTION]));
+    let out = run(analyst(home.path()).args([
+        "chat",
+        "--demo",
+        "-o",
+        "final",
+        "--save",
+        fifo.to_str().unwrap(),
+        QUESTION,
+    ]));
     reader.join().unwrap();
     let (_, stderr) = outs(&out);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_ne!(out.status.code(), Some(0), "a failed --save is not success: {stderr}");
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "a failed --save is not success: {stderr}"
+    );
     assert!(stderr.contains("save.fifo"), "names the file: {stderr}");
 }

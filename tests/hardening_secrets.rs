@@ -24,7 +24,10 @@ fn no_secret_is_ever_printed() {
     let mut bases: Vec<(String, String)> = vec![
         ("emulator".into(), emu.running.chat_url.clone()),
         ("network error".into(), chat_url("http://127.0.0.1:9")),
-        ("bad url".into(), format!("http://{API_KEY}@[::1/chat/stream-chat-state")),
+        (
+            "bad url".into(),
+            format!("http://{API_KEY}@[::1/chat/stream-chat-state"),
+        ),
     ];
     for code in [401, 403, 500] {
         bases.push((format!("{code}"), chat_url(&status_server(code))));
@@ -33,12 +36,51 @@ fn no_secret_is_ever_printed() {
     let mut n = 0;
     let mut failures = Vec::new();
     for (what, url) in &bases {
-        let scim_url = if what == "emulator" { emu.running.scim_url.clone() } else { url.replace("/api/v1/public/acme/agents/3/chat/stream-chat-state", "/api/scim/v2") };
+        let scim_url = if what == "emulator" {
+            emu.running.scim_url.clone()
+        } else {
+            url.replace(
+                "/api/v1/public/acme/agents/3/chat/stream-chat-state",
+                "/api/scim/v2",
+            )
+        };
         let commands: Vec<Vec<&str>> = vec![
-            vec!["chat", "--url", url, "--external-id", "bot", "-o", "ndjson", "hi"],
-            vec!["state", "--url", url, "--external-id", "bot", "--chat-id", "c1"],
-            vec!["abort", "--url", url, "--external-id", "bot", "--chat-id", "c1"],
-            vec!["scim", "patch", "--scim-url", &scim_url, "--deactivate", &id],
+            vec![
+                "chat",
+                "--url",
+                url,
+                "--external-id",
+                "bot",
+                "-o",
+                "ndjson",
+                "hi",
+            ],
+            vec![
+                "state",
+                "--url",
+                url,
+                "--external-id",
+                "bot",
+                "--chat-id",
+                "c1",
+            ],
+            vec![
+                "abort",
+                "--url",
+                url,
+                "--external-id",
+                "bot",
+                "--chat-id",
+                "c1",
+            ],
+            vec![
+                "scim",
+                "patch",
+                "--scim-url",
+                &scim_url,
+                "--deactivate",
+                &id,
+            ],
         ];
         for cmd in commands {
             for extra in [&["-vv"][..], &["--dry-run"], &["-vv", "--dry-run"]] {
@@ -49,7 +91,9 @@ fn no_secret_is_ever_printed() {
                         "token" => c.env("ANALYST_TOKEN", TOKEN),
                         _ => c.args(["--api-key-file", key_file.to_str().unwrap()]),
                     };
-                    c.env("ANALYST_SCIM_TOKEN", SCIM_TOKEN).args(extra).args(&cmd);
+                    c.env("ANALYST_SCIM_TOKEN", SCIM_TOKEN)
+                        .args(extra)
+                        .args(&cmd);
                     let out = run(&mut c);
                     n += 1;
                     let (stdout, stderr) = outs(&out);
@@ -66,5 +110,10 @@ fn no_secret_is_ever_printed() {
         }
     }
     // The emulator prints the secrets it serves with on purpose; the client never does.
-    assert!(failures.is_empty(), "{} of {n} runs:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {n} runs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

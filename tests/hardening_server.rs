@@ -128,6 +128,7 @@ fn hostile_responses_end_with_a_clear_message_and_the_documented_status() {
 /// A line that never ends stops at the documented limit (64 MiB) with a message naming it; the
 /// client's peak memory stays near the limit, not the 200 MB the server sends.
 #[test]
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its peak RSS
 fn an_endless_line_is_refused_at_the_limit_with_bounded_memory() {
     let (base, _) = raw_server(true, |s, _| {
         write(&s, CHUNKED_200.as_bytes());
