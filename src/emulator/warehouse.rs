@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -20,6 +20,9 @@ const COUNT_CAP: usize = 1_000_000;
 pub const TIME_LIMIT: Duration = Duration::from_secs(5);
 /// Connections per warehouse: enough for a 2-8 core machine; more would only contend.
 const POOL_SIZE: usize = 8;
+/// One query's result in the cache, filled once by the first caller while the others wait.
+type Slot = OnceLock<Result<Arc<QueryResult>, String>>;
+
 /// Results kept before the cache is emptied and starts again.
 const CACHE_ENTRIES: usize = 2048;
 
@@ -74,7 +77,7 @@ pub struct Warehouse {
     idle: Mutex<Vec<Connection>>,
     returned: Condvar,
     opened: Mutex<usize>,
-    cache: Mutex<HashMap<String, Arc<QueryResult>>>,
+    cache: Mutex<HashMap<String, Arc<Slot>>>,
 }
 
 enum Source {
@@ -179,22 +182,35 @@ impl Warehouse {
     }
 
     /// Runs a query (cached by its text), keeping at most [`ROW_CAP`] rows and stopping after
-    /// [`TIME_LIMIT`].
+    /// [`TIME_LIMIT`]. Callers asking for a query that is already running wait for its result
+    /// rather than running it again: a thousand identical chats arriving at once cost one query,
+    /// not a thousand.
     pub fn query(&self, sql: &str) -> anyhow::Result<Arc<QueryResult>> {
-        if let Some(hit) = lock(&self.cache).get(sql) {
-            return Ok(Arc::clone(hit));
+        let slot = {
+            let mut cache = lock(&self.cache);
+            if cache.len() >= CACHE_ENTRIES && !cache.contains_key(sql) {
+                cache.clear();
+            }
+            Arc::clone(cache.entry(sql.to_string()).or_default())
+        };
+        let outcome = slot.get_or_init(|| {
+            let conn = self.checkout().map_err(|e| format!("{e:#}"))?;
+            let result = run(&conn, sql);
+            conn.progress_handler(0, None::<fn() -> bool>);
+            self.checkin(conn);
+            result.map(Arc::new).map_err(|e| format!("{e:#}"))
+        });
+        match outcome {
+            Ok(result) => Ok(Arc::clone(result)),
+            Err(e) => {
+                // Failures are not kept: a query stopped under load may succeed later.
+                let mut cache = lock(&self.cache);
+                if cache.get(sql).is_some_and(|s| Arc::ptr_eq(s, &slot)) {
+                    cache.remove(sql);
+                }
+                Err(anyhow::anyhow!("{e}"))
+            }
         }
-        let conn = self.checkout()?;
-        let result = run(&conn, sql);
-        conn.progress_handler(0, None::<fn() -> bool>);
-        self.checkin(conn);
-        let result = Arc::new(result?);
-        let mut cache = lock(&self.cache);
-        if cache.len() >= CACHE_ENTRIES {
-            cache.clear();
-        }
-        cache.insert(sql.to_string(), Arc::clone(&result));
-        Ok(result)
     }
 
     /// Names of the tables and views in the database.
