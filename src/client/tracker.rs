@@ -7,10 +7,10 @@
 use super::stream::Lines;
 use crate::answer::FinalTracker;
 use crate::exit::{fail, Status};
+use crate::jsonscan::{self, Field, TopFields};
 use crate::protocol::{Frame, FrameKind};
 use anyhow::Result;
 use serde_json::Value;
-use std::collections::HashSet;
 
 /// Where the lines of a chat stream go.
 pub trait Sink {
@@ -21,6 +21,11 @@ pub trait Sink {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()>;
     /// A chunk of the body has been handled: flush, so that a pipe sees each frame at once.
     fn chunk_done(&mut self) -> Result<()>;
+    /// Whether [`Sink::line`] reads `frame`. When it does not (`-o ndjson`, `-o final`), plain
+    /// assistant frames are passed on as `None`, without being parsed into a [`Frame`].
+    fn wants_frames(&self) -> bool {
+        true
+    }
     /// Nothing has arrived for a while (`true`), or data arrived (`false`): drives a spinner.
     fn waiting(&mut self, _quiet: bool) {}
     /// The thread id became known (from `__cutoff__`).
@@ -79,8 +84,9 @@ pub struct Tracker {
     pub ended: bool,
     /// Why the connection was lost, when it could not be resumed.
     pub lost: Option<String>,
-    /// (id, sort) of every frame shown.
-    seen: HashSet<(String, i64)>,
+    /// The highest `sort` shown. `sort` increases through a stream, so on a resumed connection
+    /// a frame at or below it was already shown: O(1) memory however long the stream.
+    shown_sort: Option<i64>,
     cutoff_seen: bool,
     /// Lines now come from a later connection: drop those already shown.
     resumed: bool,
@@ -106,7 +112,7 @@ impl Tracker {
             suspended: None,
             ended: false,
             lost: None,
-            seen: HashSet::new(),
+            shown_sort: None,
             cutoff_seen: false,
             resumed: false,
             lines: 0,
@@ -123,6 +129,21 @@ impl Tracker {
     pub fn line(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {
         sink.received(raw)?;
         self.lines += 1;
+        // One scan validates the line and finds what the answer rule and the repeat check read.
+        let top = jsonscan::scan_frame(text).ok();
+        if let Some(top) = &top {
+            // Most lines are assistant text; when the sink does not read frames, nothing of
+            // them needs building.
+            if !sink.wants_frames() {
+                if let Some(sort) = plain_assistant(text, top) {
+                    if self.repeat(sort) {
+                        return Ok(());
+                    }
+                    self.answer.apply(top, text);
+                    return sink.line(raw, None);
+                }
+            }
+        }
         let frame = Frame::parse(text);
         let Some(f) = &frame else {
             return sink.line(raw, None);
@@ -137,13 +158,13 @@ impl Tracker {
             }
             self.cutoff_seen = true;
         }
-        if let (Some(id), Some(sort)) = (&f.id, f.sort) {
-            if !self.seen.insert((id.clone(), sort)) && self.resumed {
-                return Ok(());
-            }
+        if self.repeat(f.sort) {
+            return Ok(());
         }
         // Lines that cannot be parsed by the rule are simply not answers.
-        let _ = self.answer.observe(text);
+        if let Some(top) = &top {
+            self.answer.apply(top, text);
+        }
         match kind {
             FrameKind::Cutoff => {
                 if let Some(id) = f.chat_id() {
@@ -175,6 +196,21 @@ impl Tracker {
             _ => {}
         }
         sink.line(raw, frame.as_ref())
+    }
+
+    /// Whether a frame with this `sort` repeats one already shown (only a resumed connection
+    /// repeats frames); notes it as shown when not.
+    fn repeat(&mut self, sort: Option<i64>) -> bool {
+        let Some(sort) = sort else {
+            return false;
+        };
+        match self.shown_sort {
+            Some(top) if sort <= top => self.resumed,
+            _ => {
+                self.shown_sort = Some(sort);
+                false
+            }
+        }
     }
 
     /// An error line's status: a refused auth (a JSON-RPC style error object, or an error before
@@ -253,6 +289,29 @@ impl Tracker {
     }
 }
 
+/// For an assistant frame that the tracker only passes on (no special id, no `type`, a plain
+/// integer or no `sort`): its `sort`. `None` when the frame needs a full parse.
+fn plain_assistant(text: &[u8], top: &TopFields) -> Option<Option<i64>> {
+    let unescaped = |f: Option<Field>| match f {
+        Some(Field::Str(span)) if !span.escaped => Some(&text[span.start..span.end]),
+        _ => None,
+    };
+    if top.has_type || unescaped(top.role)? != b"assistant" {
+        return None;
+    }
+    if let Some(Field::Str(span)) = top.id {
+        // `__cutoff__`, `__state__`... or an escaped id that might spell one.
+        if span.escaped || text[span.start..span.end].starts_with(b"__") {
+            return None;
+        }
+    }
+    match top.sort {
+        None => Some(None),
+        Some(Field::Raw(a, b)) => Some(Some(std::str::from_utf8(&text[a..b]).ok()?.parse().ok()?)),
+        Some(Field::Str(_)) => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,6 +320,8 @@ mod tests {
     struct Lines {
         received: usize,
         shown: Vec<String>,
+        /// Like `-o ndjson`: frames are not read, so plain ones are not parsed.
+        raw_only: bool,
     }
 
     impl Sink for Lines {
@@ -274,6 +335,9 @@ mod tests {
         }
         fn chunk_done(&mut self) -> Result<()> {
             Ok(())
+        }
+        fn wants_frames(&self) -> bool {
+            !self.raw_only
         }
     }
 
@@ -299,6 +363,39 @@ mod tests {
         assert_eq!(t.chat_id.as_deref(), Some("c1"));
         assert!(t.ended);
         assert_eq!(t.final_text(), Some(("Hi there".into(), true)));
+    }
+
+    #[test]
+    fn repeats_are_dropped_without_parsing_frames_too() {
+        for raw_only in [false, true] {
+            let mut t = Tracker::new();
+            let mut s = Lines {
+                raw_only,
+                ..Lines::default()
+            };
+            feed(&mut t, &mut s, CUT);
+            feed(&mut t, &mut s, D1);
+            feed(&mut t, &mut s, D2);
+            t.reconnected();
+            // The resumed connection repeats D1 and D2, then goes on.
+            let d3 = r#"{"id":"m","sort":3,"role":"assistant","content":"!","isDelta":false,"graphPath":["final"]}"#;
+            for l in [CUT, D1, D2, d3, r#"{"id":"__state__","sort":4,"state":{}}"#] {
+                feed(&mut t, &mut s, l);
+            }
+            assert_eq!(s.shown.len(), 5, "raw_only {raw_only}");
+            assert_eq!(s.received, 8);
+            assert!(t.ended);
+            assert_eq!(t.final_text(), Some(("!".into(), false)));
+        }
+    }
+
+    #[test]
+    fn frames_out_of_order_before_a_resume_are_all_shown() {
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        for l in [CUT, D2, D1] {
+            feed(&mut t, &mut s, l);
+        }
+        assert_eq!(s.shown.len(), 3);
     }
 
     #[test]

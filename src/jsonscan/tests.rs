@@ -218,3 +218,30 @@ fn top_level_fields_are_located() {
         "escaped keys are read"
     );
 }
+
+#[test]
+fn skip_plain_stops_where_a_byte_at_a_time_scan_does() {
+    let naive = |s: &[u8], i: usize| {
+        (i..s.len())
+            .find(|&j| matches!(s[j], b'"' | b'\\' | 0..=0x1F | 0x80..=0xFF))
+            .unwrap_or(s.len())
+    };
+    // Every stop byte at every offset of lines long enough for both the 16- and 8-byte paths.
+    for stop in [b'"', b'\\', 0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF, b' ', b'~'] {
+        for len in [0usize, 1, 7, 8, 15, 16, 17, 31, 40] {
+            for at in 0..=len {
+                let mut s = vec![b'a'; len];
+                if at < len {
+                    s[at] = stop;
+                }
+                for from in 0..=len {
+                    assert_eq!(
+                        skip_plain(&s, from),
+                        naive(&s, from),
+                        "stop {stop:#x} at {at} of {len}, from {from}"
+                    );
+                }
+            }
+        }
+    }
+}
