@@ -271,7 +271,7 @@ fn text_render(bin: &str, runs: usize) -> Vec<Row> {
     let out = data_dir().join("render-out.txt");
     let ours = median(
         &format!(
-            "{CHAT_ENV} {bin} chat -o text --replay {} > {}",
+            "{CHAT_ENV} {bin} -q chat -o text --replay {} > {}",
             path.display(),
             out.display()
         ),

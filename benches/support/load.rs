@@ -216,7 +216,7 @@ pub fn scim_bulk(
     drop(cfg);
     let t = Instant::now();
     let curl = Command::new("curl")
-        .args(["-s", "--parallel", "--parallel-max", "4", "-K"])
+        .args(["-s", "--no-progress-meter", "--parallel", "--parallel-max", "4", "-K"])
         .arg(&config)
         .status()
         .ok()
