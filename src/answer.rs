@@ -42,6 +42,8 @@ struct Last {
 #[derive(Debug, Default)]
 pub struct FinalTracker {
     fallback: bool,
+    /// Chunks are not gathered: see [`FinalTracker::without_text`].
+    no_text: bool,
     final_frame: Option<Last>,
     /// Escaped content of `final` delta chunks whose complete frame has not arrived, by the raw
     /// bytes of their message id. Escaped text concatenates correctly: escapes never span chunks.
@@ -123,6 +125,17 @@ impl FinalTracker {
         }
     }
 
+    /// This tracker without gathering the chunks of final messages: an answer whose complete
+    /// frame never arrives is still found and flagged incomplete, but its text is empty. For
+    /// output that never shows the text (`chat -o ndjson`), memory then stays flat however long
+    /// the answer, and each delta costs less.
+    pub fn without_text(self) -> FinalTracker {
+        FinalTracker {
+            no_text: true,
+            ..self
+        }
+    }
+
     /// A tracker for one block of an input scanned in parallel; see [`FinalTracker::merge`].
     pub fn for_block(fallback: bool) -> FinalTracker {
         FinalTracker {
@@ -167,7 +180,7 @@ impl FinalTracker {
             .graph_path
             .is_some_and(|p| p.len <= 2 && span_is(line, p.head, "final"));
         if is_final {
-            if top.is_delta {
+            if top.is_delta && !self.no_text {
                 let chunk = self.chunks.entry(id);
                 match top.content {
                     Some(Field::Str(span)) => chunk.extend_from_slice(&line[span.start..span.end]),
@@ -391,6 +404,24 @@ mod tests {
         let deep = r#"{"id":"h","role":"assistant","content":"Deep","isDelta":false,"graphPath":["final","x","y"]}"#;
         let user = r#"{"id":"u","role":"user","content":"final?","graphPath":["final"]}"#;
         assert_eq!(run(&[C, other, deep, user], false).unwrap().text, "Second");
+    }
+
+    #[test]
+    fn without_text_an_unfinished_answer_is_still_found_and_incomplete() {
+        let lines = [
+            r#"{"id":"m","role":"assistant","content":"Hel","isDelta":true,"graphPath":["final"]}"#,
+            r#"{"id":"m","role":"assistant","content":"lo","isDelta":true,"graphPath":["final"]}"#,
+        ];
+        let mut t = FinalTracker::new(false).without_text();
+        for l in lines {
+            t.observe(l.as_bytes()).unwrap();
+        }
+        let a = t.answer().unwrap();
+        assert!(a.incomplete);
+        assert_eq!(a.text, "");
+        let done = r#"{"id":"m","role":"assistant","content":"Hello","isDelta":false,"graphPath":["final"]}"#;
+        t.observe(done.as_bytes()).unwrap();
+        assert_eq!(t.answer().map(|a| (a.text, a.incomplete)), Some(("Hello".into(), false)));
     }
 
     #[test]
