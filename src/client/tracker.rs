@@ -307,9 +307,25 @@ fn plain_assistant(text: &[u8], top: &TopFields) -> Option<Option<i64>> {
     }
     match top.sort {
         None => Some(None),
-        Some(Field::Raw(a, b)) => Some(Some(std::str::from_utf8(&text[a..b]).ok()?.parse().ok()?)),
+        Some(Field::Raw(a, b)) => Some(Some(plain_integer(&text[a..b])?)),
         Some(Field::Str(_)) => None,
     }
+}
+
+/// An integer written as digits with an optional minus, short enough not to overflow; other
+/// numbers (fractions, exponents, huge) are left to the full parse.
+fn plain_integer(raw: &[u8]) -> Option<i64> {
+    let (negative, digits) = match raw.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, raw),
+    };
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = digits
+        .iter()
+        .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+    Some(if negative { -n } else { n })
 }
 
 #[cfg(test)]
@@ -386,6 +402,16 @@ mod tests {
             assert_eq!(s.received, 8);
             assert!(t.ended);
             assert_eq!(t.final_text(), Some(("!".into(), false)));
+        }
+    }
+
+    #[test]
+    fn plain_integers_parse_and_others_are_left_to_serde() {
+        assert_eq!(plain_integer(b"0"), Some(0));
+        assert_eq!(plain_integer(b"-42"), Some(-42));
+        assert_eq!(plain_integer(b"123456789012345678"), Some(123_456_789_012_345_678));
+        for other in [&b""[..], b"-", b"1.5", b"1e3", b"1234567890123456789", b"x"] {
+            assert_eq!(plain_integer(other), None);
         }
     }
 
