@@ -166,7 +166,10 @@ fn relay(bin: &str, runs: usize) -> Vec<Row> {
         &format!("curl -sN -X POST -H 'Content-Type: application/json' -d '{{}}' {url}"),
         runs,
     );
-    let ours = median(&format!("{CHAT_ENV} {bin} chat -o ndjson --url {url} q"), runs);
+    let ours = median(
+        &format!("{CHAT_ENV} {bin} chat -o ndjson --url {url} q"),
+        runs,
+    );
     // Memory flat in stream length: the same relay at a tenth of the size.
     let small_port = relay::serve_body(std::sync::Arc::new(delta_stream(frames_for(mb * 100_000))));
     let small = median(
@@ -288,7 +291,10 @@ fn text_render(bin: &str, runs: usize) -> Vec<Row> {
     }]
 }
 
-fn emulator_load(rt: &tokio::runtime::Runtime, emu: &analyst::emulator::server::Running) -> Vec<Row> {
+fn emulator_load(
+    rt: &tokio::runtime::Runtime,
+    emu: &analyst::emulator::server::Running,
+) -> Vec<Row> {
     let chats = env_u64("BENCH_CHATS", 1000) as usize;
     let run = load::chats(rt, emu, chats);
     let rate = run.frames as f64 / run.wall.as_secs_f64();
@@ -310,7 +316,11 @@ fn emulator_load(rt: &tokio::runtime::Runtime, emu: &analyst::emulator::server::
     }]
 }
 
-fn scim(rt: &tokio::runtime::Runtime, emu: &analyst::emulator::server::Running, bin: &str) -> Vec<Row> {
+fn scim(
+    rt: &tokio::runtime::Runtime,
+    emu: &analyst::emulator::server::Running,
+    bin: &str,
+) -> Vec<Row> {
     let users = env_u64("BENCH_USERS", 10_000) as usize;
     let run = load::scim_bulk(rt, emu, bin, users).expect("bulk SCIM run");
     let (peer, ratio) = match run.curl {

@@ -421,7 +421,10 @@ mod tests {
         assert_eq!(a.text, "");
         let done = r#"{"id":"m","role":"assistant","content":"Hello","isDelta":false,"graphPath":["final"]}"#;
         t.observe(done.as_bytes()).unwrap();
-        assert_eq!(t.answer().map(|a| (a.text, a.incomplete)), Some(("Hello".into(), false)));
+        assert_eq!(
+            t.answer().map(|a| (a.text, a.incomplete)),
+            Some(("Hello".into(), false))
+        );
     }
 
     #[test]

@@ -183,7 +183,14 @@ pub fn scim_bulk(
 
     let t = Instant::now();
     let out = Command::new(bin)
-        .args(["scim", "patch", "--deactivate", "-o", "ndjson", "--ids-from"])
+        .args([
+            "scim",
+            "patch",
+            "--deactivate",
+            "-o",
+            "ndjson",
+            "--ids-from",
+        ])
         .arg(&ids_file)
         .env("ANALYST_SCIM_URL", &emu.scim_url)
         .env("ANALYST_SCIM_TOKEN", &emu.scim_token)
@@ -194,7 +201,11 @@ pub fn scim_bulk(
     let ours = t.elapsed();
     anyhow::ensure!(out.status.success(), "analyst exited {}", out.status);
     // Exit 0 says every user was patched and reported inactive; one result line each.
-    let lines = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count();
+    let lines = out
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
     anyhow::ensure!(lines == users, "{lines} results for {users} users");
 
     // curl: the same PATCHes (activate), 4 in flight, from one config file.
@@ -216,7 +227,14 @@ pub fn scim_bulk(
     drop(cfg);
     let t = Instant::now();
     let curl = Command::new("curl")
-        .args(["-s", "--no-progress-meter", "--parallel", "--parallel-max", "4", "-K"])
+        .args([
+            "-s",
+            "--no-progress-meter",
+            "--parallel",
+            "--parallel-max",
+            "4",
+            "-K",
+        ])
         .arg(&config)
         .status()
         .ok()

@@ -77,8 +77,14 @@ pub fn serve_first_frame(frame: &'static [u8]) -> (u16, mpsc::Receiver<Instant>,
             written_tx.send(t0).unwrap();
             let _ = close_rx.recv();
             let end: &[u8] = b"{\"id\":\"f\",\"sort\":1,\"role\":\"assistant\",\"content\":\"ok\",\"isDelta\":false,\"graphPath\":[\"final\"]}\n{\"id\":\"__state__\",\"sort\":2,\"state\":{\"messages\":[]}}\n";
-            let _ = stream
-                .write_all(&[format!("{:x}\r\n", end.len()).as_bytes(), end, b"\r\n0\r\n\r\n"].concat());
+            let _ = stream.write_all(
+                &[
+                    format!("{:x}\r\n", end.len()).as_bytes(),
+                    end,
+                    b"\r\n0\r\n\r\n",
+                ]
+                .concat(),
+            );
         }
     });
     (port, written_rx, close_tx)

@@ -409,7 +409,10 @@ mod tests {
     fn plain_integers_parse_and_others_are_left_to_serde() {
         assert_eq!(plain_integer(b"0"), Some(0));
         assert_eq!(plain_integer(b"-42"), Some(-42));
-        assert_eq!(plain_integer(b"123456789012345678"), Some(123_456_789_012_345_678));
+        assert_eq!(
+            plain_integer(b"123456789012345678"),
+            Some(123_456_789_012_345_678)
+        );
         for other in [&b""[..], b"-", b"1.5", b"1e3", b"1234567890123456789", b"x"] {
             assert_eq!(plain_integer(other), None);
         }

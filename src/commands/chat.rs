@@ -3,8 +3,8 @@
 use super::chat_request::{body_request, image, message_id, service, thread_id, Service};
 use super::chat_sink::{renderer, Pipeline};
 use super::Ctx;
-use crate::cli::{ChatArgs, Format};
 use crate::answer::FinalTracker;
+use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
 use crate::client::resume::{converse, Plan};
 use crate::client::stream::{Chunks, Framed};
