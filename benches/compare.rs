@@ -1,9 +1,15 @@
 //! The benchmark harness: each figure of the performance issue side by side with its peer in
-//! the same run, as a table of medians and ratios.
+//! the same run, as a Markdown table of medians and ratios.
 //!
-//! Run: `cargo bench --bench compare` (BENCH_MB=400 sets the size of the stream file; BENCH_RUNS
-//! the runs per figure). Needs `jq`, `curl` and `wc` on PATH.
+//! Run: `cargo bench --bench compare [NAME...]`, where NAME picks rows by name: extract-final,
+//! relay, ttff, render, startup, load, scim. BENCH_MB (default 400) sets the size of the stream
+//! file, BENCH_RELAY_MB (200) the relayed stream, BENCH_RUNS (5) the runs per figure,
+//! BENCH_CHATS (1000) the concurrent chats, BENCH_USERS (10000) the SCIM users. Needs `jq`,
+//! `curl` and `wc` on PATH. The engine's own figures (dataset build, answer latency) are in
+//! `cargo bench --bench engine`.
 
+#[path = "support/load.rs"]
+mod load;
 #[path = "support/measure.rs"]
 mod measure;
 #[path = "support/relay.rs"]
@@ -107,12 +113,16 @@ fn startup(bin: &str, runs: usize) -> Vec<Row> {
 }
 
 /// Environment for running `analyst chat` against a bench server: a key, an identity, nothing
-/// from the user's own config.
+/// from the user's own config or thread store.
+const CHAT_ENV: &str = "ANALYST_API_KEY=bench-key ANALYST_EXTERNAL_ID=bench ANALYST_CONFIG=/dev/null HOME=/tmp/analyst-bench-home XDG_CONFIG_HOME=/tmp/analyst-bench-home NO_COLOR=1";
+
+/// [`CHAT_ENV`] for a [`std::process::Command`].
 fn chat_env(cmd: &mut std::process::Command) -> &mut std::process::Command {
-    cmd.env("ANALYST_API_KEY", "bench-key")
-        .env("ANALYST_EXTERNAL_ID", "bench")
-        .env("ANALYST_CONFIG", "/dev/null")
-        .env("NO_COLOR", "1")
+    for pair in CHAT_ENV.split(' ') {
+        let (k, v) = pair.split_once('=').unwrap();
+        cmd.env(k, v);
+    }
+    cmd
 }
 
 fn chat_url(port: u16) -> String {
@@ -140,9 +150,15 @@ fn delta_stream(frames: u64) -> Vec<u8> {
     body
 }
 
+/// How many delta frames make a stream of about `bytes`.
+fn frames_for(bytes: u64) -> u64 {
+    let per_frame = delta_stream(1000).len() as u64 / 1000;
+    bytes / per_frame
+}
+
 fn relay(bin: &str, runs: usize) -> Vec<Row> {
     let mb = env_u64("BENCH_RELAY_MB", 200);
-    let body = delta_stream(mb * 1_000_000 / 190);
+    let body = delta_stream(frames_for(mb * 1_000_000));
     let size = body.len();
     let port = relay::serve_body(std::sync::Arc::new(body));
     let url = chat_url(port);
@@ -150,10 +166,19 @@ fn relay(bin: &str, runs: usize) -> Vec<Row> {
         &format!("curl -sN -X POST -H 'Content-Type: application/json' -d '{{}}' {url}"),
         runs,
     );
-    let ours = median(&format!("ANALYST_API_KEY=k ANALYST_EXTERNAL_ID=bench ANALYST_CONFIG=/dev/null {bin} chat -o ndjson --url {url} q"), runs);
+    let ours = median(
+        &format!("{CHAT_ENV} {bin} chat -o ndjson --url {url} q"),
+        runs,
+    );
     // Memory flat in stream length: the same relay at a tenth of the size.
-    let small_port = relay::serve_body(std::sync::Arc::new(delta_stream(mb * 100_000 / 190)));
-    let small = median(&format!("ANALYST_API_KEY=k ANALYST_EXTERNAL_ID=bench ANALYST_CONFIG=/dev/null {bin} chat -o ndjson --url {} q", chat_url(small_port)), runs);
+    let small_port = relay::serve_body(std::sync::Arc::new(delta_stream(frames_for(mb * 100_000))));
+    let small = median(
+        &format!(
+            "{CHAT_ENV} {bin} chat -o ndjson --url {} q",
+            chat_url(small_port)
+        ),
+        runs,
+    );
     let ratio = ours.wall.as_secs_f64() / curl.wall.as_secs_f64();
     vec![
         Row {
@@ -249,7 +274,7 @@ fn text_render(bin: &str, runs: usize) -> Vec<Row> {
     let out = data_dir().join("render-out.txt");
     let ours = median(
         &format!(
-            "ANALYST_CONFIG=/dev/null {bin} chat -o text --replay {} > {}",
+            "{CHAT_ENV} {bin} -q chat -o text --replay {} > {}",
             path.display(),
             out.display()
         ),
@@ -266,6 +291,59 @@ fn text_render(bin: &str, runs: usize) -> Vec<Row> {
     }]
 }
 
+fn emulator_load(
+    rt: &tokio::runtime::Runtime,
+    emu: &analyst::emulator::server::Running,
+) -> Vec<Row> {
+    let chats = env_u64("BENCH_CHATS", 1000) as usize;
+    let run = load::chats(rt, emu, chats);
+    let rate = run.frames as f64 / run.wall.as_secs_f64();
+    vec![Row {
+        figure: format!("emulator load, {chats} concurrent chats, --pace 0"),
+        ours: format!(
+            "{} frames in {} ({rate:.0} frames/s)",
+            run.frames,
+            ms(run.wall)
+        ),
+        peer: "-".into(),
+        ratio: format!(
+            "first frame p50 {}, p99 {}",
+            ms(run.ttff_quantile(0.5)),
+            ms(run.ttff_quantile(0.99))
+        ),
+        target: "all complete correctly".into(),
+        met: run.chats == chats, // every chat was checked, or the run panicked
+    }]
+}
+
+fn scim(
+    rt: &tokio::runtime::Runtime,
+    emu: &analyst::emulator::server::Running,
+    bin: &str,
+) -> Vec<Row> {
+    let users = env_u64("BENCH_USERS", 10_000) as usize;
+    let run = load::scim_bulk(rt, emu, bin, users).expect("bulk SCIM run");
+    let (peer, ratio) = match run.curl {
+        Some(c) => (
+            format!("curl --parallel-max 4: {}", ms(c)),
+            format!("{:.2}x curl", run.ours.as_secs_f64() / c.as_secs_f64()),
+        ),
+        None => ("curl failed".into(), "-".into()),
+    };
+    vec![Row {
+        figure: format!("scim patch --deactivate, {users} users (-j 4)"),
+        ours: format!(
+            "{} ({:.0} users/s)",
+            ms(run.ours),
+            run.users as f64 / run.ours.as_secs_f64()
+        ),
+        peer,
+        ratio,
+        target: "< 10 s".into(),
+        met: run.ours < std::time::Duration::from_secs(10),
+    }]
+}
+
 fn main() {
     // `cargo bench` passes --bench; a filter argument picks figures by name.
     let filter: Vec<String> = std::env::args()
@@ -276,20 +354,37 @@ fn main() {
     let bin = env!("CARGO_BIN_EXE_analyst");
     let runs = env_u64("BENCH_RUNS", 5) as usize;
     let mut rows = Vec::new();
+    // Each figure's rows go to stderr as soon as they are measured; the table comes at the end.
+    let mut add = |new: Vec<Row>| {
+        for r in &new {
+            eprintln!("{}: {} | {} | {}", r.figure, r.ours, r.peer, r.ratio);
+        }
+        rows.extend(new);
+    };
     if wanted("extract-final") {
-        rows.extend(extract_final(bin, runs));
+        add(extract_final(bin, runs));
     }
     if wanted("relay") {
-        rows.extend(relay(bin, runs));
+        add(relay(bin, runs));
     }
     if wanted("ttff") {
-        rows.extend(ttff(bin, runs));
+        add(ttff(bin, runs));
     }
     if wanted("render") {
-        rows.extend(text_render(bin, runs));
+        add(text_render(bin, runs));
     }
     if wanted("startup") {
-        rows.extend(startup(bin, runs));
+        add(startup(bin, runs));
+    }
+    if wanted("load") || wanted("scim") {
+        let (rt, emu) = load::emulator();
+        if wanted("load") {
+            add(emulator_load(&rt, &emu));
+        }
+        if wanted("scim") {
+            add(scim(&rt, &emu, bin));
+        }
+        rt.block_on(emu.shutdown());
     }
     println!();
     print_table(&rows);

@@ -11,7 +11,7 @@
 
 use crate::jsonscan::{self, Field, Invalid, Span, TopFields};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The answer found in a stream.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,14 +42,55 @@ struct Last {
 #[derive(Debug, Default)]
 pub struct FinalTracker {
     fallback: bool,
+    /// Chunks are not gathered: see [`FinalTracker::without_text`].
+    no_text: bool,
     final_frame: Option<Last>,
     /// Escaped content of `final` delta chunks whose complete frame has not arrived, by the raw
     /// bytes of their message id. Escaped text concatenates correctly: escapes never span chunks.
-    chunks: HashMap<Vec<u8>, Vec<u8>>,
+    chunks: OpenMessages,
     fallback_frame: Option<Last>,
     /// For a tracker of one block of a larger input: the ids whose complete frame it saw, so
     /// that a merge drops the chunks earlier blocks gathered for them.
     completed: Option<HashSet<Vec<u8>>>,
+}
+
+/// Final messages still arriving in chunks: (raw id, escaped content so far), the newest last.
+/// A short list searched from the end beats a hash map here: nearly every delta extends the
+/// message the previous one did, and at most [`MAX_OPEN_MESSAGES`] are open.
+#[derive(Debug, Default)]
+struct OpenMessages(Vec<(Vec<u8>, Vec<u8>)>);
+
+impl OpenMessages {
+    fn position(&self, id: &[u8]) -> Option<usize> {
+        self.0.iter().rposition(|(k, _)| k == id)
+    }
+
+    fn get(&self, id: &[u8]) -> Option<&[u8]> {
+        self.position(id).map(|i| self.0[i].1.as_slice())
+    }
+
+    /// The content gathered for `id`, opened empty if new.
+    fn entry(&mut self, id: &[u8]) -> &mut Vec<u8> {
+        let i = match self.position(id) {
+            Some(i) => i,
+            None => {
+                if self.0.len() >= MAX_OPEN_MESSAGES {
+                    // A stream that leaves this many final messages unfinished is not one a
+                    // reader can rebuild anyway; keep memory bounded instead.
+                    self.0.clear();
+                }
+                self.0.push((id.to_vec(), Vec::new()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    fn remove(&mut self, id: &[u8]) {
+        if let Some(i) = self.position(id) {
+            self.0.remove(i);
+        }
+    }
 }
 
 /// The raw bytes of a field: a string's escaped content, or other JSON's text.
@@ -84,6 +125,17 @@ impl FinalTracker {
         }
     }
 
+    /// This tracker without gathering the chunks of final messages: an answer whose complete
+    /// frame never arrives is still found and flagged incomplete, but its text is empty. For
+    /// output that never shows the text (`chat -o ndjson`), memory then stays flat however long
+    /// the answer, and each delta costs less.
+    pub fn without_text(self) -> FinalTracker {
+        FinalTracker {
+            no_text: true,
+            ..self
+        }
+    }
+
     /// A tracker for one block of an input scanned in parallel; see [`FinalTracker::merge`].
     pub fn for_block(fallback: bool) -> FinalTracker {
         FinalTracker {
@@ -99,8 +151,8 @@ impl FinalTracker {
         for id in later.completed.into_iter().flatten() {
             self.chunks.remove(&id);
         }
-        for (id, chunk) in later.chunks {
-            self.chunks.entry(id).or_default().extend_from_slice(&chunk);
+        for (id, chunk) in later.chunks.0 {
+            self.chunks.entry(&id).extend_from_slice(&chunk);
         }
         if later.final_frame.is_some() {
             self.final_frame = later.final_frame;
@@ -118,7 +170,8 @@ impl FinalTracker {
         Ok(())
     }
 
-    fn apply(&mut self, top: &TopFields, line: &[u8]) {
+    /// Feed one line already checked by [`jsonscan::scan_frame`], with what the scan found.
+    pub fn apply(&mut self, top: &TopFields, line: &[u8]) {
         if !is_str(line, top.role, "assistant") {
             return;
         }
@@ -127,17 +180,8 @@ impl FinalTracker {
             .graph_path
             .is_some_and(|p| p.len <= 2 && span_is(line, p.head, "final"));
         if is_final {
-            if top.is_delta {
-                // Look up before inserting: most deltas extend a message already present.
-                if !self.chunks.contains_key(id) {
-                    if self.chunks.len() >= MAX_OPEN_MESSAGES {
-                        // A stream that leaves this many final messages unfinished is not one a
-                        // reader can rebuild anyway; keep memory bounded instead.
-                        self.chunks.clear();
-                    }
-                    self.chunks.insert(id.to_vec(), Vec::new());
-                }
-                let chunk = self.chunks.get_mut(id).expect("inserted above");
+            if top.is_delta && !self.no_text {
+                let chunk = self.chunks.entry(id);
                 match top.content {
                     Some(Field::Str(span)) => chunk.extend_from_slice(&line[span.start..span.end]),
                     Some(Field::Raw(a, b)) => {
@@ -166,11 +210,7 @@ impl FinalTracker {
         if let Some(last) = &self.final_frame {
             let mut message = parse_message(&last.raw);
             let text = if last.delta {
-                let escaped = self
-                    .chunks
-                    .get(&last.id)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
+                let escaped = self.chunks.get(&last.id).unwrap_or_default();
                 let rebuilt = unescape_chunks(escaped);
                 message["content"] = Value::String(rebuilt.clone());
                 rebuilt
@@ -364,6 +404,27 @@ mod tests {
         let deep = r#"{"id":"h","role":"assistant","content":"Deep","isDelta":false,"graphPath":["final","x","y"]}"#;
         let user = r#"{"id":"u","role":"user","content":"final?","graphPath":["final"]}"#;
         assert_eq!(run(&[C, other, deep, user], false).unwrap().text, "Second");
+    }
+
+    #[test]
+    fn without_text_an_unfinished_answer_is_still_found_and_incomplete() {
+        let lines = [
+            r#"{"id":"m","role":"assistant","content":"Hel","isDelta":true,"graphPath":["final"]}"#,
+            r#"{"id":"m","role":"assistant","content":"lo","isDelta":true,"graphPath":["final"]}"#,
+        ];
+        let mut t = FinalTracker::new(false).without_text();
+        for l in lines {
+            t.observe(l.as_bytes()).unwrap();
+        }
+        let a = t.answer().unwrap();
+        assert!(a.incomplete);
+        assert_eq!(a.text, "");
+        let done = r#"{"id":"m","role":"assistant","content":"Hello","isDelta":false,"graphPath":["final"]}"#;
+        t.observe(done.as_bytes()).unwrap();
+        assert_eq!(
+            t.answer().map(|a| (a.text, a.incomplete)),
+            Some(("Hello".into(), false))
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A validating JSON scanner that builds nothing: it answers "is this line one JSON object?"
 //! at close to memory speed, and on the way notes where the few top-level fields that the
-//! final-answer rule needs are (`id`, `role`, `content`, `isDelta`, `graphPath`, `toolCall`).
+//! final-answer rule needs are (`id`, `role`, `content`, `isDelta`, `graphPath`, `toolCall`),
+//! and the two a chat relay needs to pass a frame on without parsing it (`sort`, `type`).
 //!
 //! Strings, which make up most of a chat stream, are skipped eight bytes at a time: only a byte
 //! that is a quote, a backslash, a control character or non-ASCII stops the skip, and the
@@ -65,6 +66,10 @@ pub struct TopFields {
     pub graph_path: Option<GraphPath>,
     /// `toolCall` is present and not null.
     pub tool_call: bool,
+    /// `sort`.
+    pub sort: Option<Field>,
+    /// `type` is present and not null.
+    pub has_type: bool,
 }
 
 /// Check that `s` is exactly one JSON object (valid UTF-8 included), with optional surrounding
@@ -73,8 +78,9 @@ pub fn check_object(s: &[u8]) -> Result<(), Invalid> {
     scan_frame(s).map(|_| ())
 }
 
-/// Check that `s` is one JSON object and note where its rule-relevant top-level fields are.
-pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
+/// [`scan_frame`] with the scanner that came before it, for tests.
+#[cfg(test)]
+fn scan_frame_reference(s: &[u8]) -> Result<TopFields, Invalid> {
     let mut p = Scanner {
         s,
         i: 0,
@@ -92,6 +98,25 @@ pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
     Ok(p.top)
 }
 
+/// Check that `s` is one JSON object and note where its rule-relevant top-level fields are.
+pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
+    let mut p = Scanner {
+        s,
+        i: 0,
+        top: TopFields::default(),
+    };
+    p.ws();
+    if p.peek() != Some(b'{') {
+        return Err(p.err("'{' (a JSON object)"));
+    }
+    p.object()?;
+    p.ws();
+    if p.i != s.len() {
+        return Err(p.err("end of line after the object"));
+    }
+    Ok(p.top)
+}
+
 /// Which top-level key the scanner is under.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Key {
@@ -102,16 +127,26 @@ enum Key {
     IsDelta,
     GraphPath,
     ToolCall,
+    Sort,
+    Type,
 }
 
+#[inline]
 fn key_of(name: &[u8]) -> Key {
-    match name {
-        b"id" => Key::Id,
-        b"role" => Key::Role,
-        b"content" => Key::Content,
-        b"isDelta" => Key::IsDelta,
-        b"graphPath" => Key::GraphPath,
-        b"toolCall" => Key::ToolCall,
+    // Every key of every line comes through here: compare fixed-size arrays, which compile to
+    // a load and a compare, rather than slices, which call memcmp.
+    fn is<const N: usize>(name: &[u8], word: &[u8; N]) -> bool {
+        <&[u8; N]>::try_from(name).is_ok_and(|n| n == word)
+    }
+    match name.len() {
+        2 if is(name, b"id") => Key::Id,
+        4 if is(name, b"role") => Key::Role,
+        4 if is(name, b"sort") => Key::Sort,
+        4 if is(name, b"type") => Key::Type,
+        7 if is(name, b"content") => Key::Content,
+        7 if is(name, b"isDelta") => Key::IsDelta,
+        8 if is(name, b"toolCall") => Key::ToolCall,
+        9 if is(name, b"graphPath") => Key::GraphPath,
         _ => Key::Other,
     }
 }
@@ -168,6 +203,52 @@ fn special_lanes(w: u64) -> u64 {
     quote | backslash | control | (w & HI)
 }
 
+/// The offset of the first byte at or after `i` that ends a run of plain string bytes (a quote,
+/// a backslash, a control character or a non-ASCII byte), or `s.len()`. Sixteen bytes at a time
+/// with SSE2 (part of every x86_64), then eight at a time in a machine word.
+#[inline(always)]
+fn skip_plain(s: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is always available on x86_64, and every load reads 16 bytes that lie
+        // inside `s` (checked by the loop condition).
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            let backslash = _mm_set1_epi8(b'\\' as i8);
+            let space = _mm_set1_epi8(0x20);
+            while i + 16 <= s.len() {
+                let v = _mm_loadu_si128(s.as_ptr().add(i).cast());
+                // Signed compare: bytes 0x80..=0xFF are negative, so "< 0x20" also catches
+                // non-ASCII bytes.
+                let stop = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                    _mm_cmplt_epi8(v, space),
+                );
+                let mask = _mm_movemask_epi8(stop);
+                if mask != 0 {
+                    return i + mask.trailing_zeros() as usize;
+                }
+                i += 16;
+            }
+        }
+    }
+    while let Some(chunk) = s.get(i..i + 8) {
+        let lanes = special_lanes(u64::from_le_bytes(chunk.try_into().unwrap()));
+        if lanes != 0 {
+            return i + (lanes.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < s.len() && !matches!(s[i], b'"' | b'\\' | 0..=0x1F | 0x80..=0xFF) {
+        i += 1;
+    }
+    i
+}
+
 impl Scanner<'_> {
     #[inline]
     fn peek(&self) -> Option<u8> {
@@ -188,8 +269,163 @@ impl Scanner<'_> {
         }
     }
 
-    /// One value, without recursion: a stack of open containers (true = object), kept as bits
-    /// so that no line costs an allocation.
+    /// The line's object, at its `{`: its keys are matched and the values of the keys the rule
+    /// reads noted; nested values are only validated (see [`Scanner::nested`]), so most tokens
+    /// of a line cost no bookkeeping.
+    fn object(&mut self) -> Result<(), Invalid> {
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            let key = self.key(true)?;
+            self.forget(key);
+            self.ws();
+            let start = self.i;
+            match self.peek() {
+                Some(b'"') => {
+                    let span = self.string()?;
+                    match key {
+                        Key::Id => self.top.id = Some(Field::Str(span)),
+                        Key::Role => self.top.role = Some(Field::Str(span)),
+                        Key::Content => self.top.content = Some(Field::Str(span)),
+                        Key::ToolCall => self.top.tool_call = true,
+                        Key::Sort => self.top.sort = Some(Field::Str(span)),
+                        Key::Type => self.top.has_type = true,
+                        _ => {}
+                    }
+                }
+                Some(b'[') if key == Key::GraphPath => self.graph_path()?,
+                Some(b'n') => self.literal(b"null")?, // null reads as absent
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    if key == Key::IsDelta {
+                        self.top.is_delta = true;
+                    }
+                    self.record_raw(key, start, self.i);
+                }
+                _ => {
+                    self.nested(1)?;
+                    self.record_raw(key, start, self.i);
+                }
+            }
+            self.ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.i += 1;
+                    self.ws();
+                }
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return Err(self.err("',' or '}'")),
+            }
+        }
+    }
+
+    /// `graphPath`'s array, at its `[`: count the elements and keep the first if a string.
+    fn graph_path(&mut self) -> Result<(), Invalid> {
+        let mut path = GraphPath::default();
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            self.top.graph_path = Some(path);
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            path.len += 1;
+            if self.peek() == Some(b'"') {
+                let span = self.string()?;
+                if path.len == 1 {
+                    path.head = Some(span);
+                }
+            } else {
+                self.nested(2)?;
+            }
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    self.top.graph_path = Some(path);
+                    return Ok(());
+                }
+                _ => return Err(self.err("',' or ']'")),
+            }
+        }
+    }
+
+    /// One value inside `outer` open containers, validated and skipped, without recursion: a
+    /// stack of open containers (true = object), kept as bits so that no line costs an
+    /// allocation.
+    fn nested(&mut self, outer: usize) -> Result<(), Invalid> {
+        let mut stack = BitStack::default();
+        loop {
+            self.ws();
+            match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
+                    self.i += 1;
+                    self.ws();
+                    if outer + stack.len() >= MAX_DEPTH {
+                        return Err(self.err("less nesting"));
+                    }
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.i += 1;
+                    } else {
+                        stack.push(open == b'{');
+                        if open == b'{' {
+                            self.key(false)?;
+                        }
+                        continue;
+                    }
+                }
+                Some(b'"') => {
+                    self.string()?;
+                }
+                Some(b't') => self.literal(b"true")?,
+                Some(b'f') => self.literal(b"false")?,
+                Some(b'n') => self.literal(b"null")?,
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                _ => return Err(self.err("a value")),
+            }
+            // After a value: close containers or move to the next element.
+            loop {
+                if stack.len() == 0 {
+                    return Ok(());
+                }
+                let is_object = stack.last_is_object();
+                self.ws();
+                match (self.peek(), is_object) {
+                    (Some(b','), true) => {
+                        self.i += 1;
+                        self.ws();
+                        self.key(false)?;
+                        break;
+                    }
+                    (Some(b','), false) => {
+                        self.i += 1;
+                        break;
+                    }
+                    (Some(b'}'), true) | (Some(b']'), false) => {
+                        self.i += 1;
+                        stack.pop();
+                    }
+                    (_, true) => return Err(self.err("',' or '}'")),
+                    (_, false) => return Err(self.err("',' or ']'")),
+                }
+            }
+        }
+    }
+
+    /// The scanner before [`Scanner::object`] split the line's own object from nested values:
+    /// one loop for everything. Kept for tests, as the reference the new one must agree with.
+    #[cfg(test)]
     fn value(&mut self) -> Result<(), Invalid> {
         let mut stack = BitStack::default();
         // The top-level key being read, and where its value started when it is a container.
@@ -244,6 +480,8 @@ impl Scanner<'_> {
                             Key::Role => self.top.role = Some(Field::Str(span)),
                             Key::Content => self.top.content = Some(Field::Str(span)),
                             Key::ToolCall => self.top.tool_call = true,
+                            Key::Sort => self.top.sort = Some(Field::Str(span)),
+                            Key::Type => self.top.has_type = true,
                             _ => {}
                         }
                     } else if in_path {
@@ -333,6 +571,8 @@ impl Scanner<'_> {
             Key::IsDelta => self.top.is_delta = false,
             Key::GraphPath => self.top.graph_path = None,
             Key::ToolCall => self.top.tool_call = false,
+            Key::Sort => self.top.sort = None,
+            Key::Type => self.top.has_type = false,
             Key::Other => {}
         }
     }
@@ -344,6 +584,8 @@ impl Scanner<'_> {
             Key::Role => self.top.role = Some(Field::Raw(start, end)),
             Key::Content => self.top.content = Some(Field::Raw(start, end)),
             Key::ToolCall => self.top.tool_call = true,
+            Key::Sort => self.top.sort = Some(Field::Raw(start, end)),
+            Key::Type => self.top.has_type = true,
             _ => {}
         }
     }
@@ -376,15 +618,7 @@ impl Scanner<'_> {
         let mut escaped = false;
         let s = self.s;
         loop {
-            // Skip plain words eight bytes at a time; the mask says where the first stop is.
-            while let Some(chunk) = s.get(self.i..self.i + 8) {
-                let lanes = special_lanes(u64::from_le_bytes(chunk.try_into().unwrap()));
-                if lanes != 0 {
-                    self.i += (lanes.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                self.i += 8;
-            }
+            self.i = skip_plain(s, self.i);
             match s.get(self.i) {
                 None => return Err(self.err("a closing '\"'")),
                 Some(b'"') => {

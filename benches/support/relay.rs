@@ -55,7 +55,8 @@ pub fn serve_body(body: Arc<Vec<u8>>) -> u16 {
 }
 
 /// For time to first frame: each connection gets one frame; the instant it was written goes to
-/// the returned channel, and the connection closes when the harness sends on `close`.
+/// the returned channel, and when the harness sends on `close` the stream ends properly (a final
+/// answer and `__state__`), so that a client does not try to resume it.
 pub fn serve_first_frame(frame: &'static [u8]) -> (u16, mpsc::Receiver<Instant>, mpsc::Sender<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -75,7 +76,15 @@ pub fn serve_first_frame(frame: &'static [u8]) -> (u16, mpsc::Receiver<Instant>,
             stream.write_all(&chunk).unwrap();
             written_tx.send(t0).unwrap();
             let _ = close_rx.recv();
-            let _ = stream.write_all(b"0\r\n\r\n");
+            let end: &[u8] = b"{\"id\":\"f\",\"sort\":1,\"role\":\"assistant\",\"content\":\"ok\",\"isDelta\":false,\"graphPath\":[\"final\"]}\n{\"id\":\"__state__\",\"sort\":2,\"state\":{\"messages\":[]}}\n";
+            let _ = stream.write_all(
+                &[
+                    format!("{:x}\r\n", end.len()).as_bytes(),
+                    end,
+                    b"\r\n0\r\n\r\n",
+                ]
+                .concat(),
+            );
         }
     });
     (port, written_rx, close_tx)

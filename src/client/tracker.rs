@@ -7,6 +7,7 @@
 use super::stream::Lines;
 use crate::answer::FinalTracker;
 use crate::exit::{fail, Status};
+use crate::jsonscan::{self, Field, TopFields};
 use crate::protocol::{Frame, FrameKind};
 use anyhow::Result;
 use serde_json::Value;
@@ -20,6 +21,11 @@ pub trait Sink {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()>;
     /// A chunk of the body has been handled: flush, so that a pipe sees each frame at once.
     fn chunk_done(&mut self) -> Result<()>;
+    /// Whether [`Sink::line`] reads `frame`. When it does not (`-o ndjson`, `-o final`), plain
+    /// assistant frames are passed on as `None`, without being parsed into a [`Frame`].
+    fn wants_frames(&self) -> bool {
+        true
+    }
     /// Nothing has arrived for a while (`true`), or data arrived (`false`): drives a spinner.
     fn waiting(&mut self, _quiet: bool) {}
     /// The thread id became known (from `__cutoff__`).
@@ -78,10 +84,9 @@ pub struct Tracker {
     pub ended: bool,
     /// Why the connection was lost, when it could not be resumed.
     pub lost: Option<String>,
-    /// The highest `sort` shown. `sort` increases through a stream and a resumed connection
-    /// continues from the current point, so a frame of a later connection at or below it was
-    /// already shown. O(1) however long the stream (a set of every (id, sort) grew with it).
-    max_sort: Option<i64>,
+    /// The highest `sort` shown. `sort` increases through a stream, so on a resumed connection
+    /// a frame at or below it was already shown: O(1) memory however long the stream.
+    shown_sort: Option<i64>,
     cutoff_seen: bool,
     /// Lines now come from a later connection: drop those already shown.
     resumed: bool,
@@ -107,7 +112,7 @@ impl Tracker {
             suspended: None,
             ended: false,
             lost: None,
-            max_sort: None,
+            shown_sort: None,
             cutoff_seen: false,
             resumed: false,
             lines: 0,
@@ -124,6 +129,21 @@ impl Tracker {
     pub fn line(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {
         sink.received(raw)?;
         self.lines += 1;
+        // One scan validates the line and finds what the answer rule and the repeat check read.
+        let top = jsonscan::scan_frame(text).ok();
+        if let Some(top) = &top {
+            // Most lines are assistant text; when the sink does not read frames, nothing of
+            // them needs building.
+            if !sink.wants_frames() {
+                if let Some(sort) = plain_assistant(text, top) {
+                    if self.repeat(sort) {
+                        return Ok(());
+                    }
+                    self.answer.apply(top, text);
+                    return sink.line(raw, None);
+                }
+            }
+        }
         let frame = Frame::parse(text);
         let Some(f) = &frame else {
             return sink.line(raw, None);
@@ -138,14 +158,13 @@ impl Tracker {
             }
             self.cutoff_seen = true;
         }
-        if let (Some(_), Some(sort)) = (&f.id, f.sort) {
-            if self.resumed && self.max_sort.is_some_and(|max| sort <= max) {
-                return Ok(());
-            }
-            self.max_sort = Some(self.max_sort.map_or(sort, |max| max.max(sort)));
+        if self.repeat(f.sort) {
+            return Ok(());
         }
         // Lines that cannot be parsed by the rule are simply not answers.
-        let _ = self.answer.observe(text);
+        if let Some(top) = &top {
+            self.answer.apply(top, text);
+        }
         match kind {
             FrameKind::Cutoff => {
                 if let Some(id) = f.chat_id() {
@@ -177,6 +196,21 @@ impl Tracker {
             _ => {}
         }
         sink.line(raw, frame.as_ref())
+    }
+
+    /// Whether a frame with this `sort` repeats one already shown (only a resumed connection
+    /// repeats frames); notes it as shown when not.
+    fn repeat(&mut self, sort: Option<i64>) -> bool {
+        let Some(sort) = sort else {
+            return false;
+        };
+        match self.shown_sort {
+            Some(top) if sort <= top => self.resumed,
+            _ => {
+                self.shown_sort = Some(sort);
+                false
+            }
+        }
     }
 
     /// An error line's status: a refused auth (a JSON-RPC style error object, or an error before
@@ -255,6 +289,45 @@ impl Tracker {
     }
 }
 
+/// For an assistant frame that the tracker only passes on (no special id, no `type`, a plain
+/// integer or no `sort`): its `sort`. `None` when the frame needs a full parse.
+fn plain_assistant(text: &[u8], top: &TopFields) -> Option<Option<i64>> {
+    let unescaped = |f: Option<Field>| match f {
+        Some(Field::Str(span)) if !span.escaped => Some(&text[span.start..span.end]),
+        _ => None,
+    };
+    if top.has_type || unescaped(top.role)? != b"assistant" {
+        return None;
+    }
+    if let Some(Field::Str(span)) = top.id {
+        // `__cutoff__`, `__state__`... or an escaped id that might spell one.
+        if span.escaped || text[span.start..span.end].starts_with(b"__") {
+            return None;
+        }
+    }
+    match top.sort {
+        None => Some(None),
+        Some(Field::Raw(a, b)) => Some(Some(plain_integer(&text[a..b])?)),
+        Some(Field::Str(_)) => None,
+    }
+}
+
+/// An integer written as digits with an optional minus, short enough not to overflow; other
+/// numbers (fractions, exponents, huge) are left to the full parse.
+fn plain_integer(raw: &[u8]) -> Option<i64> {
+    let (negative, digits) = match raw.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, raw),
+    };
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = digits
+        .iter()
+        .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+    Some(if negative { -n } else { n })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,6 +336,8 @@ mod tests {
     struct Lines {
         received: usize,
         shown: Vec<String>,
+        /// Like `-o ndjson`: frames are not read, so plain ones are not parsed.
+        raw_only: bool,
     }
 
     impl Sink for Lines {
@@ -276,6 +351,9 @@ mod tests {
         }
         fn chunk_done(&mut self) -> Result<()> {
             Ok(())
+        }
+        fn wants_frames(&self) -> bool {
+            !self.raw_only
         }
     }
 
@@ -304,25 +382,49 @@ mod tests {
     }
 
     #[test]
-    fn a_long_stream_resumed_mid_way_repeats_nothing_and_loses_nothing() {
-        let delta = |sort: i64| {
-            format!(
-                r#"{{"id":"m","sort":{sort},"role":"assistant","content":"x","isDelta":true,"graphPath":["final"]}}"#
-            )
-        };
+    fn repeats_are_dropped_without_parsing_frames_too() {
+        for raw_only in [false, true] {
+            let mut t = Tracker::new();
+            let mut s = Lines {
+                raw_only,
+                ..Lines::default()
+            };
+            feed(&mut t, &mut s, CUT);
+            feed(&mut t, &mut s, D1);
+            feed(&mut t, &mut s, D2);
+            t.reconnected();
+            // The resumed connection repeats D1 and D2, then goes on.
+            let d3 = r#"{"id":"m","sort":3,"role":"assistant","content":"!","isDelta":false,"graphPath":["final"]}"#;
+            for l in [CUT, D1, D2, d3, r#"{"id":"__state__","sort":4,"state":{}}"#] {
+                feed(&mut t, &mut s, l);
+            }
+            assert_eq!(s.shown.len(), 5, "raw_only {raw_only}");
+            assert_eq!(s.received, 8);
+            assert!(t.ended);
+            assert_eq!(t.final_text(), Some(("!".into(), false)));
+        }
+    }
+
+    #[test]
+    fn plain_integers_parse_and_others_are_left_to_serde() {
+        assert_eq!(plain_integer(b"0"), Some(0));
+        assert_eq!(plain_integer(b"-42"), Some(-42));
+        assert_eq!(
+            plain_integer(b"123456789012345678"),
+            Some(123_456_789_012_345_678)
+        );
+        for other in [&b""[..], b"-", b"1.5", b"1e3", b"1234567890123456789", b"x"] {
+            assert_eq!(plain_integer(other), None);
+        }
+    }
+
+    #[test]
+    fn frames_out_of_order_before_a_resume_are_all_shown() {
         let (mut t, mut s) = (Tracker::new(), Lines::default());
-        feed(&mut t, &mut s, CUT);
-        for sort in 1..=50_000 {
-            feed(&mut t, &mut s, &delta(sort));
+        for l in [CUT, D2, D1] {
+            feed(&mut t, &mut s, l);
         }
-        t.reconnected();
-        // The resumed connection overlaps what was shown, then goes on.
-        feed(&mut t, &mut s, CUT);
-        for sort in 49_990..=50_010 {
-            feed(&mut t, &mut s, &delta(sort));
-        }
-        assert_eq!(s.shown.len(), 1 + 50_010);
-        assert_eq!(t.max_sort, Some(50_010));
+        assert_eq!(s.shown.len(), 3);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use super::chat_request::{body_request, image, message_id, service, thread_id, Service};
 use super::chat_sink::{renderer, Pipeline};
 use super::Ctx;
+use crate::answer::FinalTracker;
 use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
 use crate::client::resume::{converse, Plan};
@@ -126,7 +127,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
             .map(Duration::from_millis)
             .unwrap_or(BACKOFF),
     };
-    let mut tracker = Tracker::new();
+    let mut tracker = tracker_for(format);
     let finished = tokio::select! {
         r = converse(&svc.client, &plan, &mut tracker, &mut pipeline) => Some(r),
         _ = tokio::signal::ctrl_c() => None,
@@ -242,6 +243,17 @@ fn finish(
     outcome.map(|()| Status::Success)
 }
 
+/// A tracker for a run in `format`. `-o ndjson` never shows the answer's text, only its
+/// presence decides the status: its chunks are not gathered, so memory stays flat however long
+/// the answer.
+fn tracker_for(format: Format) -> Tracker {
+    let mut tracker = Tracker::new();
+    if format == Format::Ndjson {
+        tracker.answer = FinalTracker::new(false).without_text();
+    }
+    tracker
+}
+
 /// `--replay`: render a saved stream without contacting the service.
 fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Status> {
     let name = if path.as_os_str() == "-" {
@@ -264,7 +276,7 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         None,
         &ctx.env,
     )?;
-    let mut tracker = Tracker::new();
+    let mut tracker = tracker_for(format);
     {
         let mut feed = Feed {
             tracker: &mut tracker,

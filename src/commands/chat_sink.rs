@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 
 /// The renderer for a format, writing to stdout.
 pub fn renderer(ctx: &Ctx, format: Format, show_thinking: bool) -> Box<dyn ChatRender> {
-    let out = BufWriter::new(crate::exit::stdout());
+    // Large enough that a whole chunk of a fast stream goes out in one write when it is flushed.
+    let out = BufWriter::with_capacity(128 << 10, crate::exit::stdout());
     match format {
         Format::Ndjson => Box::new(RawRender::new(out)),
         Format::Json | Format::Yaml => Box::new(DocRender::new(out, format)),
@@ -114,6 +115,10 @@ impl Sink for Pipeline {
                 .with_context(|| format!("--save {}", path.display()))?;
         }
         Ok(())
+    }
+
+    fn wants_frames(&self) -> bool {
+        self.render.wants_frames()
     }
 
     fn waiting(&mut self, quiet: bool) {

@@ -218,3 +218,74 @@ fn top_level_fields_are_located() {
         "escaped keys are read"
     );
 }
+
+#[test]
+fn skip_plain_stops_where_a_byte_at_a_time_scan_does() {
+    let naive = |s: &[u8], i: usize| {
+        (i..s.len())
+            .find(|&j| matches!(s[j], b'"' | b'\\' | 0..=0x1F | 0x80..=0xFF))
+            .unwrap_or(s.len())
+    };
+    // Every stop byte at every offset of lines long enough for both the 16- and 8-byte paths.
+    for stop in [b'"', b'\\', 0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF, b' ', b'~'] {
+        for len in [0usize, 1, 7, 8, 15, 16, 17, 31, 40] {
+            for at in 0..=len {
+                let mut s = vec![b'a'; len];
+                if at < len {
+                    s[at] = stop;
+                }
+                for from in 0..=len {
+                    assert_eq!(
+                        skip_plain(&s, from),
+                        naive(&s, from),
+                        "stop {stop:#x} at {at} of {len}, from {from}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_split_scanner_agrees_with_the_single_loop_reference() {
+    // Same fields and same errors (offset and words), on realistic frames and every single-byte
+    // deletion and replacement of them.
+    let bases: &[&[u8]] = &[
+        br#"{"id":"f1","sort":7,"role":"assistant","content":"Rev \"q\" \u00e9","isDelta":true,"graphPath":["final","x"],"toolCall":{"result":"{\"data\":[[\"1\"]]}"},"n":-1.5e3,"ok":null}"#,
+        br#" { "graphPath" : [ null , "final" , [ ] , { "a" : [ 1 , true ] } ] , "type" : "usage" , "sort" : "3" } "#,
+        br#"{"id":"__state__","sort":9,"state":{"messages":[{"lc":1,"kwargs":{"content":"x"}}]},"graphPath":[],"content":{},"toolCall":[],"id":false}"#,
+        br#"{"graphPath":{"x":1},"role":["assistant"],"content":12,"isDelta":false,"sort":-0.5E+2,"type":null}"#,
+    ];
+    let replacements = [
+        b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'e', b'n', b't', b' ', 0x01, 0xC3,
+    ];
+    let same = |line: &[u8]| {
+        assert_eq!(
+            scan_frame(line),
+            scan_frame_reference(line),
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+    };
+    for base in bases {
+        same(base);
+        for i in 0..base.len() {
+            let mut del = base.to_vec();
+            del.remove(i);
+            same(&del);
+            for r in replacements {
+                let mut rep = base.to_vec();
+                rep[i] = r;
+                same(&rep);
+            }
+        }
+    }
+    // Nesting at and past the limit, in a plain value and inside graphPath.
+    for depth in [MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
+        let deep = |prefix: &str, suffix: &str| {
+            format!("{prefix}{}{}{suffix}", "[".repeat(depth), "]".repeat(depth)).into_bytes()
+        };
+        same(&deep(r#"{"a":"#, "}"));
+        same(&deep(r#"{"graphPath":["#, "]}"));
+    }
+}

@@ -36,6 +36,10 @@ pub trait ChatRender {
     fn mid_line(&self) -> bool {
         false
     }
+    /// Whether [`ChatRender::line`] reads `frame` (when not, plain frames come as `None`).
+    fn wants_frames(&self) -> bool {
+        true
+    }
 }
 
 /// `-o ndjson`: every line byte for byte, flushed per chunk.
@@ -53,6 +57,9 @@ impl<W: Write> RawRender<W> {
 impl<W: Write> ChatRender for RawRender<W> {
     fn line(&mut self, raw: &[u8], _: Option<&Frame>) -> io::Result<()> {
         self.out.write_all(raw)
+    }
+    fn wants_frames(&self) -> bool {
+        false
     }
     fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
@@ -79,6 +86,9 @@ impl<W: Write> FinalRender<W> {
 impl<W: Write> ChatRender for FinalRender<W> {
     fn line(&mut self, _: &[u8], _: Option<&Frame>) -> io::Result<()> {
         Ok(())
+    }
+    fn wants_frames(&self) -> bool {
+        false
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
