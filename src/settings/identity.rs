@@ -108,7 +108,14 @@ fn flag_level(flags: &IdentityFlags, body_session: Option<&Value>) -> Result<Lev
         level.merge_document(doc, "--body sessionSettings")?;
     }
     if let Some(s) = &flags.session {
-        level.merge_document(&read_document("--session", s)?, "--session")?;
+        // Name the file in messages when the document came from one.
+        let inline = s.trim_start().starts_with(['{', '[']);
+        let origin = if inline {
+            "--session".to_owned()
+        } else {
+            format!("--session {s}")
+        };
+        level.merge_document(&read_document("--session", s)?, &origin)?;
     }
     // An id flag replaces the identity of the documents below it.
     if let Some(id) = &flags.external_id {

@@ -434,6 +434,23 @@ fn a_session_document_replaces_the_body_identity() {
 }
 
 #[test]
+fn a_session_file_that_is_not_an_object_is_named() {
+    let (d, r) = resolver("", None, &[]);
+    let list = d.path().join("list.yml");
+    std::fs::write(&list, "- a\n- b\n").unwrap();
+    let flags = IdentityFlags {
+        session: Some(list.display().to_string()),
+        ..Default::default()
+    };
+    let err = err_text(r.identity(&flags, None, true).unwrap_err());
+    assert!(
+        err.contains(&format!("--session {}", list.display()))
+            && err.contains("must be a JSON object"),
+        "{err}"
+    );
+}
+
+#[test]
 fn durations_must_be_positive() {
     let (_d, r) = resolver("", None, &[]);
     let g = crate::cli::GlobalArgs {
