@@ -127,7 +127,8 @@ impl<W: Write> TextRender<W> {
         };
         writeln!(self.out, "{line}")?;
         if let Some(table) = table {
-            writeln!(self.out, "{table}")?;
+            // A blank line after the table keeps it apart from the answer that follows.
+            writeln!(self.out, "{table}\n")?;
         }
         Ok(())
     }
