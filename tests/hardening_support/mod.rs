@@ -3,6 +3,8 @@
 //! documented status, no secret in the output).
 #![allow(dead_code)] // each test binary uses a different subset
 
+#[path = "../common/isolation.rs"]
+mod isolation;
 use analyst::emulator::server::{start, Fault, Running, ServeOptions};
 use std::path::Path;
 use std::process::Output;
@@ -55,19 +57,11 @@ impl Emulator {
     }
 }
 
-/// `analyst` with an empty environment (HOME and XDG dirs in `home`), short backoff, no colour.
+/// `analyst`, cut off from the user's environment (see `tests/common/isolation.rs`), with
+/// stdin closed.
 pub fn analyst(home: &Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_analyst"));
-    cmd.env_clear()
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("ANALYST_TEST_BACKOFF_MS", "1")
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null());
-    if let Ok(path) = std::env::var("PATH") {
-        cmd.env("PATH", path);
-    }
+    let mut cmd = isolation::isolated(home);
+    cmd.stdin(std::process::Stdio::null());
     cmd
 }
 

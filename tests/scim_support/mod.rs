@@ -2,35 +2,20 @@
 //! scripted HTTP servers that record what they received.
 #![allow(dead_code)]
 
+#[path = "../common/isolation.rs"]
+mod isolation;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, Response, StatusCode};
 use std::sync::{Arc, Mutex};
 
-/// The `analyst` binary with no ANALYST_* variables, a temporary HOME and config dir, no colour.
+/// The `analyst` binary, cut off from the user's environment (see `tests/common/isolation.rs`).
 pub fn analyst(home: &tempfile::TempDir) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("analyst").expect("the analyst binary");
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("ANALYST_") {
-            cmd.env_remove(&name);
-        }
-    }
-    cmd.env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join(".config"))
-        .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE");
-    cmd
+    assert_cmd::Command::from_std(isolation::isolated(home.path()))
 }
 
 /// The same isolation for a plain `std::process::Command` (when a test needs pipes of its own).
 pub fn isolate(cmd: &mut std::process::Command, home: &tempfile::TempDir) {
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("ANALYST_") {
-            cmd.env_remove(&name);
-        }
-    }
-    cmd.env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join(".config"))
-        .env("NO_COLOR", "1");
+    isolation::isolate(cmd, home.path());
 }
 
 /// A request as the server saw it.

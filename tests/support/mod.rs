@@ -4,6 +4,9 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
+
+#[path = "../common/isolation.rs"]
+mod isolation;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -290,19 +293,9 @@ pub const MID: &str = "1700000000000-message";
 
 // ----- the command -----
 
-/// `analyst` with an empty environment (HOME and XDG dirs in `home`), short backoff.
+/// `analyst`, cut off from the user's environment (see `tests/common/isolation.rs`).
 pub fn analyst(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("analyst").unwrap();
-    cmd.env_clear()
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("ANALYST_TEST_BACKOFF_MS", "1")
-        .env("NO_COLOR", "1");
-    if let Ok(path) = std::env::var("PATH") {
-        cmd.env("PATH", path);
-    }
-    cmd
+    Command::from_std(isolation::isolated(home))
 }
 
 /// `analyst chat` against `server` with a key and an identity.
