@@ -81,25 +81,19 @@ pub fn check_object(s: &[u8]) -> Result<(), Invalid> {
 /// [`scan_frame`] with the scanner that came before it, for tests.
 #[cfg(test)]
 fn scan_frame_reference(s: &[u8]) -> Result<TopFields, Invalid> {
-    let mut p = Scanner {
-        s,
-        i: 0,
-        top: TopFields::default(),
-    };
-    p.ws();
-    if p.peek() != Some(b'{') {
-        return Err(p.err("'{' (a JSON object)"));
-    }
-    p.value()?;
-    p.ws();
-    if p.i != s.len() {
-        return Err(p.err("end of line after the object"));
-    }
-    Ok(p.top)
+    scan_whole(s, |p| p.value())
 }
 
 /// Check that `s` is one JSON object and note where its rule-relevant top-level fields are.
 pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
+    scan_whole(s, |p| p.object())
+}
+
+/// One object filling the whole line (white space aside), read by `body`.
+fn scan_whole<'s>(
+    s: &'s [u8],
+    body: impl FnOnce(&mut Scanner<'s>) -> Result<(), Invalid>,
+) -> Result<TopFields, Invalid> {
     let mut p = Scanner {
         s,
         i: 0,
@@ -109,7 +103,7 @@ pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
     if p.peek() != Some(b'{') {
         return Err(p.err("'{' (a JSON object)"));
     }
-    p.object()?;
+    body(&mut p)?;
     p.ws();
     if p.i != s.len() {
         return Err(p.err("end of line after the object"));
