@@ -82,11 +82,9 @@ impl From<&crate::cli::ServiceArgs> for ServiceFlags {
     }
 }
 
-/// Settings every command shares, resolved once at start.
+/// The timeouts every command that talks to a service shares.
 #[derive(Clone, Debug)]
 pub struct Common {
-    /// The profile in use, if any.
-    pub profile: Option<String>,
     /// `--connect-timeout`.
     pub connect_timeout: Option<Duration>,
     /// `--idle-timeout`.
@@ -155,7 +153,7 @@ impl Resolver {
         })
     }
 
-    /// Timeouts and the profile name.
+    /// The timeouts, checked.
     pub fn common(&self, g: &crate::cli::GlobalArgs) -> Result<Common> {
         let timeout = |flag: &str, v: &Option<String>| -> Result<Option<Duration>> {
             v.as_deref()
@@ -169,7 +167,6 @@ impl Resolver {
                 .transpose()
         };
         Ok(Common {
-            profile: self.profile_name.clone(),
             connect_timeout: timeout("--connect-timeout", &g.connect_timeout)?,
             idle_timeout: timeout("--idle-timeout", &g.idle_timeout)?,
         })

@@ -21,7 +21,10 @@ fn thinking_is_shown_only_with_show_thinking() {
         .args(["-o", "text", "q"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("Books lead.").and(predicate::str::contains("Pondering").not()));
+        .stdout(
+            predicate::str::contains("Books lead.")
+                .and(predicate::str::contains("Pondering").not()),
+        );
     chat(home.path(), &server)
         .args(["-o", "text", "--show-thinking", "q"])
         .assert()
@@ -37,7 +40,9 @@ fn quiet_drops_the_hint_but_not_the_answer() {
         .args(["-o", "text", "q"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("continue with: analyst chat --chat-id c1"));
+        .stderr(predicate::str::contains(
+            "continue with: analyst chat --chat-id c1",
+        ));
     chat(home.path(), &server)
         .args(["-o", "text", "-q", "q"])
         .assert()
@@ -52,7 +57,11 @@ fn colour_follows_color_no_color_and_clicolor_force() {
     let home = tempfile::tempdir().unwrap();
     let escape = predicate::str::contains("\x1b[");
     // Off a terminal, with NO_COLOR (set by the test isolation): none.
-    chat(home.path(), &server).args(["-o", "text", "q"]).assert().success().stdout(escape.clone().not());
+    chat(home.path(), &server)
+        .args(["-o", "text", "q"])
+        .assert()
+        .success()
+        .stdout(escape.clone().not());
     chat(home.path(), &server)
         .args(["-o", "text", "--color", "always", "q"])
         .assert()
@@ -79,7 +88,14 @@ fn the_chat_url_is_built_from_its_parts() {
     let home = tempfile::tempdir().unwrap();
     analyst(home.path())
         .env("ANALYST_API_KEY", "sk-test-secret")
-        .args(["chat", "--dry-run", "--base-url", "https://ai.example.com/", "--account", "acme"])
+        .args([
+            "chat",
+            "--dry-run",
+            "--base-url",
+            "https://ai.example.com/",
+            "--account",
+            "acme",
+        ])
         .args(["--agent", "7", "--external-id", "bot", "hi"])
         .assert()
         .success()
@@ -88,7 +104,15 @@ fn the_chat_url_is_built_from_its_parts() {
         ));
     analyst(home.path())
         .env("ANALYST_API_KEY", "sk-test-secret")
-        .args(["chat", "--dry-run", "--account", "acme", "--external-id", "bot", "hi"])
+        .args([
+            "chat",
+            "--dry-run",
+            "--account",
+            "acme",
+            "--external-id",
+            "bot",
+            "hi",
+        ])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--base-url"));
@@ -99,16 +123,29 @@ fn timeouts_are_checked() {
     let home = tempfile::tempdir().unwrap();
     for flag in ["--connect-timeout", "--idle-timeout"] {
         analyst(home.path())
-            .args(["chat", flag, "0", "--url", "http://127.0.0.1:9/chat/stream-chat-state", "hi"])
+            .args([
+                "chat",
+                flag,
+                "0",
+                "--url",
+                "http://127.0.0.1:9/chat/stream-chat-state",
+                "hi",
+            ])
             .assert()
             .code(2)
-            .stderr(predicate::str::contains(format!("{flag} \"0\": must be greater than zero")));
+            .stderr(predicate::str::contains(format!(
+                "{flag} \"0\": must be greater than zero"
+            )));
     }
     // A valid value is taken (nothing listens on port 9 of loopback: a network failure, 6).
     analyst(home.path())
         .env("ANALYST_API_KEY", "sk-test-secret")
         .args(["chat", "--connect-timeout", "2s", "--external-id", "bot"])
-        .args(["--url", "http://127.0.0.1:9/api/v1/public/a/agents/1/chat/stream-chat-state", "hi"])
+        .args([
+            "--url",
+            "http://127.0.0.1:9/api/v1/public/a/agents/1/chat/stream-chat-state",
+            "hi",
+        ])
         .assert()
         .code(6);
 }

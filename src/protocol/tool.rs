@@ -4,7 +4,7 @@
 
 use super::lenient;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Input of a SQL tool (`dataSqlApi`, `cubeSqlApi`, ...); some servers send only `query`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -430,11 +430,6 @@ pub fn classify(input: &Value, result: Option<&Value>) -> Tool {
         return sql();
     }
     Tool::Other
-}
-
-/// An empty JSON object, for tool calls without input.
-pub fn empty_object() -> Value {
-    Value::Object(Map::new())
 }
 
 #[cfg(test)]
