@@ -5,6 +5,13 @@
 //! that message's chunks and the answer is flagged incomplete. Optionally (`--fallback`), the
 //! last complete assistant message with content stands in when there is no final frame.
 //!
+//! After a dropped connection, a client that finds the turn finished reads the thread's state
+//! and writes that read's own lines (its `__cutoff__`, then `__state__`) into the saved stream.
+//! A `__cutoff__` after the first marks such a reconnection; a `__state__` after that mark
+//! carries the answer (the state's last assistant message with text), used when no complete
+//! `final` frame exists. A plain stream's `__state__` (no mark) never stands in for an answer,
+//! so streams without final frames still need `--fallback`.
+//!
 //! Every line goes through one pass of [`jsonscan::scan_frame`], which validates it and notes
 //! where the few fields the rule reads are; nothing is parsed into values until the end, when
 //! the one winning line is.
@@ -24,6 +31,8 @@ pub struct Answer {
     pub incomplete: bool,
     /// Taken by the fallback rule, not from a `final` frame.
     pub from_fallback: bool,
+    /// Taken from a state read's `__state__` after a reconnection.
+    pub from_state: bool,
 }
 
 /// How many final messages may be unfinished (chunks without their complete frame) at once
@@ -52,6 +61,11 @@ pub struct FinalTracker {
     /// For a tracker of one block of a larger input: the ids whose complete frame it saw, so
     /// that a merge drops the chunks earlier blocks gathered for them.
     completed: Option<HashSet<Vec<u8>>>,
+    /// `__cutoff__` frames seen; a second one marks a reconnection.
+    cutoffs: u32,
+    /// The last `__state__` line, with the number of `__cutoff__` frames before it (counted
+    /// from this tracker's start: a block's count is completed by [`FinalTracker::merge`]).
+    state: Option<(Vec<u8>, u32)>,
 }
 
 /// Final messages still arriving in chunks: (raw id, escaped content so far), the newest last.
@@ -160,6 +174,10 @@ impl FinalTracker {
         if later.fallback_frame.is_some() {
             self.fallback_frame = later.fallback_frame;
         }
+        if let Some((raw, before)) = later.state {
+            self.state = Some((raw, self.cutoffs + before));
+        }
+        self.cutoffs += later.cutoffs;
     }
 
     /// Feed one line: it is checked to be a JSON object (the error says where it is not), and
@@ -172,10 +190,20 @@ impl FinalTracker {
 
     /// Feed one line already checked by [`jsonscan::scan_frame`], with what the scan found.
     pub fn apply(&mut self, top: &TopFields, line: &[u8]) {
+        let id = raw(line, top.id);
+        if id.starts_with(b"__") {
+            if is_str(line, top.id, CUTOFF) {
+                self.cutoffs += 1;
+                return;
+            }
+            if is_str(line, top.id, STATE) {
+                self.state = Some((line.to_vec(), self.cutoffs));
+                return;
+            }
+        }
         if !is_str(line, top.role, "assistant") {
             return;
         }
-        let id = raw(line, top.id);
         let is_final = top
             .graph_path
             .is_some_and(|p| p.len <= 2 && span_is(line, p.head, "final"));
@@ -205,8 +233,15 @@ impl FinalTracker {
         }
     }
 
-    /// The answer so far, if any.
+    /// The answer so far, if any: a complete final frame, else a state read's answer, else a
+    /// final message rebuilt from its chunks (incomplete), else the fallback.
     pub fn answer(&self) -> Option<Answer> {
+        let complete = self.final_frame.as_ref().is_some_and(|l| !l.delta);
+        if !complete {
+            if let Some(answer) = self.state_answer() {
+                return Some(answer);
+            }
+        }
         if let Some(last) = &self.final_frame {
             let mut message = parse_message(&last.raw);
             let text = if last.delta {
@@ -222,6 +257,7 @@ impl FinalTracker {
                 message,
                 incomplete: last.delta,
                 from_fallback: false,
+                from_state: false,
             });
         }
         let last = self.fallback_frame.as_ref()?;
@@ -231,9 +267,38 @@ impl FinalTracker {
             message,
             incomplete: false,
             from_fallback: true,
+            from_state: false,
+        })
+    }
+
+    /// The answer of a state read after a reconnection: the last assistant message with text
+    /// of a `__state__` that follows a second `__cutoff__`.
+    fn state_answer(&self) -> Option<Answer> {
+        let (raw, cutoffs_before) = self.state.as_ref()?;
+        if *cutoffs_before < 2 {
+            return None;
+        }
+        let frame = parse_message(raw);
+        let text = crate::protocol::thread::last_answer(frame.get("state")?)?;
+        let message = serde_json::json!({
+            "role": "assistant",
+            "content": text,
+            "isDelta": false,
+            "graphPath": ["final"],
+        });
+        Some(Answer {
+            text,
+            message,
+            incomplete: false,
+            from_fallback: false,
+            from_state: true,
         })
     }
 }
+
+/// The ids of the frames that open a response and carry the thread's state.
+const CUTOFF: &str = "__cutoff__";
+const STATE: &str = "__state__";
 
 /// Whether content is there and not only white space.
 fn has_text(line: &[u8], content: Option<Field>) -> bool {
@@ -488,6 +553,50 @@ mod tests {
         let answer = run(&[C, huge], false).unwrap();
         assert_eq!(answer.text, "Total: 5");
         assert_eq!(answer.message["id"], "f");
+    }
+
+    const CUT: &str = r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c","isStreaming":false}}"#;
+    const STATE: &str = r#"{"id":"__state__","sort":1,"state":{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"From state"}]}}"#;
+
+    #[test]
+    fn a_state_read_after_a_reconnection_carries_the_answer() {
+        // The stream was cut mid-answer; the state read's own lines follow.
+        let a = run(&[CUT, D1, CUT, STATE], false).unwrap();
+        assert_eq!(a.text, "From state");
+        assert!(a.from_state && !a.incomplete);
+        // A complete final frame wins (it is the same turn's answer).
+        let a = run(&[CUT, C, CUT, STATE], false).unwrap();
+        assert_eq!((a.text.as_str(), a.from_state), ("Hello!", false));
+    }
+
+    #[test]
+    fn a_plain_streams_state_is_no_answer() {
+        // Without the reconnection mark, `__state__` does not stand in for a final frame.
+        assert!(run(&[CUT, STATE], false).is_none());
+        assert_eq!(run(&[CUT, D1, STATE], false).unwrap().text, "Hel");
+    }
+
+    #[test]
+    fn the_state_rule_survives_every_block_split() {
+        let streams: [&[&str]; 3] = [
+            &[CUT, D1, CUT, STATE],
+            &[CUT, STATE, CUT, STATE],
+            &[CUT, STATE],
+        ];
+        for lines in streams {
+            let whole = run(lines, false);
+            for split in 0..=lines.len() {
+                let mut acc = FinalTracker::new(false);
+                for part in [&lines[..split], &lines[split..]] {
+                    let mut block = FinalTracker::for_block(false);
+                    for l in part {
+                        block.observe(l.as_bytes()).unwrap();
+                    }
+                    acc.merge(block);
+                }
+                assert_eq!(acc.answer(), whole, "split at {split} of {lines:?}");
+            }
+        }
     }
 
     #[test]

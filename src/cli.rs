@@ -206,9 +206,12 @@ pub struct ChatArgs {
     /// Attach an image (repeat)
     #[arg(long = "image", value_name = "FILE")]
     pub images: Vec<PathBuf>,
-    /// Also write every raw line to FILE
+    /// Also write the raw lines to FILE (exactly what -o ndjson prints)
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
+    /// With no final frame in the stream, take the last complete assistant message (with a warning)
+    #[arg(long)]
+    pub fallback: bool,
     /// Show the agent's reasoning (text format)
     #[arg(long)]
     pub show_thinking: bool,
@@ -363,6 +366,7 @@ pub struct ExtractFinalArgs {
 #[command(after_help = "\
 Fault specs (repeat --fault; each applies to chat, abort and SCIM requests alike unless on= says):
   drop-after=N          close the connection after N lines of a chat stream (the turn goes on)
+  cut-after=N           as drop-after, but in the middle of line N+1: half a line, then the drop
   delay=DURATION        wait before answering, e.g. delay=2s
   status=CODE[xK|@P]    answer CODE (400-599) for the next K requests, or every round(1/P)-th
                         request for a fraction P (0..1]; plain status=CODE answers every request

@@ -112,6 +112,17 @@ impl Framer {
         Ok(())
     }
 
+    /// The bytes of an unfinished line held so far (none while skipping an over-long one).
+    pub fn partial(&self) -> &[u8] {
+        &self.pending
+    }
+
+    /// Forget an unfinished line: its input was cut off, so it is not a line at all.
+    pub fn discard_partial(&mut self) {
+        self.pending.clear();
+        self.skipping = false;
+    }
+
     /// End of input: hand out a last line that had no newline.
     pub fn finish<E>(&mut self, on: &mut impl FnMut(Event<'_>) -> Result<(), E>) -> Result<(), E> {
         if self.skipping {

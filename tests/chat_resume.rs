@@ -93,9 +93,16 @@ fn a_finished_turn_is_taken_from_the_state_and_nothing_is_invented() {
         .args(["-o", "ndjson", "Top?"])
         .assert()
         .success();
+    // What arrived, then the state read's own lines, which carry the answer (its
+    // `__cutoff__` marks the reconnection for extract-final and --replay).
     assert_eq!(
         text(&out.get_output().stdout),
-        joined(&[cutoff("c1", true), delta("a1", 1, "Books ")])
+        joined(&[
+            cutoff("c1", true),
+            delta("a1", 1, "Books "),
+            cutoff("c1", false),
+            state("Books lead by far.")
+        ])
     );
     let out = chat(home.path(), &server)
         .args(["-o", "text", "Top?"])

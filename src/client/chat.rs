@@ -110,13 +110,15 @@ async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<r
             ));
         }
     }
-    if header(reqwest::header::CONTENT_TYPE).is_some_and(|t| t.starts_with("text/html")) {
+    if let Some(content_type) =
+        header(reqwest::header::CONTENT_TYPE).filter(|t| t.starts_with("text/html"))
+    {
         let status = response.status();
         let body = read_limited(response).await;
         let words = crate::client::http::server_words(&body);
         return Err(fail(
             Status::Failure,
-            format!("{what}: HTTP {status} with an HTML page (Content-Type: text/html), not the service's JSON: {words}"),
+            format!("{what}: the service answered {content_type}, not NDJSON (HTTP {status}, an HTML page): {words}"),
         ));
     }
     Ok(response)

@@ -208,6 +208,14 @@ pub fn server_words(body: &[u8]) -> String {
     trim_body(body)
 }
 
+/// Whether a service's words say the thread is busy with another message, which the
+/// service says with an HTTP error (400, 409) or an error line in a 200: exit 5 either way.
+pub fn is_busy(words: &str) -> bool {
+    words
+        .to_ascii_lowercase()
+        .contains("streaming for thread is in progress")
+}
+
 /// An error for an HTTP failure: the status, what it means, and the server's words.
 pub fn error_for_status(what: &str, status: reqwest::StatusCode, body: &[u8]) -> anyhow::Error {
     let words = server_words(body);
@@ -220,7 +228,7 @@ pub fn error_for_status(what: &str, status: reqwest::StatusCode, body: &[u8]) ->
         404 => " (check the URL, account, agent or id)",
         _ => "",
     };
-    if words.contains("Streaming for thread is in progress") {
+    if is_busy(&String::from_utf8_lossy(body)) {
         exit = Status::Conflict;
     }
     let detail = if words.is_empty() {

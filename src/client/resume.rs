@@ -7,9 +7,8 @@
 
 use super::chat::ChatClient;
 use super::stream::{read_body, Ended, Framed, Lines};
-use super::tracker::{Feed, Sink, Tracker};
+use super::tracker::{Feed, Sink, Source, Tracker};
 use crate::exit::{fail, status_of, Status};
-use crate::protocol::thread::last_answer;
 use crate::protocol::{ChatRequest, Frame, FrameKind};
 use anyhow::Result;
 use std::time::Duration;
@@ -46,16 +45,18 @@ pub async fn converse(
         let opened = client.open(&request, "chat").await;
         let ended = match opened {
             Ok(mut response) => {
+                tracker.source(Source::Response(content_type(&response)));
                 let mut conn = Feed {
                     tracker: &mut *tracker,
                     sink: &mut *sink,
                 };
                 let mut framed = Framed::new(&mut conn);
-                let ended = read_body(&mut response, plan.idle, &mut framed).await?;
-                if ended == Ended::Closed {
-                    framed.finish()?;
+                match read_body(&mut response, plan.idle, &mut framed).await? {
+                    Ended::Closed if !framed.finish_response()? => {
+                        Ended::Lost("the connection closed in the middle of a line".into())
+                    }
+                    ended => ended,
                 }
-                ended
             }
             // A resend that cannot connect is one more drop; the first send's failure is final.
             Err(e) if !first && status_of(&e) == Status::Network => Ended::Lost(format!("{e:#}")),
@@ -65,9 +66,10 @@ pub async fn converse(
         if request.chat_id.is_none() {
             request.chat_id = tracker.chat_id.clone();
         }
-        if tracker.error.is_some() || tracker.ended {
+        if tracker.error.is_some() {
             return Ok(());
         }
+        // A pending suspension comes first, whatever followed it (`__usage__` does).
         if tracker.suspended.is_some() {
             // The service resumes a suspended turn on the same request, at once.
             if recoveries < plan.retries {
@@ -77,6 +79,9 @@ pub async fn converse(
             }
             return Ok(());
         }
+        if tracker.ended {
+            return Ok(());
+        }
         let mut why = match ended {
             Ended::Closed => "the stream closed before its end (no __state__)".to_owned(),
             Ended::Lost(why) => why,
@@ -84,15 +89,18 @@ pub async fn converse(
         loop {
             if recoveries >= plan.retries {
                 tracker.lost = Some(if plan.retries == 0 {
-                    format!("{why} (--retries 0: not resumed)")
+                    format!("connection lost: {why} (--retries 0: not resumed)")
                 } else {
-                    format!("{why} (gave up after {} attempts)", plan.retries)
+                    format!(
+                        "connection lost: {why} (gave up after {} attempts)",
+                        plan.retries
+                    )
                 });
                 return Ok(());
             }
             let Some(chat_id) = request.chat_id.clone() else {
                 tracker.lost = Some(format!(
-                    "{why}; the thread id never arrived, so the turn cannot be resumed"
+                    "connection lost: {why}; the thread id never arrived, so the turn cannot be resumed"
                 ));
                 return Ok(());
             };
@@ -104,7 +112,16 @@ pub async fn converse(
                     continue 'connections;
                 }
                 Ok(probe) => {
-                    tracker.state_answer = probe.answer;
+                    // The turn finished while we were away: the read's own lines carry the
+                    // answer, so they are shown and saved (its `__cutoff__` marks the gap).
+                    tracker.state_read();
+                    tracker.source(Source::Response(probe.content_type.clone()));
+                    for raw in &probe.lines {
+                        let text = raw.strip_suffix(b"\n").unwrap_or(raw);
+                        let text = text.strip_suffix(b"\r").unwrap_or(text);
+                        tracker.line(raw, text, sink)?;
+                    }
+                    sink.chunk_done()?;
                     tracker.ended = true;
                     return Ok(());
                 }
@@ -133,24 +150,34 @@ pub fn read_request(request: &ChatRequest) -> ChatRequest {
     }
 }
 
-/// What a state read told.
+/// The Content-Type a response declared.
+fn content_type(response: &reqwest::Response) -> Option<String> {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
+/// What a state read told, with its lines (a read is short: `__cutoff__` and `__state__`).
 #[derive(Debug, Default)]
 pub struct StateProbe {
     /// `__cutoff__`'s `state.isStreaming`.
     pub streaming: bool,
-    /// The last assistant message of `__state__`.
-    pub answer: Option<String>,
+    /// The read's lines as received.
+    pub lines: Vec<Vec<u8>>,
+    /// The response's Content-Type.
+    pub content_type: Option<String>,
     error: Option<String>,
 }
 
 impl Lines for StateProbe {
-    fn line(&mut self, _raw: &[u8], text: &[u8]) -> Result<()> {
+    fn line(&mut self, raw: &[u8], text: &[u8]) -> Result<()> {
+        self.lines.push(raw.to_vec());
         let Some(f) = Frame::parse(text) else {
             return Ok(());
         };
         match f.kind() {
             FrameKind::Cutoff => self.streaming = f.is_streaming().unwrap_or(false),
-            FrameKind::State => self.answer = f.state.as_ref().and_then(last_answer),
             FrameKind::Error => self.error = f.error_message(),
             _ => {}
         }
@@ -165,10 +192,19 @@ pub async fn read_state(
     idle: Duration,
 ) -> Result<StateProbe> {
     let mut response = client.open(request, "reading the thread state").await?;
-    let mut probe = StateProbe::default();
+    let mut probe = StateProbe {
+        content_type: content_type(&response),
+        ..StateProbe::default()
+    };
     let mut framed = Framed::new(&mut probe);
-    match read_body(&mut response, idle, &mut framed).await? {
-        Ended::Closed => framed.finish()?,
+    let ended = match read_body(&mut response, idle, &mut framed).await? {
+        Ended::Closed if !framed.finish_response()? => {
+            Ended::Lost("the connection closed in the middle of a line".into())
+        }
+        ended => ended,
+    };
+    match ended {
+        Ended::Closed => {}
         Ended::Lost(why) => {
             return Err(fail(
                 Status::Network,

@@ -93,7 +93,20 @@ impl<'a> Framed<'a> {
         }
     }
 
-    /// The body closed normally: a last line without a newline still counts.
+    /// A response body closed: a last line without a newline counts only when it is a whole
+    /// JSON object; anything else is the front of a line the connection lost, which is
+    /// dropped, never handed on (`false`: the body was cut in the middle of a line).
+    pub fn finish_response(&mut self) -> Result<bool> {
+        let tail = self.framer.partial();
+        if !tail.is_empty() && crate::jsonscan::check_object(tail).is_err() {
+            self.framer.discard_partial();
+            return Ok(false);
+        }
+        self.finish()?;
+        Ok(true)
+    }
+
+    /// The input ended (a file): a last line without a newline still counts.
     pub fn finish(&mut self) -> Result<()> {
         let (lines, too_long) = (&mut *self.lines, &mut self.too_long);
         self.framer

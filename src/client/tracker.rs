@@ -14,10 +14,9 @@ use serde_json::Value;
 
 /// Where the lines of a chat stream go.
 pub trait Sink {
-    /// Every line exactly as received, repeats included (`--save`).
-    fn received(&mut self, raw: &[u8]) -> Result<()>;
-    /// A line to show: not a repeat of one already shown. `frame` is `None` for lines that are
-    /// not JSON objects (or blank).
+    /// A line to show (and save): a whole JSON object, not a repeat of one already shown.
+    /// `frame` is `None` for lines passed on without being parsed (see
+    /// [`Sink::wants_frames`]) and for objects that are not frames.
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()>;
     /// A chunk of the body has been handled: flush, so that a pipe sees each frame at once.
     fn chunk_done(&mut self) -> Result<()>;
@@ -70,10 +69,8 @@ pub struct Tracker {
     pub chat_id: Option<String>,
     /// The user's message id, from its echo.
     pub message_id: Option<String>,
-    /// The final-answer rule over the frames shown.
+    /// The final-answer rule over the frames shown (a state read's lines included).
     pub answer: FinalTracker,
-    /// The answer taken from the thread's state after a drop, when the turn had finished.
-    pub state_answer: Option<String>,
     /// `usage` of `__usage__`.
     pub usage: Option<Value>,
     /// An error line, `__aborted__`, or an auth error object.
@@ -82,7 +79,8 @@ pub struct Tracker {
     pub suspended: Option<String>,
     /// `__state__` or `__usage__` arrived: the stream reached its end.
     pub ended: bool,
-    /// Why the connection was lost, when it could not be resumed.
+    /// Why the stream is incomplete: a connection lost and not resumed, or a saved stream
+    /// that stops early (exit 6, what the live run would have had).
     pub lost: Option<String>,
     /// The highest `sort` shown. `sort` increases through a stream, so on a resumed connection
     /// a frame at or below it was already shown: O(1) memory however long the stream.
@@ -90,7 +88,30 @@ pub struct Tracker {
     cutoff_seen: bool,
     /// Lines now come from a later connection: drop those already shown.
     resumed: bool,
+    /// Lines now come from a state read after a drop: show them all (they carry the answer).
+    state_read: bool,
+    /// Where the lines come from, and how far into it this line is.
+    source: Source,
+    /// Lines and bytes of the current response (or file) so far.
     lines: u64,
+    offset: u64,
+    /// Lines that were not JSON objects, skipped: how many, and the first one's description.
+    skipped: u64,
+    first_skipped: Option<String>,
+    /// JSON objects seen in the whole run.
+    objects: u64,
+}
+
+/// Where a tracker's lines come from, for messages about lines that are not JSON.
+#[derive(Clone, Debug, Default)]
+pub enum Source {
+    /// A response of the service, with its Content-Type.
+    Response(Option<String>),
+    /// A saved stream (`--replay`): its name.
+    File(String),
+    /// Unnamed (tests).
+    #[default]
+    Unnamed,
 }
 
 impl Default for Tracker {
@@ -106,7 +127,6 @@ impl Tracker {
             chat_id: None,
             message_id: None,
             answer: FinalTracker::new(false),
-            state_answer: None,
             usage: None,
             error: None,
             suspended: None,
@@ -115,8 +135,21 @@ impl Tracker {
             shown_sort: None,
             cutoff_seen: false,
             resumed: false,
+            state_read: false,
+            source: Source::Unnamed,
             lines: 0,
+            offset: 0,
+            skipped: 0,
+            first_skipped: None,
+            objects: 0,
         }
+    }
+
+    /// Lines from now on come from `source` (a new response, or a file).
+    pub fn source(&mut self, source: Source) {
+        self.source = source;
+        self.lines = 0;
+        self.offset = 0;
     }
 
     /// A new connection of the same run begins (a resend after a drop or a suspension).
@@ -125,45 +158,84 @@ impl Tracker {
         self.suspended = None;
     }
 
+    /// The lines that follow are a state read's, made after a drop when the turn had finished:
+    /// all are shown, its `__cutoff__` included, which marks the reconnection in saved output
+    /// so that `extract-final` and `--replay` take the answer from its `__state__`.
+    pub fn state_read(&mut self) {
+        self.state_read = true;
+    }
+
+    /// Whether no JSON object has arrived at all (an empty stream or file).
+    pub fn saw_nothing(&self) -> bool {
+        self.objects == 0
+    }
+
+    /// Lines skipped because they were not JSON objects, with the first one's description.
+    pub fn skipped(&self) -> Option<(u64, &str)> {
+        self.first_skipped.as_deref().map(|d| (self.skipped, d))
+    }
+
     /// Handle one line (`raw` with its terminator, `text` without).
     pub fn line(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {
-        sink.received(raw)?;
+        let at = self.offset;
+        self.offset += raw.len() as u64;
         self.lines += 1;
+        if text.iter().all(u8::is_ascii_whitespace) {
+            // Blank lines (keep-alives) carry nothing; writing them would only disturb readers.
+            return Ok(());
+        }
         // One scan validates the line and finds what the answer rule and the repeat check read.
-        let top = jsonscan::scan_frame(text).ok();
-        if let Some(top) = &top {
-            // Most lines are assistant text; when the sink does not read frames, nothing of
-            // them needs building.
-            if !sink.wants_frames() {
-                if let Some(sort) = plain_assistant(text, top) {
-                    if self.repeat(sort) {
-                        return Ok(());
-                    }
-                    self.answer.apply(top, text);
-                    return sink.line(raw, None);
+        let top = match jsonscan::scan_frame(text) {
+            Ok(top) => top,
+            Err(invalid) => return self.not_json(text, at, &invalid),
+        };
+        self.objects += 1;
+        // Most lines are assistant text; when the sink does not read frames, nothing of them
+        // needs building.
+        if !sink.wants_frames() && !self.state_read {
+            if let Some(sort) = plain_assistant(text, &top) {
+                if self.repeat(sort) {
+                    return Ok(());
                 }
+                self.after_suspension();
+                self.answer.apply(&top, text);
+                return sink.line(raw, None);
             }
         }
         let frame = Frame::parse(text);
-        let Some(f) = &frame else {
-            return sink.line(raw, None);
-        };
-        let kind = f.kind();
-        if kind == FrameKind::Cutoff {
-            if self.cutoff_seen {
-                // A second `__cutoff__` opens a resumed connection (in a saved stream too).
-                self.resumed = true;
-                self.suspended = None;
+        let kind = frame.as_ref().map_or(FrameKind::Unknown, Frame::kind);
+        let mut mark = self.state_read;
+        if kind == FrameKind::Cutoff && !self.state_read {
+            if self.cutoff_seen && !matches!(self.source, Source::File(_)) {
+                // A resend's `__cutoff__` repeats the first one: not shown again.
                 return Ok(());
+            }
+            if self.cutoff_seen {
+                // In a saved stream, a second `__cutoff__` marks a reconnection: a state read
+                // of a finished turn (`isStreaming: false`; its lines are all shown, since
+                // the answer rule reads them) or, in files saved by older versions, a resumed
+                // connection whose repeats follow.
+                mark = true;
+                if frame.as_ref().and_then(Frame::is_streaming) == Some(false) {
+                    self.state_read = true;
+                } else {
+                    self.resumed = true;
+                }
             }
             self.cutoff_seen = true;
         }
-        if self.repeat(f.sort) {
+        if !mark && self.repeat(frame.as_ref().and_then(|f| f.sort)) {
             return Ok(());
         }
-        // Lines that cannot be parsed by the rule are simply not answers.
-        if let Some(top) = &top {
-            self.answer.apply(top, text);
+        self.answer.apply(&top, text);
+        let Some(f) = &frame else {
+            return sink.line(raw, None);
+        };
+        if !matches!(
+            kind,
+            FrameKind::Cutoff | FrameKind::Usage | FrameKind::Suspended
+        ) {
+            self.after_suspension();
         }
         match kind {
             FrameKind::Cutoff => {
@@ -179,7 +251,8 @@ impl Tracker {
             }
             FrameKind::State => self.ended = true,
             FrameKind::Usage => {
-                self.ended = true;
+                // After `__suspended__`, usage closes the connection, not the turn.
+                self.ended = self.suspended.is_none();
                 self.usage = f.usage.clone();
             }
             FrameKind::Error => self.error = Some(self.classify_error(f)),
@@ -196,6 +269,57 @@ impl Tracker {
             _ => {}
         }
         sink.line(raw, frame.as_ref())
+    }
+
+    /// A frame of the turn arrived after `__suspended__`: the turn was resumed (in a saved
+    /// stream, where the resend is not marked otherwise).
+    fn after_suspension(&mut self) {
+        if self.suspended.is_some() {
+            self.suspended = None;
+            self.ended = false;
+        }
+    }
+
+    /// A line that is not a JSON object. As the first line of a response it means the body is
+    /// not the service's NDJSON at all (a sign-in page, a proxy's error): an error that says
+    /// what came. Later it is skipped (never written: a reader such as `jq` would stop there)
+    /// and counted.
+    fn not_json(&mut self, text: &[u8], at: u64, invalid: &crate::jsonscan::Invalid) -> Result<()> {
+        let why = match std::str::from_utf8(text) {
+            Err(e) => format!("invalid UTF-8 at byte {}", at + e.valid_up_to() as u64),
+            Ok(_) => format!(
+                "not a JSON object ({} at byte {})",
+                invalid.expected, invalid.offset
+            ),
+        };
+        if let (1, Source::Response(content_type)) = (self.lines, &self.source) {
+            // A body that is not JSON at all by its own label (a sign-in page, a proxy's
+            // text) is said at once; a JSON-labelled one may just start with a bad line.
+            let jsonish = content_type
+                .as_deref()
+                .is_some_and(|t| t.to_ascii_lowercase().contains("json"));
+            if !jsonish {
+                let what = content_type.as_deref().unwrap_or("no Content-Type");
+                return Err(fail(
+                    Status::Failure,
+                    if why.starts_with("invalid UTF-8") {
+                        format!("the service's answer ({what}) is not NDJSON: {why}")
+                    } else {
+                        let words = crate::client::http::server_words(text);
+                        format!("the service answered {what}, not NDJSON: {words}")
+                    },
+                ));
+            }
+        }
+        self.skipped += 1;
+        if self.first_skipped.is_none() {
+            let place = match &self.source {
+                Source::File(name) => format!("line {} of {name}", self.lines),
+                _ => format!("line {} of the response", self.lines),
+            };
+            self.first_skipped = Some(format!("{place}: {why}"));
+        }
+        Ok(())
     }
 
     /// Whether a frame with this `sort` repeats one already shown (only a resumed connection
@@ -235,7 +359,7 @@ impl Tracker {
         ]
         .iter()
         .any(|w| lower.contains(w));
-        let status = if message.contains("Streaming for thread is in progress") {
+        let status = if crate::client::http::is_busy(&message) {
             Status::Conflict
         } else if matches!(code, Some(401 | 403))
             || (sounds_like_auth && (object || !self.cutoff_seen))
@@ -250,16 +374,9 @@ impl Tracker {
         }
     }
 
-    /// The answer: the stream's complete final frame, else the thread state's, else what the
-    /// stream's chunks rebuilt. The flag says the text is incomplete.
+    /// The answer (see [`FinalTracker::answer`]); the flag says the text is incomplete.
     pub fn final_text(&self) -> Option<(String, bool)> {
-        let streamed = self.answer.answer();
-        match (&streamed, &self.state_answer) {
-            (Some(a), _) if !a.incomplete => Some((a.text.clone(), false)),
-            (_, Some(s)) => Some((s.clone(), false)),
-            (Some(a), None) => Some((a.text.clone(), true)),
-            (None, None) => None,
-        }
+        self.answer.answer().map(|a| (a.text, a.incomplete))
     }
 
     /// How the run ends: `Ok` with an answer, else the error to exit with.
@@ -270,6 +387,13 @@ impl Tracker {
                 format!("the service reported: {}", e.message),
             ));
         }
+        if let (0, Some(first)) = (self.objects, &self.first_skipped) {
+            // Not one JSON object came: the body was never the service's NDJSON.
+            return Err(fail(
+                Status::Failure,
+                format!("the answer is not NDJSON: {first}"),
+            ));
+        }
         if let Some(s) = &self.suspended {
             return Err(fail(
                 Status::Failure,
@@ -277,7 +401,7 @@ impl Tracker {
             ));
         }
         if let Some(why) = &self.lost {
-            return Err(fail(Status::Network, format!("connection lost: {why}")));
+            return Err(fail(Status::Network, why.clone()));
         }
         if self.final_text().is_none() {
             return Err(fail(
@@ -334,17 +458,12 @@ mod tests {
 
     #[derive(Default)]
     struct Lines {
-        received: usize,
         shown: Vec<String>,
         /// Like `-o ndjson`: frames are not read, so plain ones are not parsed.
         raw_only: bool,
     }
 
     impl Sink for Lines {
-        fn received(&mut self, _: &[u8]) -> Result<()> {
-            self.received += 1;
-            Ok(())
-        }
         fn line(&mut self, raw: &[u8], _: Option<&Frame>) -> Result<()> {
             self.shown.push(String::from_utf8_lossy(raw).into_owned());
             Ok(())
@@ -374,7 +493,6 @@ mod tests {
         for l in [CUT, D1, D2, r#"{"id":"__state__","state":{}}"#] {
             feed(&mut t, &mut s, l);
         }
-        assert_eq!(s.received, 6);
         assert_eq!(s.shown.len(), 4);
         assert_eq!(t.chat_id.as_deref(), Some("c1"));
         assert!(t.ended);
@@ -399,7 +517,6 @@ mod tests {
                 feed(&mut t, &mut s, l);
             }
             assert_eq!(s.shown.len(), 5, "raw_only {raw_only}");
-            assert_eq!(s.received, 8);
             assert!(t.ended);
             assert_eq!(t.final_text(), Some(("!".into(), false)));
         }
@@ -430,10 +547,91 @@ mod tests {
     #[test]
     fn a_second_cutoff_in_a_saved_stream_marks_a_resume() {
         let (mut t, mut s) = (Tracker::new(), Lines::default());
+        t.source(Source::File("run.ndjson".into()));
         for l in [CUT, D1, CUT, D1, D2] {
             feed(&mut t, &mut s, l);
         }
-        assert_eq!(s.shown.len(), 3);
+        // The mark itself is shown (replayed output equals its input); the repeat is not.
+        assert_eq!(s.shown, [CUT, D1, CUT, D2]);
+        // A state read's mark (not streaming): what follows is shown whole and answers.
+        let read = r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c1","isStreaming":false}}"#;
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        t.source(Source::File("run.ndjson".into()));
+        for l in [CUT, D1, read, STATE] {
+            feed(&mut t, &mut s, l);
+        }
+        assert_eq!(s.shown, [CUT, D1, read, STATE]);
+        assert_eq!(t.final_text(), Some(("Done.".into(), false)));
+    }
+
+    const STATE: &str = r#"{"id":"__state__","sort":1,"state":{"messages":[{"role":"assistant","content":"Done."}]}}"#;
+
+    #[test]
+    fn a_state_read_is_shown_whole_and_answers() {
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        feed(&mut t, &mut s, CUT);
+        feed(&mut t, &mut s, D1);
+        // The drop; the turn finished meanwhile: the read's lines are shown, sort 1 included.
+        t.state_read();
+        feed(&mut t, &mut s, CUT);
+        feed(&mut t, &mut s, STATE);
+        assert_eq!(s.shown, [CUT, D1, CUT, STATE]);
+        assert!(t.ended);
+        assert_eq!(t.final_text(), Some(("Done.".into(), false)));
+        assert!(t.outcome().is_ok());
+    }
+
+    #[test]
+    fn usage_after_a_suspension_does_not_end_the_turn() {
+        let susp = r#"{"id":"__suspended__","type":"suspend","code":"chat_suspended","retryable":true,"error":"paused"}"#;
+        let usage = r#"{"id":"__usage__","type":"usage","usage":{"totalTokens":3}}"#;
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        for l in [CUT, D1, susp, usage] {
+            feed(&mut t, &mut s, l);
+        }
+        assert!(t.suspended.is_some() && !t.ended, "still to be resumed");
+        // In a saved stream the resumed connection's frames follow directly.
+        let done = r#"{"id":"m","sort":3,"role":"assistant","content":"Hi!","isDelta":false,"graphPath":["final"]}"#;
+        for l in [D2, done, STATE, usage] {
+            feed(&mut t, &mut s, l);
+        }
+        assert!(t.suspended.is_none() && t.ended);
+        assert!(t.outcome().is_ok());
+    }
+
+    #[test]
+    fn lines_that_are_not_json_are_skipped_or_refused_first() {
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        t.source(Source::Response(Some("application/json".into())));
+        for l in [CUT, "", "{\"id\": broken", D1] {
+            feed(&mut t, &mut s, l);
+        }
+        assert_eq!(s.shown, [CUT, D1]);
+        let (n, first) = t.skipped().unwrap();
+        assert_eq!(n, 1);
+        assert!(first.starts_with("line 3 of the response"), "{first}");
+        let mut t = Tracker::new();
+        t.source(Source::Response(Some("text/html".into())));
+        let err = t
+            .line(
+                b"<html><body>Sign in</body></html>\n",
+                b"<html><body>Sign in</body></html>",
+                &mut s,
+            )
+            .unwrap_err();
+        assert!(
+            format!("{err}").contains("the service answered text/html, not NDJSON"),
+            "{err}"
+        );
+        let mut t = Tracker::new();
+        t.source(Source::Response(Some("text/plain".into())));
+        let err = t
+            .line(b"{\"a\":\"\xff\"}\n", b"{\"a\":\"\xff\"}", &mut s)
+            .unwrap_err();
+        assert!(
+            format!("{err}").contains("invalid UTF-8 at byte 6"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
 use crate::client::resume::{converse, Plan};
 use crate::client::stream::{Chunks, Framed};
-use crate::client::tracker::{Feed, Tracker};
+use crate::client::tracker::{Feed, Source, Tracker};
 use crate::exit::{usage, Status};
 use crate::protocol::chat::AbortRequest;
 use crate::render::chat::End;
@@ -127,7 +127,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
             .map(Duration::from_millis)
             .unwrap_or(BACKOFF),
     };
-    let mut tracker = tracker_for(format);
+    let mut tracker = tracker_for(format, args.fallback);
     let finished = tokio::select! {
         r = converse(&svc.client, &plan, &mut tracker, &mut pipeline) => Some(r),
         _ = tokio::signal::ctrl_c() => None,
@@ -211,14 +211,23 @@ fn finish(
     mut pipeline: Pipeline,
 ) -> Result<Status> {
     pipeline.stop();
+    if let Some((n, first)) = tracker.skipped() {
+        let lines = if n == 1 { "line" } else { "lines" };
+        warn(format!(
+            "skipped {n} {lines} that were not JSON objects; the first, {first}"
+        ));
+    }
     let outcome = tracker.outcome();
     let error = outcome.as_ref().err().map(|e| format!("{e:#}"));
-    let answer = tracker.final_text();
+    let found = tracker.answer.answer();
+    let answer = found.as_ref().map(|a| (a.text.clone(), a.incomplete));
     if let Some((_, true)) = &answer {
         warn("the final answer is incomplete: its complete frame never arrived");
     }
-    let from_state = tracker.state_answer.is_some()
-        && !matches!(tracker.answer.answer(), Some(a) if !a.incomplete);
+    if found.as_ref().is_some_and(|a| a.from_fallback) {
+        warn("no final frame in the stream; the answer is the last complete assistant message (--fallback)");
+    }
+    let from_state = found.as_ref().is_some_and(|a| a.from_state);
     let end = End {
         chat_id: tracker.chat_id.as_deref(),
         message_id: message_id.or(tracker.message_id.as_deref()),
@@ -246,10 +255,11 @@ fn finish(
 /// A tracker for a run in `format`. `-o ndjson` never shows the answer's text, only its
 /// presence decides the status: its chunks are not gathered, so memory stays flat however long
 /// the answer.
-fn tracker_for(format: Format) -> Tracker {
+fn tracker_for(format: Format, fallback: bool) -> Tracker {
     let mut tracker = Tracker::new();
+    tracker.answer = FinalTracker::new(fallback);
     if format == Format::Ndjson {
-        tracker.answer = FinalTracker::new(false).without_text();
+        tracker.answer = tracker.answer.without_text();
     }
     tracker
 }
@@ -276,7 +286,8 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         None,
         &ctx.env,
     )?;
-    let mut tracker = tracker_for(format);
+    let mut tracker = tracker_for(format, args.fallback);
+    tracker.source(Source::File(name.clone()));
     {
         let mut feed = Feed {
             tracker: &mut tracker,
@@ -295,14 +306,25 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         }
         framed.finish()?;
     }
+    if tracker.saw_nothing() {
+        pipeline.stop();
+        return Err(crate::exit::fail(
+            Status::NoAnswer,
+            format!("{name}: no final answer (the stream is empty)"),
+        ));
+    }
     if !tracker.ended && tracker.error.is_none() && tracker.suspended.is_none() {
         // A live run would have resumed such a stream: with a complete answer it would have
-        // succeeded; without one it is a lost connection.
+        // succeeded; without one the live run lost its connection (exit 6).
         match tracker.answer.answer() {
             Some(a) if !a.incomplete => warn(format!(
-                "{name}: the stream ends before __state__ (cut off?)"
+                "{name}: the saved stream ends before __state__ (cut off?)"
             )),
-            _ => tracker.lost = Some(format!("{name}: the stream ends before __state__")),
+            _ => {
+                tracker.lost = Some(format!(
+                    "{name}: the saved stream ends before its end (no __state__) and without a complete answer"
+                ))
+            }
         }
     }
     finish(ctx, false, format, &tracker, None, pipeline)

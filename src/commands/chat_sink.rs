@@ -95,15 +95,12 @@ impl Pipeline {
 }
 
 impl Sink for Pipeline {
-    fn received(&mut self, raw: &[u8]) -> Result<()> {
+    fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
+        // `--save` holds exactly what `-o ndjson` would print: whole lines, no repeats.
         if let Some((path, f)) = &mut self.save {
             f.write_all(raw)
                 .with_context(|| format!("--save {}", path.display()))?;
         }
-        Ok(())
-    }
-
-    fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         self.spinner.hide();
         Ok(self.render.line(raw, frame)?)
     }

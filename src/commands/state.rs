@@ -94,10 +94,6 @@ struct StateOut {
 }
 
 impl Sink for StateOut {
-    fn received(&mut self, _: &[u8]) -> Result<()> {
-        Ok(())
-    }
-
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         if self.format == Format::Ndjson {
             self.out.write_all(raw)?;

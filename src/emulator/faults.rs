@@ -38,6 +38,8 @@ pub struct Fault {
 pub struct LineFaults {
     /// End the connection abruptly after this many lines.
     pub drop_after: Option<u64>,
+    /// End the connection abruptly in the middle of the line after this many.
+    pub cut_after: Option<u64>,
     /// Write a non-JSON line after this many lines.
     pub malformed_after: Option<u64>,
     /// Stop writing after this many lines, keeping the connection open.
@@ -57,6 +59,7 @@ impl LineFaults {
             };
         }
         min(&mut self.drop_after, other.drop_after);
+        min(&mut self.cut_after, other.cut_after);
         min(&mut self.malformed_after, other.malformed_after);
         min(&mut self.stall_after, other.stall_after);
         min(&mut self.suspend_after, other.suspend_after);
@@ -94,6 +97,7 @@ impl FromStr for Fault {
             };
             match key {
                 "drop-after" => fault.lines.drop_after = Some(count()?),
+                "cut-after" => fault.lines.cut_after = Some(count()?),
                 "malformed-after" => fault.lines.malformed_after = Some(count()?),
                 "stall-after" => fault.lines.stall_after = Some(count()?),
                 "suspend-after" => fault.lines.suspend_after = Some(count()?),
