@@ -5,10 +5,12 @@
 
 mod hardening_support;
 
-use hardening_support::{analyst, expect_status, outs, raw_server, run, SCIM_TOKEN};
+use hardening_support::{analyst, chat_url, expect_status, outs, raw_server, run};
+use hardening_support::{API_KEY, SCIM_TOKEN};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
 
 const SCIM_ERROR: &str = "urn:ietf:params:scim:api:messages:2.0:Error";
 
@@ -363,5 +365,129 @@ fn user_name_lookups_answered_with_hostile_200s_fail_and_patch_nothing() {
             &hostile.words,
             &bulk,
         );
+    }
+}
+
+// ----- abort -----
+
+/// `analyst abort --chat-id c1` against a raw server answering `status`, `headers`, `body`;
+/// returns the output and the request heads seen.
+fn abort(
+    status: u16,
+    headers: &'static [(&'static str, &'static str)],
+    body: &'static [u8],
+) -> (std::process::Output, Arc<Mutex<Vec<String>>>) {
+    let (base, heads) = raw_server(true, move |s, _| answer(&s, status, headers, body));
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = analyst(home.path());
+    cmd.env("ANALYST_API_KEY", API_KEY).args([
+        "abort",
+        "--url",
+        &chat_url(&base),
+        "--external-id",
+        "bot",
+        "--chat-id",
+        "c1",
+    ]);
+    (run(&mut cmd), heads)
+}
+
+fn abort_fails(case: &str, out: &std::process::Output, exit: i32, words: &[&str]) {
+    expect_status(out, exit, case);
+    let (stdout, stderr) = outs(out);
+    assert_eq!(stdout, "", "{case}");
+    assert!(!stderr.contains("aborted c1"), "{case}: a lie: {stderr}");
+    has_words(&stderr, words, case);
+    no_secret(out, API_KEY, case);
+}
+
+#[test]
+fn abort_answered_with_a_jsonrpc_auth_error_exits_3() {
+    let (out, heads) = abort(
+        200,
+        &[("content-type", "application/json")],
+        br#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: invalid API key"}}"#,
+    );
+    abort_fails(
+        "JSON-RPC auth 200",
+        &out,
+        3,
+        &["abort c1", "HTTP 200", "Unauthorized: invalid API key"],
+    );
+    assert!(heads.lock().unwrap()[0].starts_with("POST /api/v1/public/acme/agents/3/chat/abort "));
+}
+
+#[test]
+fn abort_answered_with_error_objects_takes_their_meaning() {
+    let (out, _) = abort(
+        200,
+        &[("content-type", "application/json")],
+        br#"{"error":"Thread not found"}"#,
+    );
+    abort_fails("error object, not found", &out, 4, &["Thread not found"]);
+    let (out, _) = abort(
+        200,
+        &[("content-type", "application/json")],
+        br#"{"jsonrpc":"2.0","error":{"code":403,"message":"Not your thread"}}"#,
+    );
+    abort_fails("JSON-RPC 403", &out, 3, &["Not your thread"]);
+    let (out, _) = abort(
+        200,
+        &[("content-type", "application/json")],
+        br#"{"error":{"message":"Stream registry unavailable"}}"#,
+    );
+    abort_fails(
+        "error object, other",
+        &out,
+        1,
+        &["Stream registry unavailable"],
+    );
+}
+
+#[test]
+fn abort_answered_with_an_html_page_exits_1() {
+    let (out, _) = abort(
+        200,
+        &[("content-type", "text/html")],
+        b"<html><head><title>Sign in to Acme SSO</title></head><body>Please sign in</body></html>",
+    );
+    abort_fails("HTML 200", &out, 1, &["text/html", "Sign in to Acme SSO"]);
+}
+
+#[test]
+fn abort_answered_with_any_other_body_exits_1_saying_what_came_back() {
+    // The same page labelled as plain text, and a JSON that is no error and no empty answer.
+    let (out, _) = abort(
+        200,
+        &[("content-type", "text/plain; charset=utf-8")],
+        b"<html><head><title>Sign in to Acme SSO</title></head><body>Please sign in</body></html>",
+    );
+    abort_fails(
+        "HTML as text/plain 200",
+        &out,
+        1,
+        &["text/plain", "Sign in to Acme SSO"],
+    );
+    let (out, _) = abort(202, &[], b"queued\n");
+    abort_fails(
+        "202 text",
+        &out,
+        1,
+        &["HTTP 202", "no Content-Type", "queued"],
+    );
+}
+
+#[test]
+fn abort_succeeds_on_204_and_on_an_empty_2xx() {
+    for (case, status, body) in [
+        ("204", 204u16, &b""[..]),
+        ("200 empty", 200, b""),
+        ("200 whitespace", 200, b" \r\n\n"),
+    ] {
+        let (out, _) = abort(status, &[("content-type", "application/json")], body);
+        expect_status(&out, 0, case);
+        let (stdout, stderr) = outs(&out);
+        assert_eq!(stdout, "", "{case}");
+        assert_eq!(stderr, "aborted c1\n", "{case}");
     }
 }
