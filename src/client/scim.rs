@@ -5,12 +5,19 @@ mod retry;
 
 pub use retry::{come_back, parse_retry_after, RetryAfter, RetryPolicy};
 
-use super::http::{insert, log_response, secret_header, server_words, trim_body, Http, RequestLog};
+use super::http::{
+    describe_body, insert, log_response, read_bounded, secret_header, server_words, trim_body,
+    ErrorDoc, Http, RequestLog,
+};
 use crate::exit::{usage, Status};
-use crate::protocol::scim::{user_name_filter, ListResponse, ScimError, User};
+use crate::protocol::scim::{
+    user_name_filter, ListResponse, ScimError, User, LIST_RESPONSE_URN, USER_URN,
+};
 use crate::settings::ScimSettings;
 use anyhow::Result;
-use reqwest::header::{HeaderMap, HeaderValue, LOCATION, RETRY_AFTER};
+use reqwest::header::{
+    HeaderMap, HeaderValue, CONTENT_ENCODING, CONTENT_TYPE, LOCATION, RETRY_AFTER,
+};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use std::time::SystemTime;
@@ -20,8 +27,9 @@ use url::Url;
 pub const SCIM_JSON: &str = "application/scim+json";
 
 /// The most of a response body kept: enough for any User, and a hostile server cannot make the
-/// client hold more.
+/// client hold more. A 2xx past it is a failure, named with [`MAX_BODY_NAME`].
 const MAX_BODY: usize = 4 << 20;
+const MAX_BODY_NAME: &str = "4 MiB";
 
 /// What a PATCH carries besides the user id.
 #[derive(Clone, Debug)]
@@ -66,8 +74,61 @@ pub struct Reply {
     pub status: StatusCode,
     /// `Location`, for redirects that were not followed.
     pub location: Option<String>,
+    /// `Content-Type`, to say what came back when it is not SCIM.
+    pub content_type: Option<String>,
+    /// `Content-Encoding`; the client asks for none and decodes none.
+    pub content_encoding: Option<String>,
     /// The body (at most [`MAX_BODY`] bytes).
     pub body: Vec<u8>,
+    /// Whether the body went past [`MAX_BODY`] (and was cut there).
+    pub over_limit: bool,
+}
+
+impl Reply {
+    /// What came back, for a message: content type and first words.
+    fn described(&self) -> String {
+        describe_body(self.content_type.as_deref(), &self.body)
+    }
+
+    /// A 2xx whose body cannot be judged as a resource: cut at the size limit, compressed
+    /// though nothing asked for it, or an error document (JSON-RPC, `{"error"}`, SCIM Error)
+    /// from a server that reports failures with 200. `None` when the body may be read.
+    fn unreadable(&self) -> Option<Failed> {
+        let code = self.status.as_u16();
+        let (exit, why) = if self.over_limit {
+            (
+                Status::Failure,
+                format!(
+                    "with a body larger than the {MAX_BODY_NAME} limit, not read further ({})",
+                    self.described()
+                ),
+            )
+        } else if let Some(encoding) = self
+            .content_encoding
+            .as_deref()
+            .map(str::trim)
+            .filter(|e| !e.is_empty() && !e.eq_ignore_ascii_case("identity"))
+        {
+            (
+                Status::Failure,
+                format!(
+                    "with Content-Encoding: {encoding}, which was not asked for and cannot be read"
+                ),
+            )
+        } else {
+            let doc = ErrorDoc::find(&self.body)?;
+            let hint = match doc.status() {
+                Status::Auth => " (check the SCIM token)",
+                _ => "",
+            };
+            (doc.status(), format!("but the body is {doc}{hint}"))
+        };
+        Some(Failed::new(
+            Some(code),
+            exit,
+            format!("HTTP {} {why}", self.status),
+        ))
+    }
 }
 
 /// Why one user could not be patched (or looked up).
@@ -98,8 +159,6 @@ pub struct Patched {
     pub status: u16,
     /// The User the server sent back, as sent (absent for 204).
     pub user: Option<Value>,
-    /// Something odd about an answer that still counts as success.
-    pub note: Option<String>,
 }
 
 /// A SCIM client for one root and token; cheap to share (one connection pool).
@@ -215,17 +274,25 @@ impl ScimClient {
             if let Some(body) = &req.body {
                 builder = builder.body(body.clone());
             }
-            let resp = builder.send().await.map_err(|e| network(&req.url, e))?;
+            let mut resp = builder.send().await.map_err(|e| network(&req.url, e))?;
             let status = resp.status();
             log_response(verbose, status, resp.headers());
             let location = header_text(resp.headers(), LOCATION);
             let retry_after = header_text(resp.headers(), RETRY_AFTER);
-            let body = read_body(resp).await.map_err(|e| network(&req.url, e))?;
+            let content_type = header_text(resp.headers(), CONTENT_TYPE);
+            let content_encoding = header_text(resp.headers(), CONTENT_ENCODING);
+            let read = read_bounded(&mut resp, MAX_BODY)
+                .await
+                .map_err(|e| network(&req.url, e))?;
+            let body = read.body;
             if !matches!(status.as_u16(), 429 | 503) {
                 return Ok(Reply {
                     status,
                     location,
+                    content_type,
+                    content_encoding,
                     body,
+                    over_limit: read.over_limit,
                 });
             }
             let tries = retry + 1;
@@ -267,7 +334,9 @@ impl ScimClient {
         }
     }
 
-    /// PATCH one user and judge the answer: 2xx succeeds, anything else is a [`Failed`].
+    /// PATCH one user and judge the answer: a 204, a 2xx with no body, or a 2xx with a User
+    /// succeeds; anything else, a 200 with an SSO page or an error document included, is a
+    /// [`Failed`] that says what came back, so a script never counts a patch that did not happen.
     pub async fn patch(&self, id: &str, spec: &PatchSpec, salt: u64) -> Result<Patched, Failed> {
         let reply = self.send(&self.patch_request(id, spec), salt).await?;
         let code = reply.status.as_u16();
@@ -277,29 +346,36 @@ impl ScimClient {
         if !reply.status.is_success() {
             return Err(http_failure(reply.status, &reply.body));
         }
-        if code == 204 || reply.body.iter().all(u8::is_ascii_whitespace) {
+        if code == 204 {
             return Ok(Patched {
                 status: code,
                 user: None,
-                note: None,
             });
         }
-        Ok(match serde_json::from_slice::<Value>(&reply.body) {
-            Ok(v) if v.is_object() => Patched {
-                status: code,
-                user: Some(v),
-                note: None,
-            },
-            _ => Patched {
+        if let Some(f) = reply.unreadable() {
+            return Err(f);
+        }
+        if reply.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Patched {
                 status: code,
                 user: None,
-                note: Some(format!(
-                    "HTTP {} with a body that is not a SCIM resource: {}",
+            });
+        }
+        match serde_json::from_slice::<Value>(&reply.body) {
+            Ok(v) if is_user(&v) => Ok(Patched {
+                status: code,
+                user: Some(v),
+            }),
+            _ => Err(Failed::new(
+                Some(code),
+                Status::Failure,
+                format!(
+                    "HTTP {} but the body is not a SCIM User: {}",
                     reply.status,
-                    trim_body(&reply.body)
-                )),
-            },
-        })
+                    reply.described()
+                ),
+            )),
+        }
     }
 
     /// The id of the one user whose userName is `name`; no match or several is a [`Failed`]
@@ -316,16 +392,26 @@ impl ScimClient {
         if !reply.status.is_success() {
             return Err(lookup(http_failure(reply.status, &reply.body)));
         }
-        let list: ListResponse = serde_json::from_slice(&reply.body).map_err(|_| {
-            Failed::new(
-                None,
-                Status::Failure,
-                format!(
-                    "looking up userName {name:?}: the answer is not a SCIM ListResponse: {}",
-                    trim_body(&reply.body)
-                ),
-            )
-        })?;
+        if let Some(f) = reply.unreadable() {
+            return Err(lookup(f));
+        }
+        // Only a ListResponse can say "no such user": anything else read leniently as one
+        // would look like zero matches.
+        let list = serde_json::from_slice::<Value>(&reply.body)
+            .ok()
+            .filter(is_list_response)
+            .and_then(|v| serde_json::from_value::<ListResponse>(v).ok())
+            .ok_or_else(|| {
+                lookup(Failed::new(
+                    Some(reply.status.as_u16()),
+                    Status::Failure,
+                    format!(
+                        "HTTP {} but the body is not a SCIM ListResponse: {}",
+                        reply.status,
+                        reply.described()
+                    ),
+                ))
+            })?;
         let total = usize::try_from(list.total_results.unwrap_or(0)).unwrap_or(0);
         let found = list.resources.len().max(total);
         if found == 0 {
@@ -397,16 +483,39 @@ fn header_text(headers: &HeaderMap, name: reqwest::header::HeaderName) -> Option
         .map(str::to_owned)
 }
 
-async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, reqwest::Error> {
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await? {
-        let room = MAX_BODY.saturating_sub(body.len());
-        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if body.len() >= MAX_BODY {
-            break;
-        }
-    }
-    Ok(body)
+/// Whether a JSON value can be a User resource (RFC 7643 §4.1), read leniently: an object with
+/// the User schema, an `id` or a `userName`, or `meta.resourceType` "User" (any key case).
+fn is_user(v: &Value) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    let has_schema = obj
+        .get("schemas")
+        .and_then(Value::as_array)
+        .is_some_and(|s| {
+            s.iter()
+                .any(|u| u.as_str().is_some_and(|u| u.eq_ignore_ascii_case(USER_URN)))
+        });
+    has_schema
+        || ["id", "userName"]
+            .iter()
+            .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
+        || User::from_value(v)
+            .and_then(|u| u.meta.resource_type)
+            .is_some_and(|t| t.eq_ignore_ascii_case("User"))
+}
+
+/// Whether a JSON value is a ListResponse: its schema, or `totalResults` or `Resources`.
+fn is_list_response(v: &Value) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    obj.get("schemas")
+        .and_then(Value::as_array)
+        .is_some_and(|s| s.iter().any(|u| u.as_str() == Some(LIST_RESPONSE_URN)))
+        || ["totalResults", "Resources", "resources"]
+            .iter()
+            .any(|k| obj.contains_key(*k))
 }
 
 fn network(url: &Url, err: reqwest::Error) -> Failed {
@@ -521,6 +630,59 @@ mod tests {
             r.url.query(),
             Some("filter=userName%20eq%20%22a%20b%5C%22c%40d.e%22")
         );
+    }
+
+    #[test]
+    fn error_documents_in_a_200_mean_what_they_say() {
+        let status = |body: &str| ErrorDoc::find(body.as_bytes()).map(|d| d.status());
+        assert_eq!(
+            status(r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Invalid API key"}}"#),
+            Some(Status::Auth)
+        );
+        assert_eq!(
+            status(r#"{"jsonrpc":"2.0","error":{"code":403,"message":"nope"}}"#),
+            Some(Status::Auth)
+        );
+        assert_eq!(
+            status(r#"{"error":"Thread not found"}"#),
+            Some(Status::NotFound)
+        );
+        // A parser's "token" is not a credential.
+        assert_eq!(
+            status(r#"{"error":"Unexpected token < in JSON at position 0"}"#),
+            Some(Status::Failure)
+        );
+        assert_eq!(
+            status(
+                r#"{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":409,"detail":"taken"}"#
+            ),
+            Some(Status::Conflict)
+        );
+        // A User is no error, whatever extension fields it carries.
+        assert_eq!(status(r#"{"id":"1","detail":"x","error":null}"#), None);
+        assert_eq!(status("<html>"), None);
+    }
+
+    #[test]
+    fn users_and_lists_are_recognised_leniently() {
+        for yes in [
+            serde_json::json!({"id": "1"}),
+            serde_json::json!({"userName": "a@b"}),
+            serde_json::json!({"schemas": [USER_URN]}),
+            serde_json::json!({"Meta": {"ResourceType": "User"}}),
+        ] {
+            assert!(is_user(&yes), "{yes}");
+        }
+        for no in [
+            serde_json::json!({}),
+            serde_json::json!({"id": null, "result": "queued"}),
+            serde_json::json!([{"id": "1"}]),
+            serde_json::json!("ok"),
+        ] {
+            assert!(!is_user(&no), "{no}");
+        }
+        assert!(is_list_response(&serde_json::json!({"totalResults": 0})));
+        assert!(!is_list_response(&serde_json::json!({"ok": true})));
     }
 
     #[test]

@@ -330,9 +330,6 @@ impl Run<'_> {
         };
         match outcome {
             Ok(patched) => {
-                if let Some(note) = &patched.note {
-                    self.say.note(&format!("{label}: {note}"));
-                }
                 result.status = Some(patched.status);
                 let active = patched
                     .user
