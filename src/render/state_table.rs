@@ -15,10 +15,11 @@ use std::io::Write;
 /// The longest text shown in a table cell.
 const CELL_WIDTH: usize = 100;
 
-/// One message of the thread.
+/// One message of the thread, with the id and sort the service gave it (a message known only
+/// from `__state__` has the id found there, if any, and no sort: none is invented).
 #[derive(Clone, Debug, Default)]
 struct Row {
-    id: String,
+    id: Option<String>,
     sort: Option<i64>,
     role: String,
     kind: &'static str,
@@ -53,16 +54,20 @@ impl StateView {
             FrameKind::UserEcho | FrameKind::Assistant | FrameKind::ToolCall => {}
             _ => return,
         }
-        let id = f.id.clone().unwrap_or_default();
-        let index = *self.by_id.entry(id.clone()).or_insert_with(|| {
+        let key = f.id.clone().unwrap_or_default();
+        let index = *self.by_id.entry(key).or_insert_with(|| {
             self.rows.push(Row {
-                id,
+                id: f.id.clone(),
                 sort: f.sort,
                 ..Row::default()
             });
             self.rows.len() - 1
         });
         let row = &mut self.rows[index];
+        // The complete frame is the message as the service keeps it: its sort, not a chunk's.
+        if !f.is_delta() && f.sort.is_some() {
+            row.sort = f.sort;
+        }
         row.role = f.role.clone().unwrap_or_default();
         row.kind = match kind {
             FrameKind::ToolCall => "tool",
@@ -105,14 +110,14 @@ impl StateView {
         self.state.as_ref().map(rows_from_state).unwrap_or_default()
     }
 
-    /// Write the table.
+    /// Write the table (`-` where the service gave no sort).
     pub fn write_table(&self, out: &mut impl Write) -> Result<()> {
         let mut grid = comfy_table::Table::new();
         grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
         grid.set_header(["sort", "role", "kind", "text"]);
         for r in self.rows() {
             grid.add_row([
-                r.sort.map(|s| s.to_string()).unwrap_or_default(),
+                r.sort.map_or("-".to_owned(), |s| s.to_string()),
                 r.role,
                 r.kind.to_owned(),
                 shorten(&r.text),
@@ -146,8 +151,7 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
     // Tool calls waiting for their result: (call id, name, args, row index).
     let mut open: Vec<(Option<String>, String, Value, usize)> = Vec::new();
-    for (i, m) in state_messages(state).into_iter().enumerate() {
-        let sort = Some(i as i64 + 1);
+    for m in state_messages(state) {
         if m.role == "tool" {
             let at = open
                 .iter()
@@ -175,7 +179,7 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
                 "message"
             };
             rows.push(Row {
-                sort,
+                id: m.id,
                 role: m.role,
                 kind,
                 text: m.text,
@@ -185,9 +189,12 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
         }
         for call in m.tool_calls {
             let (summary, _) = tool_summary(&call.name, &call.args, None);
+            // The message's id; a message calling several tools has one row per call, and
+            // without an id of its own each row is known by its call's id.
+            let id = m.id.clone().or_else(|| call.id.clone());
             open.push((call.id, call.name.clone(), call.args.clone(), rows.len()));
             rows.push(Row {
-                sort,
+                id,
                 role: m.role.clone(),
                 kind: "tool",
                 text: summary,
