@@ -11,7 +11,7 @@ mod scim_support;
 mod support;
 
 use serde_json::{json, Value};
-use support::{analyst, cutoff, echo, sql_tool, text, MID};
+use support::{analyst, cutoff, echo, happy, sql_tool, text, MID};
 
 /// Lines of a boxed table (drawn with comfy-table's UTF-8 presets) found in `text`.
 fn boxed_lines(text: &str) -> Vec<&str> {
@@ -143,5 +143,125 @@ fn state_messages_from_frames_keep_the_service_ids_and_sorts() {
         })
         .collect();
     assert_eq!(sorts, ["7", "9", "12"], "{table}");
+}
+
+// ----- item 11: tables line up with colour on -----
+
+/// The text without ANSI escape sequences (CSI ... final byte).
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if ('@'..='~').contains(&d) {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Every line of a boxed table has the same display width (all test data is narrow text).
+fn assert_boxed_table_aligned(plain: &str, what: &str) {
+    let lines = boxed_lines(plain);
+    assert!(lines.len() >= 4, "{what}: no table in\n{plain}");
+    let width = lines[0].chars().count();
+    for l in &lines {
+        assert_eq!(
+            l.chars().count(),
+            width,
+            "{what}: misaligned row {l:?}\n{plain}"
+        );
+    }
+}
+
+#[test]
+fn the_scim_table_lines_up_with_colour_on() {
+    let server = scim_support::Server::start(|seen, _| {
+        if seen.target.ends_with("/2") {
+            scim_support::Answer::new(404, r#"{"detail":"no such user"}"#)
+        } else {
+            scim_support::Answer::user("1", json!(true))
+        }
+    });
+    let run = |color: &str| {
+        let home = tempfile::tempdir().unwrap();
+        let out = scim_support::analyst(&home)
+            .env("ANALYST_SCIM_TOKEN", "tok")
+            .args(["scim", "patch", "--scim-url", &server.scim_url()])
+            .args(["1", "2", "--activate", "-o", "table", "-j", "1"])
+            .args(["--color", color])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        text(&out.stdout)
+    };
+    let coloured = run("always");
+    let plain = run("never");
+    assert!(
+        coloured.contains("\x1b["),
+        "colour was forced: {coloured:?}"
+    );
+    assert!(!plain.contains("\x1b["), "{plain:?}");
+    assert_eq!(strip_ansi(&coloured), plain, "colour moved the columns");
+    // And the plain table lines up: every column starts where its header does (the status
+    // column is never empty; any column is two spaces clear of the one before).
+    let lines: Vec<&str> = plain.lines().collect();
+    let status = lines[0].find("STATUS").unwrap();
+    for row in &lines[1..] {
+        assert!(row[status..].starts_with(['2', '4']), "{plain}");
+        for header in ["STATUS", "USERNAME", "ACTIVE", "ERROR"] {
+            let at = lines[0].find(header).unwrap();
+            assert!(row.len() <= at || &row[at - 2..at] == "  ", "{plain}");
+        }
+    }
+}
+
+#[test]
+fn the_state_table_lines_up_with_colour_on() {
+    let failed_tool = json!({"id":"t2","sort":3,"role":"assistant","isInProcess":false,
+        "graphPath":["data_analyst_agent","tools"],
+        "toolCall":{"name":"dataSqlApi","input":{"sqlQuery":"SELECT nope"},
+            "result":json!({"error":"Error: no such column"}).to_string()}})
+    .to_string();
+    let lines = vec![
+        cutoff("c1", false),
+        echo(MID, 1, "Top?"),
+        sql_tool("t1", 2),
+        failed_tool,
+        support::complete("a1", 4, "Books lead."),
+    ];
+    let server = support::Server::always(lines);
+    let home = tempfile::tempdir().unwrap();
+    let run = |color: &str| {
+        let out = state_cmd(home.path(), &server)
+            .args(["-o", "table", "--color", color])
+            .assert()
+            .success();
+        text(&out.get_output().stdout)
+    };
+    let coloured = run("always");
+    let plain = run("never");
+    assert!(coloured.contains("\x1b["), "{coloured:?}");
+    assert_eq!(strip_ansi(&coloured), plain);
+    assert_boxed_table_aligned(&strip_ansi(&coloured), "state table");
+}
+
+#[test]
+fn chat_result_tables_line_up_with_colour_on() {
+    let server = support::Server::always(happy(MID));
+    let home = tempfile::tempdir().unwrap();
+    let out = support::chat(home.path(), &server)
+        .args(["-o", "text", "--color", "always", "q"])
+        .assert()
+        .success();
+    let coloured = text(&out.get_output().stdout);
+    assert!(coloured.contains("\x1b["), "{coloured:?}");
+    assert_boxed_table_aligned(&strip_ansi(&coloured), "chat table");
 }
 

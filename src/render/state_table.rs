@@ -2,7 +2,7 @@
 //! as one JSON/YAML document. A state read is one thread, so its messages are gathered.
 
 use super::chat_text::tool_summary;
-use super::write_document;
+use super::{table, write_document, Style};
 use crate::cli::Format;
 use crate::protocol::thread::state_messages;
 use crate::protocol::tool::{parse_input, parse_result, tool_error};
@@ -25,6 +25,8 @@ struct Row {
     kind: &'static str,
     text: String,
     tool: Option<Value>,
+    /// A tool call whose result is an error.
+    failed: bool,
 }
 
 /// Gathers a state read's frames into rows.
@@ -83,7 +85,9 @@ impl StateView {
             let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
             let result = call.result.as_ref().map(parse_result);
             let (summary, _) = tool_summary(&name, &input, result.as_ref());
-            row.text = match result.as_ref().and_then(tool_error) {
+            let error = result.as_ref().and_then(tool_error);
+            row.failed = error.is_some();
+            row.text = match error {
                 Some(e) => format!("{summary} · error: {e}"),
                 None => summary,
             };
@@ -110,17 +114,25 @@ impl StateView {
         self.state.as_ref().map(rows_from_state).unwrap_or_default()
     }
 
-    /// Write the table (`-` where the service gave no sort).
-    pub fn write_table(&self, out: &mut impl Write) -> Result<()> {
-        let mut grid = comfy_table::Table::new();
+    /// Write the table; tool calls in cyan and failed ones in red, as `chat -o text` shows them.
+    pub fn write_table(&self, out: &mut impl Write, style: Style) -> Result<()> {
+        use comfy_table::{Cell, Color};
+        let mut grid = table(style);
         grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
         grid.set_header(["sort", "role", "kind", "text"]);
         for r in self.rows() {
-            grid.add_row([
-                r.sort.map_or("-".to_owned(), |s| s.to_string()),
-                r.role,
-                r.kind.to_owned(),
-                shorten(&r.text),
+            let kind = Cell::new(r.kind);
+            let text = Cell::new(shorten(&r.text));
+            let (kind, text) = match (r.kind, r.failed) {
+                (_, true) => (kind.fg(Color::DarkRed), text.fg(Color::DarkRed)),
+                ("tool", _) => (kind.fg(Color::DarkCyan), text),
+                _ => (kind, text),
+            };
+            grid.add_row(vec![
+                Cell::new(r.sort.map_or("-".to_owned(), |s| s.to_string())),
+                Cell::new(r.role),
+                kind,
+                text,
             ]);
         }
         writeln!(out, "{grid}")?;
@@ -164,7 +176,9 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
                 let (_, name, args, row) = open.remove(at);
                 let result = parse_result(&Value::String(m.text.clone()));
                 let (summary, _) = tool_summary(&name, &args, Some(&result));
-                rows[row].text = match tool_error(&result) {
+                let error = tool_error(&result);
+                rows[row].failed = error.is_some();
+                rows[row].text = match error {
                     Some(e) => format!("{summary} · error: {e}"),
                     None => summary,
                 };
@@ -237,7 +251,7 @@ mod tests {
         assert_eq!(doc["messages"][1]["text"], "Books");
         assert_eq!(doc["messages"][1]["kind"], "final");
         let mut table = Vec::new();
-        v.write_table(&mut table).unwrap();
+        v.write_table(&mut table, Style::default()).unwrap();
         assert!(String::from_utf8(table).unwrap().contains("Books"));
     }
 }
