@@ -265,3 +265,85 @@ fn chat_result_tables_line_up_with_colour_on() {
     assert_boxed_table_aligned(&strip_ansi(&coloured), "chat table");
 }
 
+// ----- item 12: -vv never shows a credential header -----
+
+const COOKIE_SECRET: &str = "cookie-SECRET-111";
+const KEY_SECRET: &str = "key-SECRET-222";
+const TOKEN_SECRET: &str = "token-SECRET-333";
+
+/// Answers every request with credential-bearing headers: a chat stream for chat and state, 204
+/// for abort, a User for SCIM.
+fn leaky_server() -> scim_support::Server {
+    scim_support::Server::start(|seen, _| {
+        let answer = if seen.target.ends_with("/chat/abort") {
+            scim_support::Answer::new(204, "")
+        } else if seen.target.contains("/scim/") {
+            scim_support::Answer::user("1", json!(false))
+        } else {
+            let body: String = happy(MID).iter().map(|l| format!("{l}\n")).collect();
+            scim_support::Answer::new(200, body).header("content-type", "application/json")
+        };
+        answer
+            .header("set-cookie", format!("session={COOKIE_SECRET}; HttpOnly"))
+            .header("x-api-key", KEY_SECRET)
+            .header("x-auth-token", TOKEN_SECRET)
+    })
+}
+
+#[test]
+fn very_verbose_masks_credential_headers_in_responses() {
+    let server = leaky_server();
+    let chat_url = format!(
+        "{}/api/v1/public/acme/agents/3/chat/stream-chat-state",
+        server.origin
+    );
+    let scim_url = server.scim_url();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["chat", "--url", &chat_url, "-o", "ndjson", "hi"],
+        vec![
+            "state",
+            "--url",
+            &chat_url,
+            "--chat-id",
+            "c1",
+            "-o",
+            "ndjson",
+        ],
+        vec!["abort", "--url", &chat_url, "--chat-id", "c1"],
+        vec![
+            "scim",
+            "patch",
+            "--scim-url",
+            &scim_url,
+            "1",
+            "--deactivate",
+        ],
+    ];
+    for command in commands {
+        let home = tempfile::tempdir().unwrap();
+        let out = scim_support::analyst(&home)
+            .env("ANALYST_API_KEY", "sk-1")
+            .env("ANALYST_SCIM_TOKEN", "tok-1")
+            .env("ANALYST_EXTERNAL_ID", "bot")
+            .arg("-vv")
+            .args(&command)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{command:?}: {stderr}");
+        for secret in [COOKIE_SECRET, KEY_SECRET, TOKEN_SECRET, "sk-1", "tok-1"] {
+            assert!(
+                !stdout.contains(secret) && !stderr.contains(secret),
+                "{command:?} printed {secret}:\n{stderr}"
+            );
+        }
+        // The headers are still listed, masked, so -vv keeps its use.
+        for name in ["set-cookie", "x-api-key", "x-auth-token"] {
+            assert!(
+                stderr.contains(&format!("< {name}: ***")),
+                "{command:?}: {name}\n{stderr}"
+            );
+        }
+    }
+}
+

@@ -81,7 +81,7 @@ pub struct RequestLog {
 }
 
 impl RequestLog {
-    /// A request with headers; values of `secret` headers are shown as `***`.
+    /// A request with headers; values of secret headers ([`is_secret_header`]) are `***`.
     pub fn new(
         method: &'static str,
         url: &str,
@@ -90,14 +90,7 @@ impl RequestLog {
     ) -> RequestLog {
         let headers = headers
             .iter()
-            .map(|(k, v)| {
-                let shown = if v.is_sensitive() {
-                    "***".to_owned()
-                } else {
-                    v.to_str().unwrap_or("<binary>").to_owned()
-                };
-                (k.as_str().to_owned(), shown)
-            })
+            .map(|(k, v)| (k.as_str().to_owned(), shown(k.as_str(), v).to_owned()))
             .collect();
         RequestLog {
             method,
@@ -146,28 +139,42 @@ pub fn log_response(verbose: u8, status: reqwest::StatusCode, headers: &HeaderMa
     crate::render::diag(format_args!("< {}", status));
     if verbose >= 2 {
         for (k, v) in headers {
-            let shown = if v.is_sensitive() {
-                "***"
-            } else {
-                v.to_str().unwrap_or("<binary>")
-            };
-            crate::render::diag(format_args!("< {k}: {shown}"));
+            crate::render::diag(format_args!("< {k}: {}", shown(k.as_str(), v)));
         }
     }
 }
 
-/// Whether a header's value must not be shown: marked sensitive, or by its name a credential.
+/// A header's value as diagnostics show it: `***` for a secret.
+fn shown<'a>(name: &str, value: &'a HeaderValue) -> &'a str {
+    if is_secret_header(name, value) {
+        "***"
+    } else {
+        value.to_str().unwrap_or("<binary>")
+    }
+}
+
+/// The one rule for what `-v`, `-vv` and `--dry-run` may show, for requests and responses alike:
+/// a value is secret when we marked it sensitive, or when its header's name says it can carry a
+/// credential (what a server sends back, a cookie or a fresh token, is never marked). Names are
+/// matched case-insensitively: the usual auth and cookie headers, and any `*-token`, `*-key` or
+/// `*-secret`.
 pub fn is_secret_header(name: &str, value: &HeaderValue) -> bool {
-    value.is_sensitive()
-        || matches!(
-            name.to_ascii_lowercase().as_str(),
-            "authorization"
-                | "proxy-authorization"
-                | "x-cube-auth-token"
-                | "cookie"
-                | "set-cookie"
-                | "x-api-key"
-        )
+    if value.is_sensitive() {
+        return true;
+    }
+    let name = name.to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "authorization"
+            | "proxy-authorization"
+            | "cookie"
+            | "set-cookie"
+            | "x-cube-auth-token"
+            | "token"
+            | "apikey"
+    ) || ["-token", "-key", "-secret"]
+        .iter()
+        .any(|end| name.ends_with(end))
 }
 
 /// A header value that carries a secret: marked sensitive so it is masked everywhere.
@@ -253,6 +260,43 @@ mod tests {
         assert!(!text.contains("sk-live-123"));
         assert!(text.contains("authorization: ***"));
         assert!(text.contains("content-type: application/json"));
+    }
+
+    #[test]
+    fn credential_headers_are_masked_by_name_whatever_their_case() {
+        let plain = HeaderValue::from_static("s3cret");
+        for name in [
+            "Authorization",
+            "proxy-authorization",
+            "Cookie",
+            "SET-COOKIE",
+            "X-Cube-Auth-Token",
+            "x-api-key",
+            "X-Auth-Token",
+            "x-amz-security-token",
+            "Ocp-Apim-Subscription-Key",
+            "x-client-secret",
+        ] {
+            assert!(is_secret_header(name, &plain), "{name}");
+        }
+        for name in [
+            "content-type",
+            "x-request-id",
+            "keep-alive",
+            "www-authenticate",
+        ] {
+            assert!(!is_secret_header(name, &plain), "{name}");
+        }
+        // Unmarked values in a request are masked by name too.
+        let mut h = HeaderMap::new();
+        h.insert(HeaderName::from_static("x-api-key"), plain.clone());
+        h.insert(HeaderName::from_static("cookie"), plain);
+        let text = RequestLog::new("GET", "http://h/", &h, None).render();
+        assert!(!text.contains("s3cret"), "{text}");
+        assert!(
+            text.contains("x-api-key: ***") && text.contains("cookie: ***"),
+            "{text}"
+        );
     }
 
     #[test]
