@@ -347,3 +347,222 @@ fn very_verbose_masks_credential_headers_in_responses() {
     }
 }
 
+// ----- item 13: --dry-run -o json|ndjson, and globals that mean nothing -----
+
+fn dry(home: &tempfile::TempDir, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_analyst"));
+    scim_support::isolate(&mut cmd, home);
+    cmd.env("ANALYST_API_KEY", "sk-live-dry")
+        .env("ANALYST_SCIM_TOKEN", "tok-live-dry")
+        .env("ANALYST_EXTERNAL_ID", "bot")
+        .env(
+            "ANALYST_CHAT_URL",
+            "http://127.0.0.1:9/api/v1/public/acme/agents/3/chat/stream-chat-state",
+        )
+        .env("ANALYST_SCIM_URL", "http://127.0.0.1:9/api/scim/v2")
+        .args(args);
+    // `serve` would run until interrupted if an option were ignored: bound the wait.
+    let out = output_within(cmd, std::time::Duration::from_secs(20));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        !stdout.contains("-live-dry") && !stderr.contains("-live-dry"),
+        "{args:?} printed a secret:\n{stdout}\n{stderr}"
+    );
+    (out.status.code().unwrap_or(-1), stdout, stderr)
+}
+
+/// Run `cmd` to its end; a run still going after `limit` is killed (only that child, by its
+/// handle) and fails the test.
+fn output_within(
+    mut cmd: std::process::Command,
+    limit: std::time::Duration,
+) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{cmd:?} still running after {limit:?}: {}",
+                text(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn dry_run_prints_each_request_as_one_json_object() {
+    let home = tempfile::tempdir().unwrap();
+    let h = &home;
+    let cases: [(&[&str], &str, &str, Value); 3] = [
+        (
+            &["chat", "--message-id", MID, "hi"],
+            "POST",
+            "/chat/stream-chat-state",
+            json!({"input": "hi", "messageId": MID, "sessionSettings": {"externalId": "bot"}}),
+        ),
+        (
+            &["state", "--chat-id", "c1"],
+            "POST",
+            "/chat/stream-chat-state",
+            json!({"chatId": "c1", "sessionSettings": {"externalId": "bot"}}),
+        ),
+        (
+            &["abort", "--chat-id", "c1"],
+            "POST",
+            "/chat/abort",
+            json!({"chatId": "c1", "sessionSettings": {"externalId": "bot"}}),
+        ),
+    ];
+    for (args, method, path, body) in cases {
+        for format in ["json", "ndjson"] {
+            let (code, out, err) = dry(h, &[&["--dry-run", "-o", format][..], args].concat());
+            assert_eq!(code, 0, "{args:?} {format}: {err}");
+            if format == "ndjson" {
+                assert_eq!(out.lines().count(), 1, "one line: {out}");
+            }
+            let doc: Value = serde_json::from_str(&out)
+                .unwrap_or_else(|e| panic!("{args:?} -o {format}: {e}\n{out}"));
+            assert_eq!(doc["method"], method, "{doc}");
+            assert!(doc["url"].as_str().unwrap().ends_with(path), "{doc}");
+            assert_eq!(doc["headers"]["authorization"], "***", "{doc}");
+            assert_eq!(doc["headers"]["content-type"], "application/json", "{doc}");
+            for (k, v) in body.as_object().unwrap() {
+                assert_eq!(&doc["body"][k], v, "{args:?}: {k} in {doc}");
+            }
+            let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+            assert_eq!(keys, ["method", "url", "headers", "body"]);
+        }
+    }
+}
+
+#[test]
+fn scim_dry_run_prints_one_object_per_request() {
+    let home = tempfile::tempdir().unwrap();
+    let h = &home;
+    // One request: -o json is one object.
+    let (code, out, err) = dry(
+        h,
+        &[
+            "--dry-run",
+            "-o",
+            "json",
+            "scim",
+            "patch",
+            "7",
+            "--deactivate",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["method"], "PATCH");
+    assert!(doc["url"].as_str().unwrap().ends_with("/Users/7"), "{doc}");
+    assert_eq!(doc["headers"]["authorization"], "***");
+    assert_eq!(
+        doc["body"]["Operations"],
+        json!([{"op": "replace", "path": "active", "value": false}])
+    );
+    // Several: an array with -o json, one line each with -o ndjson; a lookup has no body.
+    let args = ["scim", "patch", "7", "--user-name", "ann@x", "--deactivate"];
+    let (code, out, err) = dry(h, &[&["--dry-run", "-o", "json"][..], &args].concat());
+    assert_eq!(code, 0, "{err}");
+    let all: Value = serde_json::from_str(&out).unwrap();
+    let all = all.as_array().expect("an array for several requests");
+    let methods: Vec<&Value> = all.iter().map(|r| &r["method"]).collect();
+    assert_eq!(methods, ["PATCH", "GET", "PATCH"]);
+    assert_eq!(all[1]["body"], Value::Null);
+    assert!(all[2]["url"]
+        .as_str()
+        .unwrap()
+        .ends_with("/Users/<id of ann@x>"));
+    let (code, out, err) = dry(h, &[&["--dry-run", "-o", "ndjson"][..], &args].concat());
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines, all.to_vec());
+}
+
+#[test]
+fn dry_run_text_is_unchanged_without_a_json_format() {
+    let home = tempfile::tempdir().unwrap();
+    let (code, out, err) = dry(&home, &["--dry-run", "state", "--chat-id", "c1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("POST http://127.0.0.1:9/"), "{out}");
+    assert!(out.contains("authorization: ***"), "{out}");
+}
+
+#[test]
+fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let h = &home;
+    let saved = home.path().join("saved.ndjson");
+    std::fs::write(&saved, happy(MID).join("\n") + "\n").unwrap();
+    let saved = saved.to_str().unwrap();
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["extract-final", saved, "--dry-run"],
+            "--dry-run",
+            "extract-final",
+        ),
+        (
+            &["--dry-run", "completions", "bash"],
+            "--dry-run",
+            "completions",
+        ),
+        (&["serve", "--dry-run"], "--dry-run", "serve"),
+        (&["abort", "--chat-id", "c1", "-o", "json"], "-o", "abort"),
+        (&["completions", "bash", "-o", "json"], "-o", "completions"),
+        (
+            &["extract-final", saved, "--connect-timeout", "5s"],
+            "--connect-timeout",
+            "extract-final",
+        ),
+        (
+            &["extract-final", saved, "--idle-timeout", "5s"],
+            "--idle-timeout",
+            "extract-final",
+        ),
+        (
+            &["serve", "--idle-timeout", "5s"],
+            "--idle-timeout",
+            "serve",
+        ),
+        (
+            &["extract-final", saved, "--profile", "p"],
+            "--profile",
+            "extract-final",
+        ),
+        (
+            &["completions", "zsh", "--config", "c.yaml"],
+            "--config",
+            "completions",
+        ),
+        (&["serve", "--profile", "p"], "--profile", "serve"),
+    ];
+    for (args, option, command) in cases {
+        let (code, out, err) = dry(h, args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.contains(option) && err.contains(command),
+            "{args:?}: the message names {option} and {command}: {err}"
+        );
+    }
+    // What they mean something to still works.
+    let (code, out, _) = dry(h, &["-q", "--color", "never", "extract-final", saved]);
+    assert_eq!((code, out.as_str()), (0, "Books lead.\n"));
+    let (code, _, err) = dry(h, &["--dry-run", "-o", "json", "abort", "--chat-id", "c1"]);
+    assert_eq!(code, 0, "{err}");
+}
+

@@ -116,6 +116,25 @@ impl RequestLog {
         s
     }
 
+    /// `{method, url, headers, body}` for `--dry-run -o json|ndjson|yaml`: headers as an object
+    /// (secrets already masked; repeated names joined with `, `), the body parsed when it is
+    /// JSON, else a string, `null` when there is none.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut headers = serde_json::Map::new();
+        for (k, v) in &self.headers {
+            let joined = match headers.get(k).and_then(serde_json::Value::as_str) {
+                Some(before) => format!("{before}, {v}"),
+                None => v.clone(),
+            };
+            headers.insert(k.clone(), joined.into());
+        }
+        let body = match &self.body {
+            None => serde_json::Value::Null,
+            Some(text) => serde_json::from_str(text).unwrap_or_else(|_| text.clone().into()),
+        };
+        serde_json::json!({"method": self.method, "url": self.url, "headers": headers, "body": body})
+    }
+
     /// Print to stderr at the given verbosity: `-v` the request line, `-vv` headers and body.
     pub fn log(&self, verbose: u8) {
         if verbose == 0 {
@@ -260,6 +279,26 @@ mod tests {
         assert!(!text.contains("sk-live-123"));
         assert!(text.contains("authorization: ***"));
         assert!(text.contains("content-type: application/json"));
+    }
+
+    #[test]
+    fn dry_run_objects_parse_json_bodies_and_keep_others_as_text() {
+        let mut h = HeaderMap::new();
+        insert(
+            &mut h,
+            "authorization",
+            secret_header("Bearer ", &Secret::new("tok-9".into(), "t").unwrap()).unwrap(),
+        );
+        let v = RequestLog::new("PATCH", "http://h/Users/1", &h, Some(br#"{"a":1}"#)).to_json();
+        assert_eq!(
+            v,
+            serde_json::json!({"method": "PATCH", "url": "http://h/Users/1",
+                "headers": {"authorization": "***"}, "body": {"a": 1}})
+        );
+        let v = RequestLog::new("POST", "http://h/", &h, Some(b"not json")).to_json();
+        assert_eq!(v["body"], "not json");
+        let v = RequestLog::new("GET", "http://h/", &h, None).to_json();
+        assert_eq!(v["body"], serde_json::Value::Null);
     }
 
     #[test]
