@@ -566,3 +566,40 @@ fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
     assert_eq!(code, 0, "{err}");
 }
 
+// ----- item 15: the help of secret-file flags -----
+
+#[test]
+fn secret_file_help_says_the_variable_holds_the_secret_itself() {
+    let home = tempfile::tempdir().unwrap();
+    let help = |args: &[&str]| {
+        let out = analyst(home.path())
+            .args(args)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        // Help wraps lines; join them so a phrase can be found whole.
+        text(&out.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for (command, vars) in [
+        (&["chat"][..], &["ANALYST_API_KEY", "ANALYST_TOKEN"][..]),
+        (&["state"], &["ANALYST_API_KEY", "ANALYST_TOKEN"]),
+        (&["abort"], &["ANALYST_API_KEY", "ANALYST_TOKEN"]),
+        (&["scim", "patch"], &["ANALYST_SCIM_TOKEN"]),
+    ] {
+        let text = help(command);
+        for var in vars {
+            assert!(
+                !text.contains(&format!("[env: {var}]")),
+                "{command:?}: reads as if {var} held a file path: {text}"
+            );
+            assert!(
+                text.contains(&format!("or set {var} to the")) && text.contains("itself"),
+                "{command:?}: {var}: {text}"
+            );
+        }
+    }
+}
