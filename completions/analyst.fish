@@ -62,8 +62,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand chat" -l url -d 'Full ch
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l agent -d 'Agent id [env: ANALYST_AGENT]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand chat" -l api-key-file -d 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand chat" -l token-file -d 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l api-key-file -d 'Read the API key from FILE (- for stdin), or set ANALYST_API_KEY to the key itself' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l token-file -d 'Read a token from FILE (- for stdin) and send it as X-Cube-Auth-Token instead of an API key, or set ANALYST_TOKEN to the token itself' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l external-id -d 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l internal-id -d 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l email -d 'The user\'s email' -r
@@ -103,8 +103,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand state" -l url -d 'Full c
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l agent -d 'Agent id [env: ANALYST_AGENT]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand state" -l api-key-file -d 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand state" -l token-file -d 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l api-key-file -d 'Read the API key from FILE (- for stdin), or set ANALYST_API_KEY to the key itself' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l token-file -d 'Read a token from FILE (- for stdin) and send it as X-Cube-Auth-Token instead of an API key, or set ANALYST_TOKEN to the token itself' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l external-id -d 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l internal-id -d 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l email -d 'The user\'s email' -r
@@ -139,8 +139,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l url -d 'Full c
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l agent -d 'Agent id [env: ANALYST_AGENT]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l api-key-file -d 'Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l token-file -d 'Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key [env: ANALYST_TOKEN]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l api-key-file -d 'Read the API key from FILE (- for stdin), or set ANALYST_API_KEY to the key itself' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l token-file -d 'Read a token from FILE (- for stdin) and send it as X-Cube-Auth-Token instead of an API key, or set ANALYST_TOKEN to the token itself' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l external-id -d 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l internal-id -d 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l email -d 'The user\'s email' -r
@@ -200,7 +200,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s j -l concurrency -d 'Requests in flight at once' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l retries -d 'Retries of 429 and 503 per user (3: at most 4 tries)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-url -d 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-token-file -d 'Read the SCIM token from FILE (- for stdin) [env: ANALYST_SCIM_TOKEN]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-token-file -d 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
 ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'

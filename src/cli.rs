@@ -123,11 +123,11 @@ pub struct ServiceArgs {
     /// Agent id [env: ANALYST_AGENT]
     #[arg(long, value_name = "ID")]
     pub agent: Option<String>,
-    /// Read the API key from FILE (- for stdin) [env: ANALYST_API_KEY]
+    /// Read the API key from FILE (- for stdin), or set ANALYST_API_KEY to the key itself
     #[arg(long, value_name = "FILE")]
     pub api_key_file: Option<PathBuf>,
-    /// Read a token from FILE and send it as X-Cube-Auth-Token instead of an API key
-    /// [env: ANALYST_TOKEN]
+    /// Read a token from FILE (- for stdin) and send it as X-Cube-Auth-Token instead of an API
+    /// key, or set ANALYST_TOKEN to the token itself
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
 }
@@ -339,7 +339,7 @@ pub struct ScimPatchArgs {
     /// SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]
     #[arg(long, value_name = "URL", help_heading = "Service")]
     pub scim_url: Option<String>,
-    /// Read the SCIM token from FILE (- for stdin) [env: ANALYST_SCIM_TOKEN]
+    /// Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself
     #[arg(long, value_name = "FILE", help_heading = "Service")]
     pub scim_token_file: Option<PathBuf>,
 }

@@ -81,7 +81,7 @@ pub struct RequestLog {
 }
 
 impl RequestLog {
-    /// A request with headers; values of `secret` headers are shown as `***`.
+    /// A request with headers; values of secret headers ([`is_secret_header`]) are `***`.
     pub fn new(
         method: &'static str,
         url: &str,
@@ -90,14 +90,7 @@ impl RequestLog {
     ) -> RequestLog {
         let headers = headers
             .iter()
-            .map(|(k, v)| {
-                let shown = if v.is_sensitive() {
-                    "***".to_owned()
-                } else {
-                    v.to_str().unwrap_or("<binary>").to_owned()
-                };
-                (k.as_str().to_owned(), shown)
-            })
+            .map(|(k, v)| (k.as_str().to_owned(), shown(k.as_str(), v).to_owned()))
             .collect();
         RequestLog {
             method,
@@ -123,6 +116,25 @@ impl RequestLog {
         s
     }
 
+    /// `{method, url, headers, body}` for `--dry-run -o json|ndjson|yaml`: headers as an object
+    /// (secrets already masked; repeated names joined with `, `), the body parsed when it is
+    /// JSON, else a string, `null` when there is none.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut headers = serde_json::Map::new();
+        for (k, v) in &self.headers {
+            let joined = match headers.get(k).and_then(serde_json::Value::as_str) {
+                Some(before) => format!("{before}, {v}"),
+                None => v.clone(),
+            };
+            headers.insert(k.clone(), joined.into());
+        }
+        let body = match &self.body {
+            None => serde_json::Value::Null,
+            Some(text) => serde_json::from_str(text).unwrap_or_else(|_| text.clone().into()),
+        };
+        serde_json::json!({"method": self.method, "url": self.url, "headers": headers, "body": body})
+    }
+
     /// Print to stderr at the given verbosity: `-v` the request line, `-vv` headers and body.
     pub fn log(&self, verbose: u8) {
         if verbose == 0 {
@@ -146,28 +158,42 @@ pub fn log_response(verbose: u8, status: reqwest::StatusCode, headers: &HeaderMa
     crate::render::diag(format_args!("< {}", status));
     if verbose >= 2 {
         for (k, v) in headers {
-            let shown = if v.is_sensitive() {
-                "***"
-            } else {
-                v.to_str().unwrap_or("<binary>")
-            };
-            crate::render::diag(format_args!("< {k}: {shown}"));
+            crate::render::diag(format_args!("< {k}: {}", shown(k.as_str(), v)));
         }
     }
 }
 
-/// Whether a header's value must not be shown: marked sensitive, or by its name a credential.
+/// A header's value as diagnostics show it: `***` for a secret.
+fn shown<'a>(name: &str, value: &'a HeaderValue) -> &'a str {
+    if is_secret_header(name, value) {
+        "***"
+    } else {
+        value.to_str().unwrap_or("<binary>")
+    }
+}
+
+/// The one rule for what `-v`, `-vv` and `--dry-run` may show, for requests and responses alike:
+/// a value is secret when we marked it sensitive, or when its header's name says it can carry a
+/// credential (what a server sends back, a cookie or a fresh token, is never marked). Names are
+/// matched case-insensitively: the usual auth and cookie headers, and any `*-token`, `*-key` or
+/// `*-secret`.
 pub fn is_secret_header(name: &str, value: &HeaderValue) -> bool {
-    value.is_sensitive()
-        || matches!(
-            name.to_ascii_lowercase().as_str(),
-            "authorization"
-                | "proxy-authorization"
-                | "x-cube-auth-token"
-                | "cookie"
-                | "set-cookie"
-                | "x-api-key"
-        )
+    if value.is_sensitive() {
+        return true;
+    }
+    let name = name.to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "authorization"
+            | "proxy-authorization"
+            | "cookie"
+            | "set-cookie"
+            | "x-cube-auth-token"
+            | "token"
+            | "apikey"
+    ) || ["-token", "-key", "-secret"]
+        .iter()
+        .any(|end| name.ends_with(end))
 }
 
 /// A header value that carries a secret: marked sensitive so it is masked everywhere.
@@ -441,6 +467,63 @@ mod tests {
         assert!(!text.contains("sk-live-123"));
         assert!(text.contains("authorization: ***"));
         assert!(text.contains("content-type: application/json"));
+    }
+
+    #[test]
+    fn dry_run_objects_parse_json_bodies_and_keep_others_as_text() {
+        let mut h = HeaderMap::new();
+        insert(
+            &mut h,
+            "authorization",
+            secret_header("Bearer ", &Secret::new("tok-9".into(), "t").unwrap()).unwrap(),
+        );
+        let v = RequestLog::new("PATCH", "http://h/Users/1", &h, Some(br#"{"a":1}"#)).to_json();
+        assert_eq!(
+            v,
+            serde_json::json!({"method": "PATCH", "url": "http://h/Users/1",
+                "headers": {"authorization": "***"}, "body": {"a": 1}})
+        );
+        let v = RequestLog::new("POST", "http://h/", &h, Some(b"not json")).to_json();
+        assert_eq!(v["body"], "not json");
+        let v = RequestLog::new("GET", "http://h/", &h, None).to_json();
+        assert_eq!(v["body"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn credential_headers_are_masked_by_name_whatever_their_case() {
+        let plain = HeaderValue::from_static("s3cret");
+        for name in [
+            "Authorization",
+            "proxy-authorization",
+            "Cookie",
+            "SET-COOKIE",
+            "X-Cube-Auth-Token",
+            "x-api-key",
+            "X-Auth-Token",
+            "x-amz-security-token",
+            "Ocp-Apim-Subscription-Key",
+            "x-client-secret",
+        ] {
+            assert!(is_secret_header(name, &plain), "{name}");
+        }
+        for name in [
+            "content-type",
+            "x-request-id",
+            "keep-alive",
+            "www-authenticate",
+        ] {
+            assert!(!is_secret_header(name, &plain), "{name}");
+        }
+        // Unmarked values in a request are masked by name too.
+        let mut h = HeaderMap::new();
+        h.insert(HeaderName::from_static("x-api-key"), plain.clone());
+        h.insert(HeaderName::from_static("cookie"), plain);
+        let text = RequestLog::new("GET", "http://h/", &h, None).render();
+        assert!(!text.contains("s3cret"), "{text}");
+        assert!(
+            text.contains("x-api-key: ***") && text.contains("cookie: ***"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct Service {
     pub common: Common,
     /// The resolver, for the profile's name.
     pub resolver: Resolver,
+    /// `-o`, which also shapes `--dry-run`'s output.
+    pub output: Option<crate::cli::Format>,
 }
 
 /// Where to find the service when it is not configured: `--demo`'s emulator.
@@ -83,6 +85,7 @@ pub fn service(
         identity: ids,
         common,
         resolver,
+        output: ctx.global.output,
     })
 }
 
@@ -97,14 +100,11 @@ impl Service {
         self.resolver.profile_name.as_deref()
     }
 
-    /// Print the request as it would be sent (secrets masked) on stdout: `--dry-run`.
+    /// Print the request as it would be sent (secrets masked) on stdout: `--dry-run`, as text
+    /// or, with `-o json|ndjson|yaml`, as one `{method, url, headers, body}` object.
     pub fn dry_run(&self, url: &url::Url, body: &impl serde::Serialize) -> Result<()> {
-        use std::io::Write;
         let bytes = serde_json::to_vec_pretty(body)?;
-        let text = self.client.describe(url, &bytes).render();
-        let mut out = crate::exit::stdout_lock();
-        out.write_all(text.as_bytes())?;
-        Ok(out.flush()?)
+        super::write_dry_run(self.output, &[self.client.describe(url, &bytes)])
     }
 }
 

@@ -12,11 +12,13 @@ mod serve;
 mod state;
 mod thread_store;
 
-use crate::cli::{Cli, Command, GlobalArgs};
-use crate::exit::Status;
-use crate::render::Style;
+use crate::cli::{Cli, Command, Format, GlobalArgs, ScimCommand};
+use crate::client::RequestLog;
+use crate::exit::{usage, Status};
+use crate::render::{write_document, Style};
 use crate::settings::{Env, Resolver};
 use anyhow::Result;
+use std::io::Write;
 
 /// What every command gets: the global flags, the environment, and stderr's style.
 pub struct Ctx {
@@ -48,9 +50,125 @@ impl Ctx {
     }
 }
 
+/// Which global options mean something to a command. `-v`, `-q` and `--color` mean something to
+/// every command (each prints something), so they are not listed. The README has this as a table.
+struct Globals {
+    /// `-o`: the command has formats.
+    output: bool,
+    /// `--dry-run`: the command sends requests it could show instead.
+    dry_run: bool,
+    /// `--connect-timeout`, `--idle-timeout`: the command makes HTTP requests.
+    timeouts: bool,
+    /// `--profile`, `--config`: the command reads settings from the config file.
+    settings: bool,
+}
+
+fn globals_of(command: &Command) -> (&'static str, Globals) {
+    let (all, none) = (true, false);
+    let g = |output, dry_run, timeouts, settings| Globals {
+        output,
+        dry_run,
+        timeouts,
+        settings,
+    };
+    match command {
+        Command::Chat(_) => ("chat", g(all, all, all, all)),
+        Command::State(_) => ("state", g(all, all, all, all)),
+        // abort prints nothing on stdout; its only output is a --dry-run (checked below).
+        Command::Abort(_) => ("abort", g(none, all, all, all)),
+        Command::Scim(ScimCommand::Patch(_)) => ("scim patch", g(all, all, all, all)),
+        Command::ExtractFinal(_) => ("extract-final", g(all, none, none, none)),
+        Command::Serve(_) => ("serve", g(all, none, none, none)),
+        Command::Completions(_) => ("completions", g(none, none, none, none)),
+    }
+}
+
+/// A global option given to a command it means nothing to is a usage error naming both, so a
+/// script never believes `--dry-run` kept `extract-final` from doing something, or that
+/// `--connect-timeout` bounded a command that connects nowhere.
+fn check_globals(command: &Command, g: &GlobalArgs) -> Result<()> {
+    let (name, takes) = globals_of(command);
+    let output_ok = takes.output || (matches!(command, Command::Abort(_)) && g.dry_run);
+    let given = [
+        (
+            g.output.is_some() && !output_ok,
+            "-o/--output",
+            "it has no output formats",
+        ),
+        (
+            g.dry_run && !takes.dry_run,
+            "--dry-run",
+            "it sends no request",
+        ),
+        (
+            g.connect_timeout.is_some() && !takes.timeouts,
+            "--connect-timeout",
+            "it makes no HTTP request",
+        ),
+        (
+            g.idle_timeout.is_some() && !takes.timeouts,
+            "--idle-timeout",
+            "it makes no HTTP request",
+        ),
+        (
+            g.profile.is_some() && !takes.settings,
+            "--profile",
+            "it reads no settings from the config file",
+        ),
+        (
+            g.config.is_some() && !takes.settings,
+            "--config",
+            "it reads no settings from the config file",
+        ),
+    ];
+    match given.iter().find(|(bad, _, _)| *bad) {
+        Some((_, option, why)) => {
+            let why = if *option == "-o/--output" && name == "abort" {
+                "it prints nothing on stdout; -o applies to abort only with --dry-run"
+            } else {
+                why
+            };
+            Err(usage(format!(
+                "{option} means nothing to `analyst {name}` ({why}); leave it out"
+            )))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Print requests for `--dry-run`, secrets already masked: with `-o json` one object (an array
+/// for several requests), `-o ndjson` one object per line, `-o yaml` the JSON document as YAML;
+/// otherwise curl-like text (request line, headers, blank line, body), blank lines between.
+pub(crate) fn write_dry_run(output: Option<Format>, requests: &[RequestLog]) -> Result<()> {
+    let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
+    let doc = || match requests {
+        [one] => one.to_json(),
+        many => serde_json::Value::Array(many.iter().map(RequestLog::to_json).collect()),
+    };
+    match output {
+        Some(Format::Ndjson) => {
+            for r in requests {
+                serde_json::to_writer(&mut out, &r.to_json())?;
+                out.write_all(b"\n")?;
+            }
+        }
+        Some(f @ (Format::Json | Format::Yaml)) => write_document(&mut out, &doc(), f)?,
+        _ => {
+            for (i, r) in requests.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                out.write_all(r.render().as_bytes())?;
+            }
+        }
+    }
+    Ok(out.flush()?)
+}
+
 /// Run the parsed command line.
 pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
     use std::io::IsTerminal;
+    check_globals(&cli.command, &cli.global)?;
     let env = Env::from_process();
     let ctx = Ctx {
         out_style: Style::decide(cli.global.color, &env, std::io::stdout().is_terminal()),

@@ -127,31 +127,26 @@ fn check_one_stdin(args: &ScimPatchArgs) -> Result<()> {
 
 /// `--dry-run`: every request that would be sent, token masked, and nothing sent. A userName's
 /// PATCH goes to an id only its lookup can tell, shown as `<id of NAME>`.
+/// With `-o json` one request is one object and several are an array; `-o ndjson` is one line each.
 fn dry_run(ctx: &Ctx, client: &ScimClient, spec: &PatchSpec, targets: &Targets) -> Result<Status> {
-    let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
     let placeholder = "ID";
     let base = client.user_url(placeholder).to_string();
     let mut names = 0;
-    for (i, target) in targets.list.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b"\n")?;
-        }
+    let mut requests = Vec::new();
+    for target in &targets.list {
         match target {
-            Target::Id(id) => {
-                out.write_all(client.patch_request(id, spec).log().render().as_bytes())?
-            }
+            Target::Id(id) => requests.push(client.patch_request(id, spec).log()),
             Target::UserName(name) => {
                 names += 1;
-                out.write_all(client.lookup_request(name).log().render().as_bytes())?;
-                out.write_all(b"\n")?;
+                requests.push(client.lookup_request(name).log());
                 let mut log = client.patch_request(placeholder, spec).log();
                 let stand_in = format!("{}<id of {name}>", &base[..base.len() - placeholder.len()]);
                 log.url = log.url.replacen(&base, &stand_in, 1);
-                out.write_all(log.render().as_bytes())?;
+                requests.push(log);
             }
         }
     }
-    out.flush()?;
+    super::write_dry_run(ctx.global.output, &requests)?;
     if names > 0 && !ctx.global.quiet {
         crate::render::diag(format_args!(
             "analyst: dry run: nothing was sent; <id of NAME> stands for the id the userName \

@@ -65,7 +65,7 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
             ended
         };
         match format {
-            Format::Table => out.view.write_table(&mut out.out)?,
+            Format::Table => out.view.write_table(&mut out.out, ctx.out_style)?,
             Format::Json | Format::Yaml => out.view.write_doc(&mut out.out, format)?,
             _ => {}
         }

@@ -9,6 +9,9 @@ use serde_json::Value;
 /// One message of a thread's state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateMessage {
+    /// The message's own id (`kwargs.id`, or `id` when it is a string rather than a LangChain
+    /// class path), if the entry carries one.
+    pub id: Option<String>,
     /// `user`, `assistant`, `tool`, `system`, or the entry's own word for it.
     pub role: String,
     /// The text (content parts joined; non-text content as JSON).
@@ -100,7 +103,14 @@ fn state_message(entry: &Value) -> StateMessage {
         })
         .unwrap_or_default();
     let text_field = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_owned);
+    // A constructor entry's top-level `id` is its class path (an array), never a message id.
+    let id = body
+        .get("id")
+        .or_else(|| entry.get("id"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     StateMessage {
+        id,
         role,
         text: content_text(body.get("content")),
         tool_calls,

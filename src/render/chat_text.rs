@@ -226,7 +226,8 @@ pub fn tool_summary(name: &str, input: &Value, result: Option<&Value>) -> (Strin
                     format!("{total} row{}", if total == 1 { "" } else { "s" })
                 });
                 if !t.columns.is_empty() || !t.rows.is_empty() {
-                    let mut grid = comfy_table::Table::new();
+                    // Plain cells: the tool line above carries the colour.
+                    let mut grid = super::table(Style::default());
                     grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
                     grid.set_header(t.columns.clone());
                     for row in t.rows.iter().take(TABLE_ROWS) {

@@ -75,6 +75,19 @@ impl Style {
     }
 }
 
+/// A table that draws colour itself: cells are coloured with comfy-table's own `Cell::fg`, so
+/// column widths are measured on the plain text and escape codes never count as width. Colour
+/// follows `style` (our `--color`/`NO_COLOR` decision), not comfy-table's own look at stdout.
+pub fn table(style: Style) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    if style.color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    table
+}
+
 /// The output format: the one asked for if the command takes it, else the default for a
 /// terminal or a pipe.
 pub fn pick_format(

@@ -1,7 +1,7 @@
 //! Results of `scim patch`: one per user, as NDJSON lines (written as each finishes), a table,
 //! or one JSON/YAML document.
 
-use super::{write_document, Style};
+use super::{table, write_document, Style};
 use crate::cli::Format;
 use crate::exit::Status;
 use crate::protocol::scim::User;
@@ -82,7 +82,8 @@ pub fn write_all(
 }
 
 fn write_table(out: &mut impl Write, results: &[PatchResult], style: Style) -> Result<()> {
-    let mut table = comfy_table::Table::new();
+    use comfy_table::{Cell, Color};
+    let mut table = table(style);
     table
         .load_preset(comfy_table::presets::NOTHING)
         .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
@@ -100,17 +101,18 @@ fn write_table(out: &mut impl Write, results: &[PatchResult], style: Style) -> R
             .map(|a| a.to_string())
             .unwrap_or_default();
         let status = r.status.map_or("-".to_owned(), |s| s.to_string());
-        let status = if r.ok() {
-            style.green(&status)
+        // Coloured by the table, not with escape codes in the text, so the column keeps its width.
+        let status = Cell::new(status).fg(if r.ok() {
+            Color::DarkGreen
         } else {
-            style.red(&status)
-        };
-        table.add_row([
-            r.id.clone().unwrap_or_else(|| "-".into()),
+            Color::DarkRed
+        });
+        table.add_row(vec![
+            Cell::new(r.id.clone().unwrap_or_else(|| "-".into())),
             status,
-            user_name,
-            active,
-            r.error.clone().unwrap_or_default(),
+            Cell::new(user_name),
+            Cell::new(active),
+            Cell::new(r.error.clone().unwrap_or_default()),
         ]);
     }
     // Columns two spaces apart and flush left, like `gh` and `kubectl` tables.

@@ -2,7 +2,7 @@
 //! as one JSON/YAML document. A state read is one thread, so its messages are gathered.
 
 use super::chat_text::tool_summary;
-use super::write_document;
+use super::{table, write_document, Style};
 use crate::cli::Format;
 use crate::protocol::thread::state_messages;
 use crate::protocol::tool::{parse_input, parse_result, tool_error};
@@ -15,15 +15,18 @@ use std::io::Write;
 /// The longest text shown in a table cell.
 const CELL_WIDTH: usize = 100;
 
-/// One message of the thread.
+/// One message of the thread, with the id and sort the service gave it (a message known only
+/// from `__state__` has the id found there, if any, and no sort: none is invented).
 #[derive(Clone, Debug, Default)]
 struct Row {
-    id: String,
+    id: Option<String>,
     sort: Option<i64>,
     role: String,
     kind: &'static str,
     text: String,
     tool: Option<Value>,
+    /// A tool call whose result is an error.
+    failed: bool,
 }
 
 /// Gathers a state read's frames into rows.
@@ -53,16 +56,20 @@ impl StateView {
             FrameKind::UserEcho | FrameKind::Assistant | FrameKind::ToolCall => {}
             _ => return,
         }
-        let id = f.id.clone().unwrap_or_default();
-        let index = *self.by_id.entry(id.clone()).or_insert_with(|| {
+        let key = f.id.clone().unwrap_or_default();
+        let index = *self.by_id.entry(key).or_insert_with(|| {
             self.rows.push(Row {
-                id,
+                id: f.id.clone(),
                 sort: f.sort,
                 ..Row::default()
             });
             self.rows.len() - 1
         });
         let row = &mut self.rows[index];
+        // The complete frame is the message as the service keeps it: its sort, not a chunk's.
+        if !f.is_delta() && f.sort.is_some() {
+            row.sort = f.sort;
+        }
         row.role = f.role.clone().unwrap_or_default();
         row.kind = match kind {
             FrameKind::ToolCall => "tool",
@@ -78,7 +85,9 @@ impl StateView {
             let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
             let result = call.result.as_ref().map(parse_result);
             let (summary, _) = tool_summary(&name, &input, result.as_ref());
-            row.text = match result.as_ref().and_then(tool_error) {
+            let error = result.as_ref().and_then(tool_error);
+            row.failed = error.is_some();
+            row.text = match error {
                 Some(e) => format!("{summary} · error: {e}"),
                 None => summary,
             };
@@ -105,17 +114,25 @@ impl StateView {
         self.state.as_ref().map(rows_from_state).unwrap_or_default()
     }
 
-    /// Write the table.
-    pub fn write_table(&self, out: &mut impl Write) -> Result<()> {
-        let mut grid = comfy_table::Table::new();
+    /// Write the table; tool calls in cyan and failed ones in red, as `chat -o text` shows them.
+    pub fn write_table(&self, out: &mut impl Write, style: Style) -> Result<()> {
+        use comfy_table::{Cell, Color};
+        let mut grid = table(style);
         grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
         grid.set_header(["sort", "role", "kind", "text"]);
         for r in self.rows() {
-            grid.add_row([
-                r.sort.map(|s| s.to_string()).unwrap_or_default(),
-                r.role,
-                r.kind.to_owned(),
-                shorten(&r.text),
+            let kind = Cell::new(r.kind);
+            let text = Cell::new(shorten(&r.text));
+            let (kind, text) = match (r.kind, r.failed) {
+                (_, true) => (kind.fg(Color::DarkRed), text.fg(Color::DarkRed)),
+                ("tool", _) => (kind.fg(Color::DarkCyan), text),
+                _ => (kind, text),
+            };
+            grid.add_row(vec![
+                Cell::new(r.sort.map_or("-".to_owned(), |s| s.to_string())),
+                Cell::new(r.role),
+                kind,
+                text,
             ]);
         }
         writeln!(out, "{grid}")?;
@@ -146,8 +163,7 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
     // Tool calls waiting for their result: (call id, name, args, row index).
     let mut open: Vec<(Option<String>, String, Value, usize)> = Vec::new();
-    for (i, m) in state_messages(state).into_iter().enumerate() {
-        let sort = Some(i as i64 + 1);
+    for m in state_messages(state) {
         if m.role == "tool" {
             let at = open
                 .iter()
@@ -160,7 +176,9 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
                 let (_, name, args, row) = open.remove(at);
                 let result = parse_result(&Value::String(m.text.clone()));
                 let (summary, _) = tool_summary(&name, &args, Some(&result));
-                rows[row].text = match tool_error(&result) {
+                let error = tool_error(&result);
+                rows[row].failed = error.is_some();
+                rows[row].text = match error {
                     Some(e) => format!("{summary} · error: {e}"),
                     None => summary,
                 };
@@ -175,7 +193,7 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
                 "message"
             };
             rows.push(Row {
-                sort,
+                id: m.id,
                 role: m.role,
                 kind,
                 text: m.text,
@@ -185,9 +203,12 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
         }
         for call in m.tool_calls {
             let (summary, _) = tool_summary(&call.name, &call.args, None);
+            // The message's id; a message calling several tools has one row per call, and
+            // without an id of its own each row is known by its call's id.
+            let id = m.id.clone().or_else(|| call.id.clone());
             open.push((call.id, call.name.clone(), call.args.clone(), rows.len()));
             rows.push(Row {
-                sort,
+                id,
                 role: m.role.clone(),
                 kind: "tool",
                 text: summary,
@@ -230,7 +251,7 @@ mod tests {
         assert_eq!(doc["messages"][1]["text"], "Books");
         assert_eq!(doc["messages"][1]["kind"], "final");
         let mut table = Vec::new();
-        v.write_table(&mut table).unwrap();
+        v.write_table(&mut table, Style::default()).unwrap();
         assert!(String::from_utf8(table).unwrap().contains("Books"));
     }
 }
