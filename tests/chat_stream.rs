@@ -9,6 +9,8 @@ fn joined(lines: &[String]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
+/// Every JSON line comes out byte for byte; a line that is not JSON is never written (a
+/// reader such as `jq` would stop there) and is counted on stderr.
 #[test]
 fn ndjson_is_byte_identical_including_unknown_frames_and_crlf() {
     let home = tempfile::tempdir().unwrap();
@@ -29,9 +31,17 @@ fn ndjson_is_byte_identical_including_unknown_frames_and_crlf() {
         .args(["-o", "ndjson", "Top categories?"])
         .assert()
         .success();
+    lines.remove(3);
     let mut expected = joined(&lines).into_bytes();
     expected.extend_from_slice(b"{\"id\":\"z\",\"sort\":100}\r\n");
     assert_eq!(out.get_output().stdout, expected);
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains(
+            "skipped 1 line that was not a JSON object; the first, line 4 of the response"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

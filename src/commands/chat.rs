@@ -212,9 +212,13 @@ fn finish(
 ) -> Result<Status> {
     pipeline.stop();
     if let Some((n, first)) = tracker.skipped() {
-        let lines = if n == 1 { "line" } else { "lines" };
+        let (lines, were) = if n == 1 {
+            ("line", "was")
+        } else {
+            ("lines", "were")
+        };
         warn(format!(
-            "skipped {n} {lines} that were not JSON objects; the first, {first}"
+            "skipped {n} {lines} that {were} not a JSON object; the first, {first}"
         ));
     }
     let outcome = tracker.outcome();
