@@ -1,7 +1,7 @@
 //! Precedence, profiles, identity rules and URLs.
 
 use super::*;
-use crate::exit::status_of;
+use crate::exit::{status_of, Status};
 use std::io::Write;
 
 fn config(yaml: &str) -> (tempfile::TempDir, PathBuf) {
@@ -254,7 +254,7 @@ fn scim_settings() {
     let (_d, r) = resolver("", None, &[]);
     assert_eq!(
         status_of(&r.scim(Some("http://h"), None).unwrap_err()),
-        Status::Auth
+        Status::Usage
     );
 }
 
