@@ -367,6 +367,15 @@ impl Resolver {
         identity::resolve(self, flags, body_session, required)
     }
 
+    /// The identity of `chat --demo`: from the identity flags only, else the user `demo`.
+    pub fn demo_identity(
+        &self,
+        flags: &IdentityFlags,
+        body_session: Option<&serde_json::Value>,
+    ) -> Result<crate::protocol::SessionSettings> {
+        identity::resolve_demo(flags, body_session)
+    }
+
     fn profile_secret(
         &self,
         literal: &Option<String>,
