@@ -29,6 +29,7 @@ use tokio::task::JoinHandle;
 
 pub use super::clock::Clock;
 pub use super::faults::Fault;
+pub use super::threads::SavedThread;
 
 /// How to run the emulator.
 #[derive(Clone, Debug)]
@@ -110,6 +111,16 @@ pub struct Running {
 }
 
 impl Running {
+    /// Finished threads of external users, as data (`chat --demo` keeps them between runs).
+    pub fn export_threads(&self) -> Vec<SavedThread> {
+        self.shared.world().threads.export()
+    }
+
+    /// Threads exported by an earlier run; ids already known are skipped.
+    pub fn import_threads(&self, saved: Vec<SavedThread>) {
+        self.shared.world().threads.import(saved);
+    }
+
     /// A user attribute the model's policies bind, with a value its data has.
     pub fn attribute_example(&self) -> Option<(String, String)> {
         self.shared.engine.attribute_example()
