@@ -196,7 +196,8 @@ fn path_with_binary() -> String {
 /// `bash -c script` with `analyst` on PATH, isolated in `home`.
 fn bash(home: &Path, script: &str) -> std::process::Output {
     let mut cmd = Command::new("bash");
-    cmd.env_clear()
+    cmd.current_dir(home)
+        .env_clear()
         .env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_STATE_HOME", home.join("state"))
