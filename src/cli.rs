@@ -385,7 +385,9 @@ Formats: text (default), json (one line with the URLs, credentials, users and at
 
 Examples:
   analyst serve
-  analyst serve --listen 127.0.0.1:0 -o json | head -1
+  coproc analyst serve --listen 127.0.0.1:0 -o json   # bash: serve in the background,
+  read -r info <&\"${COPROC[0]}\"                       # read its one JSON line,
+  jq -r .chatUrl <<<\"$info\"; kill \"$COPROC_PID\"       # use it, and stop the server
   analyst serve --pace 0 --fault drop-after=4,times=1 --fault status=429@0.5,retry-after=1")]
 pub struct ServeArgs {
     /// Address to listen on

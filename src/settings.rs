@@ -19,7 +19,7 @@ pub use source::{read_document, read_text_source, Env};
 pub use urls::{endpoint_from_url, redact_url, scim_root};
 use urls::{parse_http_url, split_chat_url};
 
-use crate::exit::{usage, Status};
+use crate::exit::usage;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -323,11 +323,11 @@ impl Resolver {
 
     /// The chat auth, required.
     pub fn require_chat_auth(&self, flags: &ServiceFlags) -> Result<ChatAuth> {
+        // Nothing was sent, so nothing was refused: a usage error (2), not an auth failure (3).
         self.chat_auth(flags)?.ok_or_else(|| {
-            crate::exit::fail(
-                Status::Auth,
+            usage(
                 "no API key: pass --api-key-file FILE, or set ANALYST_API_KEY (or ANALYST_TOKEN for token auth), \
-                 or api_key_env / api_key_command in a config profile",
+                 or api_key / api_key_env / api_key_command (or token_env) in a config profile",
             )
         })
     }
@@ -348,10 +348,9 @@ impl Resolver {
             let p = &self.profile;
             self.profile_secret(&p.scim_token, &p.scim_token_env, &p.scim_token_command, "scim_token")?
                 .ok_or_else(|| {
-                    crate::exit::fail(
-                        Status::Auth,
-                        "no SCIM token: pass --scim-token-file FILE, or set ANALYST_SCIM_TOKEN, or scim_token_env / \
-                         scim_token_command in a config profile",
+                    usage(
+                        "no SCIM token: pass --scim-token-file FILE, or set ANALYST_SCIM_TOKEN, or scim_token / \
+                         scim_token_env / scim_token_command in a config profile",
                     )
                 })?
         };
@@ -366,6 +365,15 @@ impl Resolver {
         required: bool,
     ) -> Result<crate::protocol::SessionSettings> {
         identity::resolve(self, flags, body_session, required)
+    }
+
+    /// The identity of `chat --demo`: from the identity flags only, else the user `demo`.
+    pub fn demo_identity(
+        &self,
+        flags: &IdentityFlags,
+        body_session: Option<&serde_json::Value>,
+    ) -> Result<crate::protocol::SessionSettings> {
+        identity::resolve_demo(flags, body_session)
     }
 
     fn profile_secret(

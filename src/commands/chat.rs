@@ -71,7 +71,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
     let (mut request, body_session) = body_request(args.body.as_deref())?;
     let input = message(args, request.input.take())?;
     let demo = if args.demo {
-        Some(super::chat_demo::start().await?)
+        Some(super::chat_demo::start(ctx).await?)
     } else {
         None
     };
@@ -83,7 +83,11 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         demo.as_ref().map(|d| &d.target),
     )?;
     request.input = Some(input);
-    request.chat_id = thread_id(ctx, &args.thread, svc.profile(), request.chat_id.take())?;
+    let from_body = request.chat_id.take();
+    request.chat_id = match &demo {
+        Some(d) => d.thread_id(ctx, &args.thread, from_body)?,
+        None => thread_id(ctx, &args.thread, svc.profile(), from_body)?,
+    };
     request.message_id = Some(message_id(
         args.message_id.as_deref(),
         request.message_id.take(),
@@ -241,14 +245,18 @@ fn finish(
         error: error.as_deref(),
     };
     pipeline.finish(&end)?;
-    // A demo thread dies with the emulator: there is nothing to continue.
-    if format == Format::Text && !ctx.global.quiet && !demo {
+    if format == Format::Text && !ctx.global.quiet {
         if let Some(id) = &tracker.chat_id {
+            // Demo threads are kept between runs, apart from the profiles' threads.
+            let scope = if demo {
+                " --demo".to_owned()
+            } else {
+                profile_flag(ctx)
+            };
             crate::render::diag(format_args!(
                 "{}",
                 ctx.err_style.dim(&format!(
-                    "thread {id} · continue with: analyst chat --chat-id {id}{} MESSAGE",
-                    profile_flag(ctx)
+                    "thread {id} · continue with: analyst chat{scope} --chat-id {id} MESSAGE"
                 ))
             ));
         }

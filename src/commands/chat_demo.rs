@@ -1,31 +1,78 @@
 //! `chat --demo`: the built-in emulator, started in this process on a free loopback port, so
-//! that the whole client path (HTTP, streaming, rendering) runs without an account.
+//! that the whole client path (HTTP, streaming, rendering) runs without an account. Its
+//! threads are kept between runs (see [`DemoThreads`]), so follow-ups, `-c` and `--chat-id`
+//! work as they do against a service.
 
-use super::chat_request::Override;
+use super::chat_request::{thread_id, Override};
+use super::thread_store::DemoThreads;
+use super::Ctx;
+use crate::cli::ThreadArgs;
 use crate::emulator::server::{start as start_emulator, Running, ServeOptions};
-use crate::exit::{fail, Status};
+use crate::exit::{fail, usage, Status};
 use anyhow::Result;
+use std::path::PathBuf;
 
-/// A running demo service; it stops when this is dropped.
+/// A running demo service; it stops when this is dropped, and its threads are saved then.
 pub struct Demo {
     /// Where it listens and its key.
     pub target: Override,
-    _running: Running,
+    /// The threads kept when it started, and where they are kept.
+    kept: DemoThreads,
+    path: Option<PathBuf>,
+    running: Running,
 }
 
-/// Start the emulator with its demo options.
-pub async fn start() -> Result<Demo> {
+/// Start the emulator with its demo options and the threads of earlier demo runs.
+pub async fn start(ctx: &Ctx) -> Result<Demo> {
     let running = start_emulator(ServeOptions::demo()).await.map_err(|e| {
         fail(
             Status::Failure,
             format!("--demo: cannot start the emulator: {e:#}"),
         )
     })?;
+    let path = DemoThreads::path(&ctx.env);
+    let kept = DemoThreads::load(path.as_deref());
+    running.import_threads(kept.threads.clone());
     Ok(Demo {
         target: Override {
             url: running.chat_url.clone(),
             api_key: running.api_key.clone(),
         },
-        _running: running,
+        kept,
+        path,
+        running,
     })
+}
+
+impl Demo {
+    /// The thread to use: `--continue` means the last demo thread, never a profile's (those
+    /// live on a real service); otherwise as for any service.
+    pub fn thread_id(
+        &self,
+        ctx: &Ctx,
+        thread: &ThreadArgs,
+        from_body: Option<String>,
+    ) -> Result<Option<String>> {
+        if thread.continue_last && thread.chat_id.is_none() {
+            return self.kept.last.clone().map(Some).ok_or_else(|| {
+                usage(
+                    "--continue: no --demo thread yet; start one with `analyst chat --demo MESSAGE` or pass --chat-id ID",
+                )
+            });
+        }
+        thread_id(ctx, thread, None, from_body)
+    }
+}
+
+impl Drop for Demo {
+    /// Save what the run changed, whichever way it ended (answer, error or Ctrl-C).
+    fn drop(&mut self) {
+        let Some(path) = &self.path else { return };
+        let now = self.kept.merged(self.running.export_threads());
+        if now != self.kept {
+            if let Err(e) = now.save(path) {
+                crate::render::warn(format!("cannot keep the demo's threads: {e:#}"));
+            }
+        }
+    }
 }

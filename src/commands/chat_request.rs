@@ -67,14 +67,16 @@ pub fn service(
             resolver.require_chat_auth(&flags)?,
         ),
     };
-    let token_auth = matches!(auth, ChatAuth::Token(_));
-    // With an API key the service needs to know who is asking; a token names the user itself,
-    // and the demo falls back to a demo user.
-    let required = !token_auth && demo.is_none();
-    let mut ids = resolver.identity(&IdentityFlags::from(identity), body_session, required)?;
-    if demo.is_some() && ids.external_id.is_none() && ids.internal_id.is_none() {
-        ids.external_id = Some("demo".into());
-    }
+    // With an API key the service needs to know who is asking; a token names the user itself.
+    // The demo asks as its own user unless identity flags say otherwise.
+    let flags = IdentityFlags::from(identity);
+    let ids = match demo {
+        Some(_) => resolver.demo_identity(&flags, body_session)?,
+        None => {
+            let required = !matches!(auth, ChatAuth::Token(_));
+            resolver.identity(&flags, body_session, required)?
+        }
+    };
     let http = Http::new(
         common.connect_timeout,
         common.idle_timeout,

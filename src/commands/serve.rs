@@ -74,6 +74,9 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
             }
         }
     }
+    if let Some(data) = &args.data {
+        check_sqlite(data)?;
+    }
     // A model that does not parse is a bad input file (exit 2), said before anything starts.
     if let Some(model) = &args.model {
         crate::emulator::model_yaml::load(model).map_err(|e| usage(format!("--model: {e:#}")))?;
@@ -95,6 +98,25 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         faults,
         clock: Clock::real(),
     })
+}
+
+/// `--data` must be a SQLite database: a CSV or an empty file is a bad input file (exit 2),
+/// said before anything starts, not a failure of the emulator (1).
+fn check_sqlite(path: &std::path::Path) -> Result<()> {
+    use std::io::Read;
+    const MAGIC: &[u8; 16] = b"SQLite format 3\0";
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| usage(format!("--data: cannot read {}: {e}", path.display())))?;
+    if read < head.len() || &head != MAGIC {
+        return Err(usage(format!(
+            "--data: {} is not a SQLite database (it does not start with the SQLite file header); \
+             pass a .sqlite file, e.g. one made with `sqlite3 FILE.sqlite '.import --csv data.csv t'`",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 fn non_empty(flag: &str, value: &str) -> Result<String> {
@@ -139,22 +161,31 @@ fn summary(r: &Running, args: &ServeArgs) -> serde_json::Value {
 }
 
 fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()> {
+    // One user a line with its SCIM id, which `scim patch ID` takes.
+    let width = r.users.iter().map(|u| u.user_name.len()).max().unwrap_or(0);
     let users: Vec<String> = r
         .users
         .iter()
         .map(|u| {
             format!(
-                "{} ({})",
+                "id {}  {:width$}  {}",
+                u.id,
                 u.user_name,
                 if u.active { "active" } else { "inactive" }
             )
         })
         .collect();
+    // A value the data has, so the example line finds rows when pasted.
+    let example = r.attribute_example();
     let attributes = if r.attributes.is_empty() {
         "none (the model has no row-level security)".to_owned()
     } else {
+        let e_g = example
+            .as_ref()
+            .map(|(n, v)| format!("; e.g. --attr {n}={}", shell_word(v)))
+            .unwrap_or_default();
         format!(
-            "{} (sessionSettings.userAttributes, --attr NAME=VALUE)",
+            "{} (sessionSettings.userAttributes{e_g})",
             r.attributes.join(", ")
         )
     };
@@ -165,7 +196,10 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
     writeln!(out, "  API key       {}", r.api_key)?;
     writeln!(out, "  SCIM token    {}", r.scim_token)?;
     writeln!(out, "  Token auth    {} (X-Cube-Auth-Token for externalId demo-user; signatures are not checked)", r.token)?;
-    writeln!(out, "  SCIM users    {}", users.join(", "))?;
+    for (i, user) in users.iter().enumerate() {
+        let label = if i == 0 { "SCIM users" } else { "" };
+        writeln!(out, "  {label:<14}{user}")?;
+    }
     writeln!(
         out,
         "                (internal users: --internal-id USERNAME)"
@@ -174,10 +208,8 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
     if !args.faults.is_empty() {
         writeln!(out, "  Faults        {}", args.faults.join("  "))?;
     }
-    let attr = r
-        .attributes
-        .first()
-        .map(|a| format!(" --attr {a}=VALUE"))
+    let attr = example
+        .map(|(n, v)| format!(" --attr {n}={}", shell_word(&v)))
         .unwrap_or_default();
     writeln!(out)?;
     writeln!(out, "Try:")?;
@@ -197,6 +229,19 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
         r.scim_token, r.scim_url
     )?;
     Ok(())
+}
+
+/// A value as one shell word: as is when it has nothing the shell would read, else quoted.
+fn shell_word(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.,:/@+".contains(c));
+    if plain {
+        value.to_owned()
+    } else {
+        format!("'{}'", value.replace('\'', "'\\''"))
+    }
 }
 
 /// Ctrl-C, or SIGTERM on Unix.
@@ -225,5 +270,13 @@ mod tests {
         assert!(listen_addr("[::1]:8787").is_ok());
         assert!(listen_addr("nonsense").is_err());
         assert!(non_empty("--account", "a/b").is_err());
+    }
+
+    #[test]
+    fn shell_words() {
+        assert_eq!(shell_word("Europe"), "Europe");
+        assert_eq!(shell_word("Asia Pacific"), "'Asia Pacific'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
     }
 }

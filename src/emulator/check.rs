@@ -84,7 +84,13 @@ pub fn dimension_values(
         .collect()
 }
 
-fn distinct(model: &Model, w: &Warehouse, cube: &str, member: &str) -> Option<Vec<String>> {
+/// The values of a cube's dimension, sorted (none when there are too many to list).
+pub(super) fn distinct(
+    model: &Model,
+    w: &Warehouse,
+    cube: &str,
+    member: &str,
+) -> Option<Vec<String>> {
     let c = model.cube(cube)?;
     let d = c.dimensions.iter().find(|d| d.name == member)?;
     let e = expand(model, cube, cube, &d.sql, 0);

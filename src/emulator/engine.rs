@@ -160,6 +160,20 @@ impl Engine {
         names
     }
 
+    /// An attribute a policy binds, with a value the data has (e.g. `("region", "Europe")`),
+    /// so that examples work when pasted.
+    pub fn attribute_example(&self) -> Option<(String, String)> {
+        let policies = self
+            .model
+            .cubes
+            .iter()
+            .flat_map(|c| c.policies.iter().map(move |p| (c, p)));
+        policies.into_iter().find_map(|(c, p)| {
+            let values = check::distinct(&self.model, &self.warehouse, &c.name, &p.member)?;
+            Some((p.attribute.clone(), values.into_iter().next()?))
+        })
+    }
+
     /// Plan and answer one question; pure and deterministic for the same inputs.
     pub fn run(&self, req: &AgentRequest) -> AgentRun {
         agent::run(self, req)

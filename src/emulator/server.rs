@@ -29,6 +29,7 @@ use tokio::task::JoinHandle;
 
 pub use super::clock::Clock;
 pub use super::faults::Fault;
+pub use super::threads::SavedThread;
 
 /// How to run the emulator.
 #[derive(Clone, Debug)]
@@ -104,11 +105,27 @@ pub struct Running {
     /// The SCIM users seeded at start.
     pub users: Vec<SeededUser>,
     clock: Clock,
+    shared: Arc<Shared>,
     stop: watch::Sender<bool>,
     task: Option<JoinHandle<()>>,
 }
 
 impl Running {
+    /// Finished threads of external users, as data (`chat --demo` keeps them between runs).
+    pub fn export_threads(&self) -> Vec<SavedThread> {
+        self.shared.world().threads.export()
+    }
+
+    /// Threads exported by an earlier run; ids already known are skipped.
+    pub fn import_threads(&self, saved: Vec<SavedThread>) {
+        self.shared.world().threads.import(saved);
+    }
+
+    /// A user attribute the model's policies bind, with a value its data has.
+    pub fn attribute_example(&self) -> Option<(String, String)> {
+        self.shared.engine.attribute_example()
+    }
+
     /// Stop accepting requests, end open streams, and wait (at most a few seconds) for the end.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
@@ -156,6 +173,15 @@ pub(crate) struct World {
     pub scim: ScimStore,
     pub externals: ExternalUsers,
     pub threads: Threads,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("account", &self.account)
+            .field("agent", &self.agent)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Shared {
@@ -229,7 +255,7 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
             threads: Threads::default(),
         }),
     });
-    let app = router(shared);
+    let app = router(shared.clone());
     let mut stopped = shutdown;
     let task = tokio::spawn(async move {
         let signal = async move {
@@ -255,6 +281,7 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         attributes,
         users,
         clock: opts.clock,
+        shared,
         stop,
         task: Some(task),
     })

@@ -5,6 +5,7 @@
 use super::engine::TurnMemory;
 use super::users::UserKey;
 use axum::body::Bytes;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -83,6 +84,65 @@ impl Threads {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A finished thread of an external user as data, so that `chat --demo` can keep its threads
+/// from one run of the emulator to the next.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedThread {
+    /// The thread's id.
+    pub chat_id: String,
+    /// Its owner's externalId.
+    pub external_id: String,
+    /// The thread as `__state__` sends it.
+    pub messages: Vec<Value>,
+    /// What its turns asked for, for follow-up questions.
+    pub history: Vec<TurnMemory>,
+    /// Message ids of its turns.
+    pub answered: Vec<String>,
+}
+
+impl Threads {
+    /// The threads of external users with no turn running (internal users' SCIM ids are new
+    /// in every run, so their threads could not be owned again).
+    pub fn export(&self) -> Vec<SavedThread> {
+        let mut saved: Vec<SavedThread> = self
+            .map
+            .iter()
+            .filter(|(_, t)| t.running.is_none())
+            .filter_map(|(id, t)| match &t.owner {
+                UserKey::External(ext) => {
+                    let mut answered: Vec<String> = t.answered.iter().cloned().collect();
+                    answered.sort();
+                    Some(SavedThread {
+                        chat_id: id.clone(),
+                        external_id: ext.clone(),
+                        messages: t.messages.clone(),
+                        history: t.history.clone(),
+                        answered,
+                    })
+                }
+                UserKey::Internal(_) => None,
+            })
+            .collect();
+        saved.sort_by(|a, b| a.chat_id.cmp(&b.chat_id));
+        saved
+    }
+
+    /// Add saved threads; ids already present, and threads beyond the bounds, are skipped.
+    pub fn import(&mut self, saved: Vec<SavedThread>) {
+        for s in saved {
+            let owner = UserKey::External(s.external_id);
+            if self.map.contains_key(&s.chat_id) || self.room_for(&owner).is_err() {
+                continue;
+            }
+            let thread = self.insert(s.chat_id, owner);
+            thread.messages = s.messages;
+            thread.history = s.history;
+            thread.answered = s.answered.into_iter().collect();
         }
     }
 }
@@ -287,6 +347,26 @@ mod tests {
         assert_eq!(text(run.read(2)), "{\"id\":\"__usage__\"}\n");
         assert_eq!(text(run.read(3)), "done");
         assert_eq!(run.position(), 3);
+    }
+
+    #[test]
+    fn finished_external_threads_export_and_import() {
+        let mut threads = Threads::default();
+        let t = threads.insert("c1".into(), UserKey::External("demo".into()));
+        t.messages.push(json!({"kwargs": {"content": "hi"}}));
+        t.answered.insert("1-message".into());
+        threads.insert("c2".into(), UserKey::Internal("scim-id".into()));
+        threads
+            .insert("c3".into(), UserKey::External("demo".into()))
+            .running = Some(Run::new("2-message".into()));
+        let saved = threads.export();
+        assert_eq!(saved.len(), 1, "only finished threads of external users");
+        assert_eq!(saved[0].chat_id, "c1");
+        let mut again = Threads::default();
+        again.import(saved.clone());
+        again.import(saved.clone());
+        assert_eq!(again.export(), saved);
+        assert_eq!(again.owned[&UserKey::External("demo".into())], 1);
     }
 
     #[test]

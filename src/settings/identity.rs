@@ -206,8 +206,38 @@ pub(super) fn resolve(
         );
         profile_level.merge_document(doc, &origin)?;
     }
-    let levels = [flag_level(flags, body_session)?, env_level, profile_level];
+    merge(
+        [flag_level(flags, body_session)?, env_level, profile_level],
+        required,
+    )
+}
 
+/// The identity of `chat --demo`: the flags (and `--session`, `--body`) only, else the
+/// external user `demo`. The profile's and the environment's identities belong to a real
+/// service; taking them here would make the demo's numbers depend on a config file.
+pub(super) fn resolve_demo(
+    flags: &IdentityFlags,
+    body_session: Option<&Value>,
+) -> Result<SessionSettings> {
+    let mut s = merge(
+        [
+            flag_level(flags, body_session)?,
+            Level::default(),
+            Level::default(),
+        ],
+        false,
+    )?;
+    if s.external_id.is_none() && s.internal_id.is_none() {
+        s.external_id = Some(DEMO_USER.to_owned());
+    }
+    Ok(s)
+}
+
+/// The external user `chat --demo` asks as when no identity flag is given.
+const DEMO_USER: &str = "demo";
+
+/// Merge levels (flags, environment, profile) into one identity.
+fn merge(levels: [Level; 3], required: bool) -> Result<SessionSettings> {
     let id_level = levels
         .iter()
         .position(|l| l.fields.contains_key(EXTERNAL) || l.fields.contains_key(INTERNAL));

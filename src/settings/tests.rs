@@ -1,7 +1,7 @@
 //! Precedence, profiles, identity rules and URLs.
 
 use super::*;
-use crate::exit::status_of;
+use crate::exit::{status_of, Status};
 use std::io::Write;
 
 fn config(yaml: &str) -> (tempfile::TempDir, PathBuf) {
@@ -254,7 +254,7 @@ fn scim_settings() {
     let (_d, r) = resolver("", None, &[]);
     assert_eq!(
         status_of(&r.scim(Some("http://h"), None).unwrap_err()),
-        Status::Auth
+        Status::Usage
     );
 }
 
@@ -500,4 +500,26 @@ fn a_config_holding_a_secret_readable_by_others_still_loads() {
         r.chat_auth(&ServiceFlags::default()).unwrap().unwrap(),
         ChatAuth::ApiKey(Secret::new("sk-secret".into(), "t").unwrap())
     );
+}
+
+#[test]
+fn the_demo_identity_takes_flags_only() {
+    let (_d, r) = resolver(CONFIG, None, &[("ANALYST_EXTERNAL_ID", "env-user")]);
+    let s = r.demo_identity(&IdentityFlags::default(), None).unwrap();
+    assert_eq!(s.external_id.as_deref(), Some("demo"));
+    assert!(s.user_attributes.is_none() && s.email.is_none(), "{s:?}");
+    let flags = IdentityFlags {
+        attrs: vec!["region=Europe".into()],
+        ..IdentityFlags::default()
+    };
+    let s = r.demo_identity(&flags, None).unwrap();
+    assert_eq!(s.external_id.as_deref(), Some("demo"));
+    assert_eq!(s.user_attributes.unwrap()[0].value, "Europe");
+    let flags = IdentityFlags {
+        internal_id: Some("ana@example.com".into()),
+        ..IdentityFlags::default()
+    };
+    let s = r.demo_identity(&flags, None).unwrap();
+    assert_eq!(s.internal_id.as_deref(), Some("ana@example.com"));
+    assert!(s.external_id.is_none());
 }
