@@ -233,11 +233,15 @@ impl FinalTracker {
         }
     }
 
+    /// Whether a complete (non-delta) final frame has arrived.
+    pub fn has_complete_final(&self) -> bool {
+        self.final_frame.as_ref().is_some_and(|l| !l.delta)
+    }
+
     /// The answer so far, if any: a complete final frame, else a state read's answer, else a
     /// final message rebuilt from its chunks (incomplete), else the fallback.
     pub fn answer(&self) -> Option<Answer> {
-        let complete = self.final_frame.as_ref().is_some_and(|l| !l.delta);
-        if !complete {
+        if !self.has_complete_final() {
             if let Some(answer) = self.state_answer() {
                 return Some(answer);
             }

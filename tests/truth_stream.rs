@@ -287,3 +287,37 @@ fn chat_fallback_takes_the_last_complete_assistant_message() {
     assert_eq!(stdout.trim(), "The total is 42.");
     assert!(stderr.contains("--fallback"), "a warning says so: {stderr}");
 }
+
+/// Item 2, the resend's side: the state read says the turn still streams, the resend joins
+/// after the final frames went out and gets only `__state__`. The answer comes from that state,
+/// live and from the saved file alike (the resend's `__cutoff__` is written as the mark).
+#[test]
+fn a_resend_that_missed_the_final_frames_takes_the_answer_from_its_state() {
+    let (url, count) = scripted(|n, s| match n {
+        0 => close_delimited(s, "application/json", &lines(&[CUT, ECHO, D1])),
+        1 => close_delimited(s, "application/json", &lines(&[RESUB_CUT, STATE])),
+        _ => close_delimited(s, "application/json", &lines(&[RESUB_CUT, STATE, USAGE])),
+    });
+    let home = tempfile::tempdir().unwrap();
+    let save = home.path().join("run.ndjson");
+    let save_arg = save.to_str().unwrap();
+    let out = chat(home.path(), &url, &["-o", "final", "--save", save_arg, "q"]);
+    hs::expect_status(&out, 0, "resend");
+    assert_eq!(hs::outs(&out).0.trim(), "The total is 42.");
+    assert_eq!(count.load(Ordering::SeqCst), 3, "send, read, resend");
+    assert_eq!(
+        std::fs::read(&save).unwrap(),
+        lines(&[CUT, ECHO, D1, RESUB_CUT, STATE, USAGE])
+    );
+    for args in [
+        vec!["extract-final", save_arg],
+        vec!["chat", "--replay", save_arg, "-o", "final"],
+    ] {
+        let (code, stdout, stderr) = run_ok(home.path(), &args);
+        assert_eq!(
+            (code, stdout.trim()),
+            (0, "The total is 42."),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -90,6 +90,11 @@ pub struct Tracker {
     resumed: bool,
     /// Lines now come from a state read after a drop: show them all (they carry the answer).
     state_read: bool,
+    /// The `__cutoff__` of a resumed connection, held back as a repeat: written just before
+    /// that connection's `__state__` when the answer is not complete by then, as the mark that
+    /// lets the final-answer rule take the answer from that `__state__` (the final frames were
+    /// sent while the client was away).
+    held_cutoff: Option<Vec<u8>>,
     /// Where the lines come from, and how far into it this line is.
     source: Source,
     /// Lines and bytes of the current response (or file) so far.
@@ -136,6 +141,7 @@ impl Tracker {
             cutoff_seen: false,
             resumed: false,
             state_read: false,
+            held_cutoff: None,
             source: Source::Unnamed,
             lines: 0,
             offset: 0,
@@ -156,6 +162,7 @@ impl Tracker {
     pub fn reconnected(&mut self) {
         self.resumed = true;
         self.suspended = None;
+        self.held_cutoff = None;
     }
 
     /// The lines that follow are a state read's, made after a drop when the turn had finished:
@@ -163,6 +170,7 @@ impl Tracker {
     /// so that `extract-final` and `--replay` take the answer from its `__state__`.
     pub fn state_read(&mut self) {
         self.state_read = true;
+        self.held_cutoff = None;
     }
 
     /// Whether no JSON object has arrived at all (an empty stream or file).
@@ -207,7 +215,9 @@ impl Tracker {
         let mut mark = self.state_read;
         if kind == FrameKind::Cutoff && !self.state_read {
             if self.cutoff_seen && !matches!(self.source, Source::File(_)) {
-                // A resend's `__cutoff__` repeats the first one: not shown again.
+                // A resend's `__cutoff__` repeats the first one: not shown again, unless it
+                // is needed as the mark before this connection's `__state__`.
+                self.held_cutoff = Some(raw.to_vec());
                 return Ok(());
             }
             if self.cutoff_seen {
@@ -224,8 +234,13 @@ impl Tracker {
             }
             self.cutoff_seen = true;
         }
-        if !mark && self.repeat(frame.as_ref().and_then(|f| f.sort)) {
+        // One `__state__` ends each response, so it is never a repeat (a service may number
+        // it low, as a read's second frame).
+        if !mark && kind != FrameKind::State && self.repeat(frame.as_ref().and_then(|f| f.sort)) {
             return Ok(());
+        }
+        if kind == FrameKind::State {
+            self.mark_before_state(sink)?;
         }
         self.answer.apply(&top, text);
         let Some(f) = &frame else {
@@ -269,6 +284,23 @@ impl Tracker {
             _ => {}
         }
         sink.line(raw, frame.as_ref())
+    }
+
+    /// Before a resumed connection's `__state__`: when the answer is not complete, write the
+    /// connection's held `__cutoff__` first, so that saved output marks the reconnection.
+    fn mark_before_state(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        let Some(held) = self.held_cutoff.take() else {
+            return Ok(());
+        };
+        if self.answer.has_complete_final() {
+            return Ok(());
+        }
+        let text = held.strip_suffix(b"\n").unwrap_or(&held);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if let Ok(top) = jsonscan::scan_frame(text) {
+            self.answer.apply(&top, text);
+        }
+        sink.line(&held, Frame::parse(text).as_ref())
     }
 
     /// A frame of the turn arrived after `__suspended__`: the turn was resumed (in a saved
@@ -485,15 +517,18 @@ mod tests {
     const D2: &str = r#"{"id":"m","sort":2,"role":"assistant","content":" there","isDelta":true,"graphPath":["final"]}"#;
 
     #[test]
-    fn repeats_after_a_resume_are_dropped_but_saved() {
+    fn repeats_after_a_resume_are_dropped() {
         let (mut t, mut s) = (Tracker::new(), Lines::default());
         feed(&mut t, &mut s, CUT);
         feed(&mut t, &mut s, D1);
         t.reconnected();
-        for l in [CUT, D1, D2, r#"{"id":"__state__","state":{}}"#] {
+        let state = r#"{"id":"__state__","state":{}}"#;
+        for l in [CUT, D1, D2, state] {
             feed(&mut t, &mut s, l);
         }
-        assert_eq!(s.shown.len(), 4);
+        // The repeated `__cutoff__` comes back only as the mark before `__state__`, since
+        // the answer was still incomplete there.
+        assert_eq!(s.shown, [CUT, D1, D2, CUT, state]);
         assert_eq!(t.chat_id.as_deref(), Some("c1"));
         assert!(t.ended);
         assert_eq!(t.final_text(), Some(("Hi there".into(), true)));
@@ -579,6 +614,39 @@ mod tests {
         assert!(t.ended);
         assert_eq!(t.final_text(), Some(("Done.".into(), false)));
         assert!(t.outcome().is_ok());
+    }
+
+    #[test]
+    fn a_resumed_connection_that_missed_the_answer_takes_it_from_its_state() {
+        // The resend joined after the final frames went out: only `__state__` is left.
+        let resub = r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c1","isStreaming":true}}"#;
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        feed(&mut t, &mut s, CUT);
+        feed(&mut t, &mut s, D1);
+        t.reconnected();
+        feed(&mut t, &mut s, resub);
+        feed(&mut t, &mut s, STATE);
+        // The held `__cutoff__` is written before `__state__` as the mark.
+        assert_eq!(s.shown, [CUT, D1, resub, STATE]);
+        assert_eq!(t.final_text(), Some(("Done.".into(), false)));
+        // The saved lines replay to the same answer.
+        let (mut r, mut out) = (Tracker::new(), Lines::default());
+        r.source(Source::File("run.ndjson".into()));
+        for l in s.shown.clone() {
+            feed(&mut r, &mut out, &l);
+        }
+        assert_eq!(out.shown, s.shown);
+        assert_eq!(r.final_text(), Some(("Done.".into(), false)));
+        // With the complete answer already shown, the repeat stays unwritten.
+        let done = r#"{"id":"m","sort":3,"role":"assistant","content":"Hi!","isDelta":false,"graphPath":["final"]}"#;
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        for l in [CUT, D1, done] {
+            feed(&mut t, &mut s, l);
+        }
+        t.reconnected();
+        feed(&mut t, &mut s, resub);
+        feed(&mut t, &mut s, STATE);
+        assert_eq!(s.shown, [CUT, D1, done, STATE]);
     }
 
     #[test]
