@@ -3,7 +3,7 @@
 
 mod support_serve;
 
-use analyst::emulator::auth::unsigned_token;
+use analyst::emulator::http::auth::unsigned_token;
 use serde_json::{json, Value};
 use support_serve::*;
 

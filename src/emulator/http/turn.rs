@@ -2,9 +2,9 @@
 //! echo, `__state__`, `__usage__`, `__aborted__`, `__suspended__`) and the task that runs the
 //! agent and feeds the turn's [`Run`] at the configured pace.
 
-use super::engine::{AgentRequest, AgentRun};
-use super::server::Shared;
+use super::shared::Shared;
 use super::threads::{Run, Thread};
+use crate::emulator::engine::{AgentRequest, AgentRun};
 use axum::body::Bytes;
 use serde_json::{json, Value};
 use std::sync::Arc;

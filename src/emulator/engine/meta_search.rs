@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::catalog::{Kind, ViewCat};
-use super::text::{words, Vocabulary};
+use super::words::{words, Vocabulary};
 
 /// Words too common to count as matches.
 const STOP: &[&str] = &[

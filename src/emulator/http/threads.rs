@@ -2,8 +2,8 @@
 //! appends to it, and every connection attached to the turn reads from it at its own pace, so
 //! the turn goes on when clients disconnect and a resubscriber can join the running stream.
 
-use super::engine::TurnMemory;
-use super::users::UserKey;
+use super::external_users::UserKey;
+use crate::emulator::engine::TurnMemory;
 use axum::body::Bytes;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -3,13 +3,14 @@
 
 use serde_json::{json, Value};
 
-use super::answer::{self, Scope};
+use super::answer_text::{self, Scope};
 use super::catalog::ViewCat;
-use super::engine::{AgentRequest, AgentRun, Engine};
-use super::meta;
-use super::plan::{self, Plan};
+use super::loaded::Engine;
+use super::meta_search;
+use super::planner::{self, Plan};
+use super::request::{AgentRequest, AgentRun};
 use super::sqlgen;
-use super::text::words;
+use super::words::words;
 
 const AGENT: &str = "data_analyst_agent";
 /// Longest question read; the rest is ignored rather than planned at length.
@@ -107,12 +108,19 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
     (title, Scope { filters, range })
 }
 
+impl Engine {
+    /// Plan and answer one question; pure and deterministic for the same inputs.
+    pub fn run(&self, req: &AgentRequest) -> AgentRun {
+        run(self, req)
+    }
+}
+
 /// Plans and answers one question.
-pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
+fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let question: String = req.question.chars().take(MAX_QUESTION).collect();
     let views = engine.views();
     let today = super::dates::Date::new(req.today);
-    let plan = plan::plan(
+    let plan = planner::plan(
         &question,
         &req.history,
         views,
@@ -120,7 +128,7 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         engine.vocabulary(),
         today,
     );
-    let search = meta::search_query(&question, engine.vocabulary());
+    let search = meta_search::search_query(&question, engine.vocabulary());
     let id = |s: &str| format!("{}-{s}", req.message_id);
     let mut frames = Vec::new();
     let Some(plan) = plan else {
@@ -131,7 +139,7 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
             &id("tool-1"),
             "dataMeta",
             &json!({"searchQuery": search}),
-            &meta::search(&search, views),
+            &meta_search::search(&search, views),
         );
         let answer = unmapped(views);
         stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
@@ -156,10 +164,10 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         &id("tool-1"),
         "dataMeta",
         &json!({"searchQuery": search}),
-        &meta::search(&search, views),
+        &meta_search::search(&search, views),
     );
     let query = sqlgen::build(engine.model(), view, &plan, &req.user_attributes);
-    let spec = answer::vega(&query.columns, &title);
+    let spec = answer_text::vega(&query.columns, &title);
     let spec_text = spec.to_string();
     let query_title = format!("{title}{}{}", scope.filters, scope.range);
     let description = format!("{} from the {} {}", title, view.name, view.kind);
@@ -194,7 +202,7 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
             let result = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "schema": schema, "data": data, "totalRows": r.total_rows, "uuid": uuid_from(&format!("{}\n{}", req.message_id, query.executed)), "vegaSpec": spec_text});
             (
                 result,
-                answer::write(&plan, view, &query.columns, r, &scope),
+                answer_text::write(&plan, view, &query.columns, r, &scope),
             )
         }
         Err(e) if e.contains("Bad branch") => {
@@ -214,7 +222,7 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     AgentRun {
         frames,
         answer,
-        memory: plan::to_memory(&plan, views),
+        memory: planner::to_memory(&plan, views),
     }
 }
 

@@ -6,15 +6,16 @@
 #![allow(clippy::result_large_err)]
 
 use super::auth::{self, ChatCaller};
-use super::engine::AgentRequest;
+use super::body_check;
+use super::chat_stream;
+use super::external_users::UserKey;
 use super::faults::LineFaults;
-use super::reply::{error, field_error, uuid};
-use super::server::{read_body, Shared, World};
-use super::stream;
+use super::ids::uuid;
+use super::responses::{error, field_error};
+use super::shared::{read_body, Shared, World};
 use super::threads::MAX_TURNS;
 use super::turn::{self, TurnFaults};
-use super::users::UserKey;
-use super::validate;
+use crate::emulator::engine::AgentRequest;
 use crate::protocol::chat::{is_valid_message_id, AbortRequest};
 use crate::protocol::{ChatRequest, SessionSettings};
 use axum::body::Body;
@@ -234,7 +235,7 @@ async fn chat(
     )
     .await?;
     let need_session = matches!(caller, ChatCaller::ApiKey);
-    validate::chat_body(&value, need_session)
+    body_check::chat_body(&value, need_session)
         .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
     let has_images = value
         .get("images")
@@ -291,7 +292,7 @@ async fn chat(
             turn::cutoff(chat_id, thread.running.is_some()),
             state_line(&thread.messages),
         ];
-        return Ok(stream::respond(head, None, lines, shutdown));
+        return Ok(chat_stream::respond(head, None, lines, shutdown));
     };
 
     let chat_id = match req.chat_id.clone() {
@@ -310,7 +311,12 @@ async fn chat(
                 let head = vec![turn::cutoff(&chat_id, true)];
                 let start = run.position();
                 run.set_paused(false);
-                return Ok(stream::respond(head, Some((run, start)), lines, shutdown));
+                return Ok(chat_stream::respond(
+                    head,
+                    Some((run, start)),
+                    lines,
+                    shutdown,
+                ));
             }
             if req
                 .message_id
@@ -319,7 +325,7 @@ async fn chat(
             {
                 // That message was answered already: never a second answer; send the state.
                 let head = vec![turn::cutoff(&chat_id, false), state_line(&thread.messages)];
-                return Ok(stream::respond(head, None, lines, shutdown));
+                return Ok(chat_stream::respond(head, None, lines, shutdown));
             }
             if thread.answered.len() >= MAX_TURNS {
                 return Err(field_error(
@@ -389,7 +395,7 @@ async fn chat(
         prompt_chars,
     ));
     let head = vec![turn::cutoff(&chat_id, true)];
-    Ok(stream::respond(head, Some((run, 0)), lines, shutdown))
+    Ok(chat_stream::respond(head, Some((run, 0)), lines, shutdown))
 }
 
 fn state_line(messages: &[Value]) -> axum::body::Bytes {
@@ -419,7 +425,7 @@ async fn abort(
 ) -> Outcome {
     let (caller, mut value, _) =
         admit(shared, account, agent, token_only, headers, body, MAX_BODY).await?;
-    validate::abort_body(&value, matches!(caller, ChatCaller::ApiKey))
+    body_check::abort_body(&value, matches!(caller, ChatCaller::ApiKey))
         .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
     if value.get("sessionSettings").map_or(true, Value::is_null) {
         value["sessionSettings"] = serde_json::json!({});
