@@ -1,7 +1,9 @@
 //! One agent turn: thinking, the `dataMeta` search, the `dataSqlApi` query, and the final answer,
 //! as the ordered frames of PROTOCOL.md's stream (the server adds `sort` and the framing frames).
 
-use serde_json::{json, Value};
+use crate::protocol::emit::{self, TextField};
+use crate::protocol::tool::{Column, SqlInput, SqlResult};
+use serde_json::Value;
 
 use super::answer_text::{self, Scope};
 use super::catalog::ViewCat;
@@ -48,28 +50,16 @@ fn chunks(text: &str) -> Vec<String> {
     pieces.chunks(per).map(|c| c.concat()).collect()
 }
 
-fn assistant(id: &str, graph: &[&str], delta: bool, in_process: bool) -> Value {
-    json!({"id": id, "role": "assistant", "content": "", "isDelta": delta, "isInProcess": in_process, "graphPath": graph, "isStructuredResponse": false})
-}
-
-fn stream_text(frames: &mut Vec<Value>, id: &str, graph: &[&str], field: &str, text: &str) {
+fn stream_text(frames: &mut Vec<Value>, id: &str, graph: &[&str], field: TextField, text: &str) {
     for c in chunks(text) {
-        let mut f = assistant(id, graph, true, true);
-        f[field] = json!(c);
-        frames.push(f);
+        frames.push(emit::assistant_text(id, graph, field, &c, true));
     }
-    let mut f = assistant(id, graph, false, false);
-    f[field] = json!(text);
-    frames.push(f);
+    frames.push(emit::assistant_text(id, graph, field, text, false));
 }
 
 fn tool(frames: &mut Vec<Value>, id: &str, name: &str, input: &Value, result: &Value) {
-    let mut start = assistant(id, &[AGENT, "tools"], false, true);
-    start["toolCall"] = json!({"name": name, "input": input});
-    frames.push(start);
-    let mut done = assistant(id, &[AGENT, "tools"], false, false);
-    done["toolCall"] = json!({"name": name, "input": input, "result": result.to_string()});
-    frames.push(done);
+    frames.push(emit::tool_start(id, &[AGENT, "tools"], name, input));
+    frames.push(emit::tool_done(id, &[AGENT, "tools"], name, input, result));
 }
 
 /// Words naming a plan: "Revenue by category and month" plus scope.
@@ -133,16 +123,28 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let mut frames = Vec::new();
     let Some(plan) = plan else {
         let thinking = format!("The question \"{}\" does not name anything I can find in the data model. I'll search the model to list what it can answer.", question.trim());
-        stream_text(&mut frames, &id("think"), &[AGENT], "thinking", &thinking);
+        stream_text(
+            &mut frames,
+            &id("think"),
+            &[AGENT],
+            TextField::Thinking,
+            &thinking,
+        );
         tool(
             &mut frames,
             &id("tool-1"),
             "dataMeta",
-            &json!({"searchQuery": search}),
-            &meta_search::search(&search, views),
+            &emit::meta_input(&search),
+            &meta_search::search(&search, views).to_value(),
         );
         let answer = unmapped(views);
-        stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
+        stream_text(
+            &mut frames,
+            &id("final"),
+            &["final"],
+            TextField::Content,
+            &answer,
+        );
         let memory = req.history.last().cloned().unwrap_or_default();
         return AgentRun {
             frames,
@@ -158,20 +160,35 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         " Earlier turns of this thread fill in what the question leaves out."
     };
     let thinking = format!("The user asks for {}{}{}.{follow} I'll check the {} {} in the data model, then write one SQL query and summarise its result.", title.to_lowercase(), scope.filters, scope.range, view.name, view.kind);
-    stream_text(&mut frames, &id("think"), &[AGENT], "thinking", &thinking);
+    stream_text(
+        &mut frames,
+        &id("think"),
+        &[AGENT],
+        TextField::Thinking,
+        &thinking,
+    );
     tool(
         &mut frames,
         &id("tool-1"),
         "dataMeta",
-        &json!({"searchQuery": search}),
-        &meta_search::search(&search, views),
+        &emit::meta_input(&search),
+        &meta_search::search(&search, views).to_value(),
     );
     let query = sqlgen::build(engine.model(), view, &plan, &req.user_attributes);
     let spec = answer_text::vega(&query.columns, &title);
     let spec_text = spec.to_string();
     let query_title = format!("{title}{}{}", scope.filters, scope.range);
     let description = format!("{} from the {} {}", title, view.name, view.kind);
-    let input = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "memoryId": uuid_from(&id("memory")), "vegaSpec": spec_text});
+    let input = SqlInput {
+        sql_query: Some(query.shown.clone()),
+        query_title: Some(query_title.clone()),
+        description: Some(description.clone()),
+        user_request: Some(question.clone()),
+        memory_id: Some(uuid_from(&id("memory"))),
+        vega_spec: Some(spec_text.clone()),
+        ..SqlInput::default()
+    }
+    .to_value();
     let outcome = if engine.branch_ok(req.branch.as_deref()) {
         engine
             .warehouse()
@@ -182,10 +199,13 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     };
     let (result, answer) = match &outcome {
         Ok(r) => {
-            let schema: Vec<Value> = query
+            let schema: Vec<Column> = query
                 .columns
                 .iter()
-                .map(|c| json!({"name": c.name, "column_type": c.sql_type}))
+                .map(|c| Column {
+                    name: Some(c.name.clone()),
+                    column_type: Some(c.sql_type.to_owned()),
+                })
                 .collect();
             let data: Vec<Value> = r
                 .rows
@@ -199,7 +219,22 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
                     )
                 })
                 .collect();
-            let result = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "schema": schema, "data": data, "totalRows": r.total_rows, "uuid": uuid_from(&format!("{}\n{}", req.message_id, query.executed)), "vegaSpec": spec_text});
+            let result = SqlResult {
+                sql_query: Some(query.shown.clone()),
+                query_title: Some(query_title.clone()),
+                description: Some(description.clone()),
+                user_request: Some(question.clone()),
+                schema: Some(schema),
+                data: Some(data),
+                total_rows: Some(r.total_rows as i64),
+                uuid: Some(uuid_from(&format!(
+                    "{}\n{}",
+                    req.message_id, query.executed
+                ))),
+                vega_spec: Some(spec_text.clone()),
+                ..SqlResult::default()
+            }
+            .to_value();
             (
                 result,
                 answer_text::write(&plan, view, &query.columns, r, &scope),
@@ -207,10 +242,10 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         }
         Err(e) if e.contains("Bad branch") => {
             let branch = req.branch.clone().unwrap_or_default();
-            (json!({"error": e}), format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."))
+            (SqlResult::failed(e).to_value(), format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."))
         }
         Err(e) => (
-            json!({"error": e}),
+            SqlResult::failed(e).to_value(),
             format!(
                 "The query for {} failed, so I cannot answer with numbers: {e}",
                 title.to_lowercase()
@@ -218,7 +253,13 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         ),
     };
     tool(&mut frames, &id("tool-2"), "dataSqlApi", &input, &result);
-    stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
+    stream_text(
+        &mut frames,
+        &id("final"),
+        &["final"],
+        TextField::Content,
+        &answer,
+    );
     AgentRun {
         frames,
         answer,

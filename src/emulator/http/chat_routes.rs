@@ -17,6 +17,7 @@ use super::threads::MAX_TURNS;
 use super::turn::{self, TurnFaults};
 use crate::emulator::engine::AgentRequest;
 use crate::protocol::chat::{is_valid_message_id, AbortRequest};
+use crate::protocol::emit;
 use crate::protocol::{ChatRequest, SessionSettings};
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -399,20 +400,8 @@ async fn chat(
 }
 
 fn state_line(messages: &[Value]) -> axum::body::Bytes {
-    let mut frame = turn::state_frame(messages);
     // `__state__` follows `__cutoff__` (sort 0) on a read.
-    if let Value::Object(obj) = &mut frame {
-        let mut out = serde_json::Map::new();
-        out.insert("id".into(), "__state__".into());
-        out.insert("sort".into(), 1.into());
-        out.extend(
-            obj.iter()
-                .filter(|(k, _)| *k != "id")
-                .map(|(k, v)| (k.clone(), v.clone())),
-        );
-        frame = Value::Object(out);
-    }
-    turn::line(&frame)
+    turn::line(&emit::with_sort(&emit::state(messages), 1))
 }
 
 async fn abort(

@@ -1,5 +1,6 @@
 //! Response builders shared by the routes: chat errors, JSON, SCIM errors and bodies.
 
+use crate::protocol::emit;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -9,12 +10,14 @@ pub(crate) const SCIM_JSON: &str = "application/scim+json";
 
 /// A chat-side error: `{"error": message}` as JSON.
 pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    json_response(status, &json!({ "error": message.into() }))
+    json_response(status, &emit::error_line(&message.into()))
 }
 
 /// A chat-side validation error naming the field: `{"error", "field"}`.
 pub(crate) fn field_error(status: StatusCode, field: &str, message: impl Into<String>) -> Response {
-    json_response(status, &json!({ "error": message.into(), "field": field }))
+    let mut body = emit::error_line(&message.into());
+    body["field"] = json!(field);
+    json_response(status, &body)
 }
 
 /// Any JSON body with `Content-Type: application/json`.

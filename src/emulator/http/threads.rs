@@ -4,8 +4,9 @@
 
 use super::external_users::UserKey;
 use crate::emulator::engine::TurnMemory;
+use crate::protocol::emit;
 use axum::body::Bytes;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
@@ -163,7 +164,7 @@ impl Run {
         }
         let mut value = frame.clone();
         if sorted {
-            value = with_sort(frame, log.next_sort);
+            value = emit::with_sort(frame, log.next_sort);
             log.next_sort += 1;
         }
         let mut line = value.to_string().into_bytes();
@@ -237,24 +238,6 @@ impl Run {
     pub fn is_paused(&self) -> bool {
         self.log().paused
     }
-}
-
-/// The frame with `sort` placed right after `id`, as the service orders its keys.
-fn with_sort(frame: &Value, sort: u64) -> Value {
-    let Value::Object(obj) = frame else {
-        return frame.clone();
-    };
-    let mut out = Map::with_capacity(obj.len() + 1);
-    if let Some(id) = obj.get("id") {
-        out.insert("id".into(), id.clone());
-    }
-    out.insert("sort".into(), sort.into());
-    for (k, v) in obj {
-        if k != "id" && k != "sort" {
-            out.insert(k.clone(), v.clone());
-        }
-    }
-    Value::Object(out)
 }
 
 #[cfg(test)]
