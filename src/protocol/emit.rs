@@ -61,17 +61,18 @@ fn assistant(id: &str, graph: &[&str], delta: bool, in_process: bool) -> Value {
     json!({"id": id, "role": "assistant", "content": "", "isDelta": delta, "isInProcess": in_process, "graphPath": graph, "isStructuredResponse": false})
 }
 
-/// A tool call as it starts: `toolCall: {name, input}`.
+/// A tool call as it starts: `toolCall: {name, input}`, `input` as a JSON string (clients
+/// `JSON.parse` it, as they do `result`).
 pub fn tool_start(id: &str, graph: &[&str], name: &str, input: &Value) -> Value {
     let mut f = assistant(id, graph, false, true);
-    f["toolCall"] = json!({"name": name, "input": input});
+    f["toolCall"] = json!({"name": name, "input": input.to_string()});
     f
 }
 
-/// The same tool call, finished: `result` as a JSON string.
+/// The same tool call, finished: `result`, like `input`, as a JSON string.
 pub fn tool_done(id: &str, graph: &[&str], name: &str, input: &Value, result: &Value) -> Value {
     let mut f = assistant(id, graph, false, false);
-    f["toolCall"] = json!({"name": name, "input": input, "result": result.to_string()});
+    f["toolCall"] = json!({"name": name, "input": input.to_string(), "result": result.to_string()});
     f
 }
 
@@ -225,7 +226,11 @@ mod tests {
         ));
         assert_eq!(done.kind(), FrameKind::ToolCall);
         let call = done.tool_call.unwrap();
-        assert_eq!(call.input, Some(input));
+        assert_eq!(
+            call.input,
+            Some(json!(input.to_string())),
+            "input is a JSON string"
+        );
         assert_eq!(parse(&state(&[])).kind(), FrameKind::State);
         assert_eq!(parse(&usage(&Usage::default())).kind(), FrameKind::Usage);
         assert_eq!(parse(&aborted("x")).kind(), FrameKind::Aborted);

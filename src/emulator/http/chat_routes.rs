@@ -302,8 +302,9 @@ async fn chat(
             if let Some(run) = &thread.running {
                 let same = req.message_id.as_deref() == Some(run.message_id.as_str());
                 if !same {
+                    // The service refuses with 400 (not 409) and this exact message.
                     return Err(error(
-                        StatusCode::CONFLICT,
+                        StatusCode::BAD_REQUEST,
                         "Streaming for thread is in progress",
                     ));
                 }
@@ -395,7 +396,9 @@ async fn chat(
         faults,
         prompt_chars,
     ));
-    let head = vec![turn::cutoff(&chat_id, true)];
+    // `isStreaming` tells whether the thread was streaming when the request arrived: not on a
+    // fresh send (a resubscribe says true).
+    let head = vec![turn::cutoff(&chat_id, false)];
     Ok(chat_stream::respond(head, Some((run, 0)), lines, shutdown))
 }
 

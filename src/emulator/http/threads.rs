@@ -117,6 +117,8 @@ struct Log {
     next_sort: u64,
     done: bool,
     paused: bool,
+    /// The turn's `__usage__` frame once the agent has run (sent after an early end too).
+    usage: Option<Value>,
 }
 
 /// One turn's frames as they are produced.
@@ -232,6 +234,16 @@ impl Run {
         let was = std::mem::replace(&mut self.log().paused, paused);
         self.ring();
         was
+    }
+
+    /// Record the turn's `__usage__` frame.
+    pub fn set_usage(&self, usage: Value) {
+        self.log().usage = Some(usage);
+    }
+
+    /// The turn's `__usage__` frame, if the agent has run.
+    pub fn usage(&self) -> Option<Value> {
+        self.log().usage.clone()
     }
 
     /// Whether the agent task should wait.

@@ -44,7 +44,12 @@ pub(crate) fn abort(thread: &mut Thread) -> bool {
         return false;
     };
     thread.answered.insert(run.message_id.clone());
-    run.finish(&[emit::aborted("The chat was aborted by the user")], &[]);
+    // `__usage__` stays the very last frame, after an abort too.
+    let usage = run.usage().unwrap_or_else(no_usage);
+    run.finish(
+        &[emit::aborted("The chat was aborted by the user")],
+        &[usage],
+    );
     true
 }
 
@@ -78,6 +83,8 @@ pub(crate) async fn drive(
         },
         _ = wait_for(&run, &mut bell, &mut shutdown, Run::is_done) => return,
     };
+    let usage = usage_frame(&agent, prompt_chars);
+    run.set_usage(usage.clone());
     let mut suspended_once = false;
     for frame in &agent.frames {
         // Lines as the first connection counts them: `__cutoff__` plus the log.
@@ -91,8 +98,10 @@ pub(crate) async fn drive(
                     "The turn was suspended; send the same request again to resume it",
                 ),
                 true,
-                true,
+                false,
             );
+            // `__usage__` stays the very last frame of the connection, after a suspension too.
+            run.push(&usage, false, true);
             let resumed = |r: &Run| !r.is_paused() || r.is_done();
             if !wait_for(&run, &mut bell, &mut shutdown, resumed).await || run.is_done() {
                 return;
@@ -113,7 +122,7 @@ pub(crate) async fn drive(
             return; // aborted meanwhile
         }
     }
-    finish(&shared, &chat_id, &run, agent, prompt_chars);
+    finish(&shared, &chat_id, &run, agent, usage);
 }
 
 /// Wait until `done(run)` holds (true) or the server shuts down (false), woken by the bell.
@@ -139,8 +148,7 @@ async fn wait_for(
 }
 
 /// End the turn normally: store its messages in the thread, then `__state__` and `__usage__`.
-fn finish(shared: &Shared, chat_id: &str, run: &Arc<Run>, agent: AgentRun, prompt_chars: usize) {
-    let usage = usage_frame(&agent, prompt_chars);
+fn finish(shared: &Shared, chat_id: &str, run: &Arc<Run>, agent: AgentRun, usage: Value) {
     let mut world = shared.world();
     let Some(thread) = world.threads.get_mut(chat_id) else {
         // The owner expired mid-turn; the thread is gone, but attached clients get an ending.
@@ -210,6 +218,14 @@ fn tool_calls(frames: &[Value]) -> Vec<DoneCall> {
             })
         })
         .collect()
+}
+
+/// `__usage__` of a turn ended before the agent produced anything.
+fn no_usage() -> Value {
+    emit::usage(&emit::Usage {
+        models: vec![MODEL.to_owned()],
+        ..emit::Usage::default()
+    })
 }
 
 /// `__usage__`: token counts derived from text lengths (about four characters a token), so the
