@@ -4,6 +4,7 @@
 use super::chat_request::Override;
 use crate::emulator::server::{start as start_emulator, Running, ServeOptions};
 use crate::exit::{fail, Status};
+use crate::protocol::Dialect;
 use anyhow::Result;
 
 /// A running demo service; it stops when this is dropped.
@@ -13,9 +14,13 @@ pub struct Demo {
     _running: Running,
 }
 
-/// Start the emulator with its demo options.
-pub async fn start() -> Result<Demo> {
-    let running = start_emulator(ServeOptions::demo()).await.map_err(|e| {
+/// Start the emulator with its demo options, speaking `dialect`.
+pub async fn start(dialect: Dialect) -> Result<Demo> {
+    let opts = ServeOptions {
+        dialect,
+        ..ServeOptions::demo()
+    };
+    let running = start_emulator(opts).await.map_err(|e| {
         fail(
             Status::Failure,
             format!("--demo: cannot start the emulator: {e:#}"),

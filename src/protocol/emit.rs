@@ -81,6 +81,33 @@ pub fn meta_input(search_query: &str) -> Value {
     json!({ "searchQuery": search_query })
 }
 
+/// A member of a SQL result's `annotation`: its name (the key of object rows), title, type.
+pub struct Annotated<'a> {
+    /// Member name, e.g. `orders.revenue`.
+    pub name: &'a str,
+    /// Human title.
+    pub title: &'a str,
+    /// `number`, `string`, `time`, ...
+    pub kind: &'a str,
+    /// A measure (else a dimension).
+    pub measure: bool,
+}
+
+/// `annotation: {measures: {...}, dimensions: {...}}` with each member's `title` and `type`,
+/// for SQL results whose rows are objects keyed by member name.
+pub fn annotation(members: &[Annotated<'_>]) -> Value {
+    let (mut measures, mut dimensions) = (Map::new(), Map::new());
+    for m in members {
+        let group = if m.measure {
+            &mut measures
+        } else {
+            &mut dimensions
+        };
+        group.insert(m.name.to_owned(), json!({"title": m.title, "type": m.kind}));
+    }
+    json!({"measures": measures, "dimensions": dimensions})
+}
+
 /// `__state__` with the thread's messages (`sort` is added by [`with_sort`]).
 pub fn state(messages: &[Value]) -> Value {
     json!({"id": STATE_ID, "state": {"messages": messages}})

@@ -14,7 +14,6 @@ use super::request::{AgentRequest, AgentRun};
 use super::sqlgen;
 use super::words::words;
 
-const AGENT: &str = "data_analyst_agent";
 /// Longest question read; the rest is ignored rather than planned at length.
 const MAX_QUESTION: usize = 4000;
 
@@ -57,9 +56,9 @@ fn stream_text(frames: &mut Vec<Value>, id: &str, graph: &[&str], field: TextFie
     frames.push(emit::assistant_text(id, graph, field, text, false));
 }
 
-fn tool(frames: &mut Vec<Value>, id: &str, name: &str, input: &Value, result: &Value) {
-    frames.push(emit::tool_start(id, &[AGENT, "tools"], name, input));
-    frames.push(emit::tool_done(id, &[AGENT, "tools"], name, input, result));
+fn tool(frames: &mut Vec<Value>, agent: &str, id: &str, name: &str, input: &Value, result: &Value) {
+    frames.push(emit::tool_start(id, &[agent, "tools"], name, input));
+    frames.push(emit::tool_done(id, &[agent, "tools"], name, input, result));
 }
 
 /// Words naming a plan: "Revenue by category and month" plus scope.
@@ -120,20 +119,22 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     );
     let search = meta_search::search_query(&question, engine.vocabulary());
     let id = |s: &str| format!("{}-{s}", req.message_id);
+    let (agent, answer_node) = (req.dialect.agent_node(), req.dialect.answer_node());
     let mut frames = Vec::new();
     let Some(plan) = plan else {
         let thinking = format!("The question \"{}\" does not name anything I can find in the data model. I'll search the model to list what it can answer.", question.trim());
         stream_text(
             &mut frames,
             &id("think"),
-            &[AGENT],
+            &[agent],
             TextField::Thinking,
             &thinking,
         );
         tool(
             &mut frames,
+            agent,
             &id("tool-1"),
-            "dataMeta",
+            req.dialect.meta_tool(),
             &emit::meta_input(&search),
             &meta_search::search(&search, views).to_value(),
         );
@@ -141,7 +142,7 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         stream_text(
             &mut frames,
             &id("final"),
-            &["final"],
+            &[answer_node],
             TextField::Content,
             &answer,
         );
@@ -163,14 +164,15 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     stream_text(
         &mut frames,
         &id("think"),
-        &[AGENT],
+        &[agent],
         TextField::Thinking,
         &thinking,
     );
     tool(
         &mut frames,
+        agent,
         &id("tool-1"),
-        "dataMeta",
+        req.dialect.meta_tool(),
         &emit::meta_input(&search),
         &meta_search::search(&search, views).to_value(),
     );
@@ -219,13 +221,20 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
                     )
                 })
                 .collect();
+            let (schema, data, annotation) = if req.dialect.rows_as_objects() {
+                let (data, annotation) = rows_as_objects(&query.columns, data);
+                (None, data, Some(annotation))
+            } else {
+                (Some(schema), data, None)
+            };
             let result = SqlResult {
                 sql_query: Some(query.shown.clone()),
                 query_title: Some(query_title.clone()),
                 description: Some(description.clone()),
                 user_request: Some(question.clone()),
-                schema: Some(schema),
+                schema,
                 data: Some(data),
+                annotation,
                 total_rows: Some(r.total_rows as i64),
                 uuid: Some(uuid_from(&format!(
                     "{}\n{}",
@@ -252,11 +261,14 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
             ),
         ),
     };
-    tool(&mut frames, &id("tool-2"), "dataSqlApi", &input, &result);
+    let sql_tool = req
+        .dialect
+        .sql_tool(!spec_text.is_empty() && spec_text != "{}");
+    tool(&mut frames, agent, &id("tool-2"), sql_tool, &input, &result);
     stream_text(
         &mut frames,
         &id("final"),
-        &["final"],
+        &[answer_node],
         TextField::Content,
         &answer,
     );
@@ -265,6 +277,32 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         answer,
         memory: planner::to_memory(&plan, views),
     }
+}
+
+/// Rows as objects keyed by column, and the `annotation` that titles them (docs and legacy).
+fn rows_as_objects(columns: &[sqlgen::Column], rows: Vec<Value>) -> (Vec<Value>, Value) {
+    let objects = rows
+        .into_iter()
+        .map(|row| {
+            let cells = match row {
+                Value::Array(cells) => cells,
+                other => vec![other],
+            };
+            let map: serde_json::Map<String, Value> =
+                columns.iter().map(|c| c.name.clone()).zip(cells).collect();
+            Value::Object(map)
+        })
+        .collect();
+    let members: Vec<emit::Annotated<'_>> = columns
+        .iter()
+        .map(|c| emit::Annotated {
+            name: &c.name,
+            title: &c.title,
+            kind: c.sql_type,
+            measure: matches!(c.role, sqlgen::Role::Measure(_)),
+        })
+        .collect();
+    (objects, emit::annotation(&members))
 }
 
 /// The honest answer to a question that maps to nothing: what the model does know.

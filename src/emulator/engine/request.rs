@@ -1,6 +1,7 @@
 //! What one agent turn takes and gives: the question with its context, the frames and answer,
 //! and the memory of a turn that follow-up questions reuse.
 
+use crate::protocol::Dialect;
 use serde::{Deserialize, Serialize};
 
 /// One question to plan and answer.
@@ -18,6 +19,8 @@ pub struct AgentRequest {
     pub message_id: String,
     /// The emulator's current date as (year, month, day).
     pub today: (i32, u32, u32),
+    /// The wire variant: node and tool names, final frames, the shape of SQL rows.
+    pub dialect: Dialect,
 }
 
 /// What a turn asked for, so that follow-ups can reuse it.

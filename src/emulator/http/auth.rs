@@ -13,6 +13,7 @@
 
 use super::clock::Clock;
 use super::responses;
+use crate::protocol::Dialect;
 use crate::protocol::SessionSettings;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
@@ -36,8 +37,9 @@ pub(crate) fn chat_caller(
     api_key: &str,
     clock: &Clock,
     token_only: bool,
+    dialect: Dialect,
 ) -> Result<ChatCaller, Response> {
-    let unauthorized = |msg: &str| responses::error(StatusCode::UNAUTHORIZED, msg);
+    let unauthorized = |msg: &str| responses::unauthorized(dialect, msg);
     if let Some(value) = headers.get(header::AUTHORIZATION) {
         if token_only {
             return Err(responses::error(

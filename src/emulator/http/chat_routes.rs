@@ -108,7 +108,13 @@ async fn admit(
             format!("{what} {agent:?} not found in account {account:?}"),
         ));
     }
-    let caller = auth::chat_caller(headers, &shared.api_key, &shared.clock, token_only)?;
+    let caller = auth::chat_caller(
+        headers,
+        &shared.api_key,
+        &shared.clock,
+        token_only,
+        shared.dialect,
+    )?;
     let bytes = read_body(body, limit).await.map_err(|too_big| {
         error(
             too_big,
@@ -290,7 +296,7 @@ async fn chat(
         })?;
         let thread = thread_of(&mut world, chat_id, &key)?;
         let head = vec![
-            turn::cutoff(chat_id, thread.running.is_some()),
+            turn::cutoff(shared.dialect, chat_id, thread.running.is_some()),
             state_line(&thread.messages),
         ];
         return Ok(chat_stream::respond(head, None, lines, shutdown));
@@ -302,15 +308,18 @@ async fn chat(
             if let Some(run) = &thread.running {
                 let same = req.message_id.as_deref() == Some(run.message_id.as_str());
                 if !same {
-                    // The service refuses with 400 (not 409) and this exact message.
-                    return Err(error(
-                        StatusCode::BAD_REQUEST,
-                        "Streaming for thread is in progress",
-                    ));
+                    // The service refuses with 400 (not 409) and this exact message; docs and
+                    // legacy servers send it as an error line in a 200.
+                    const BUSY: &str = "Streaming for thread is in progress";
+                    if !shared.dialect.http_refusals() {
+                        let line = turn::line(&emit::error_line(BUSY));
+                        return Ok(chat_stream::respond(vec![line], None, lines, shutdown));
+                    }
+                    return Err(error(StatusCode::BAD_REQUEST, BUSY));
                 }
                 // Resubscribe: join the running turn where it is now; a suspended turn resumes.
                 let run = run.clone();
-                let head = vec![turn::cutoff(&chat_id, true)];
+                let head = vec![turn::cutoff(shared.dialect, &chat_id, true)];
                 let start = run.position();
                 run.set_paused(false);
                 return Ok(chat_stream::respond(
@@ -326,7 +335,10 @@ async fn chat(
                 .is_some_and(|m| thread.answered.contains(m))
             {
                 // That message was answered already: never a second answer; send the state.
-                let head = vec![turn::cutoff(&chat_id, false), state_line(&thread.messages)];
+                let head = vec![
+                    turn::cutoff(shared.dialect, &chat_id, false),
+                    state_line(&thread.messages),
+                ];
                 return Ok(chat_stream::respond(head, None, lines, shutdown));
             }
             if thread.answered.len() >= MAX_TURNS {
@@ -383,6 +395,7 @@ async fn chat(
         branch,
         message_id,
         today: shared.clock.today(),
+        dialect: shared.dialect,
     };
     let faults = TurnFaults {
         suspend_after: lines.suspend_after,
@@ -398,7 +411,7 @@ async fn chat(
     ));
     // `isStreaming` tells whether the thread was streaming when the request arrived: not on a
     // fresh send (a resubscribe says true).
-    let head = vec![turn::cutoff(&chat_id, false)];
+    let head = vec![turn::cutoff(shared.dialect, &chat_id, false)];
     Ok(chat_stream::respond(head, Some((run, 0)), lines, shutdown))
 }
 
@@ -431,6 +444,6 @@ async fn abort(
     let key = user_key(&mut world, &settings, now, false)?;
     let thread = thread_of(&mut world, &req.chat_id, &key)?;
     // Aborting a thread that is not streaming succeeds too: the outcome the caller wants holds.
-    turn::abort(thread);
+    turn::abort(thread, shared.dialect);
     Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -1,6 +1,6 @@
 //! Response builders shared by the routes: chat errors, JSON, SCIM errors and bodies.
 
-use crate::protocol::emit;
+use crate::protocol::{emit, Dialect};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -11,6 +11,15 @@ pub(crate) const SCIM_JSON: &str = "application/scim+json";
 /// A chat-side error: `{"error": message}` as JSON.
 pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     json_response(status, &emit::error_line(&message.into()))
+}
+
+/// Bad chat credentials: 401, or (docs, legacy) a JSON-RPC style error object in a 200.
+pub(crate) fn unauthorized(dialect: Dialect, message: &str) -> Response {
+    if dialect.http_refusals() {
+        error(StatusCode::UNAUTHORIZED, message)
+    } else {
+        json_response(StatusCode::OK, &emit::jsonrpc_error(-32001, message))
+    }
 }
 
 /// A chat-side validation error naming the field: `{"error", "field"}`.

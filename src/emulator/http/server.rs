@@ -9,6 +9,7 @@ use super::scim_store::ScimStore;
 use super::shared::{Shared, World};
 use super::threads::Threads;
 use crate::emulator::engine::Engine;
+pub use crate::protocol::Dialect;
 use anyhow::Context;
 use serde_json::json;
 use std::net::SocketAddr;
@@ -44,6 +45,10 @@ pub struct ServeOptions {
     pub faults: Vec<Fault>,
     /// Time for expiry, the agent's `today` and generated ids.
     pub clock: Clock,
+    /// The wire variant to speak (PROTOCOL.md, "Wire variants").
+    pub dialect: Dialect,
+    /// Request log on stderr: 0 none, 1 one line per request, 2 also bodies (secrets masked).
+    pub log: u8,
 }
 
 impl ServeOptions {
@@ -60,6 +65,8 @@ impl ServeOptions {
             pace: Duration::from_millis(5),
             faults: Vec::new(),
             clock: Clock::real(),
+            dialect: Dialect::Seed,
+            log: 0,
         }
     }
 }
@@ -181,6 +188,7 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         clock: opts.clock.clone(),
         pace: opts.pace,
         faults: Faults::new(opts.faults),
+        dialect: opts.dialect,
         shutdown: shutdown.clone(),
         world: Mutex::new(World {
             scim,

@@ -7,6 +7,7 @@ use super::faults::Faults;
 use super::scim_store::ScimStore;
 use super::threads::Threads;
 use crate::emulator::engine::Engine;
+use crate::protocol::Dialect;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::http::StatusCode;
 use futures_util::StreamExt;
@@ -26,6 +27,8 @@ pub(crate) struct Shared {
     pub clock: Clock,
     pub pace: Duration,
     pub faults: Faults,
+    /// The wire variant spoken.
+    pub dialect: Dialect,
     /// Becomes true at shutdown; streams and turns end on it.
     pub shutdown: watch::Receiver<bool>,
     pub world: Mutex<World>,

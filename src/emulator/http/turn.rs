@@ -7,7 +7,7 @@ use super::threads::{Run, Thread};
 use crate::emulator::engine::{AgentRequest, AgentRun};
 use crate::protocol::emit;
 use crate::protocol::tool::parse_input;
-use crate::protocol::Frame;
+use crate::protocol::{Dialect, Frame};
 use axum::body::Bytes;
 use serde_json::Value;
 use std::sync::Arc;
@@ -17,8 +17,12 @@ use tokio::sync::watch;
 const MODEL: &str = "analyst-emulator";
 
 /// `__cutoff__` as one line: always `sort: 0`, on every connection.
-pub(crate) fn cutoff(chat_id: &str, is_streaming: bool) -> Bytes {
-    line(&emit::cutoff(chat_id, is_streaming, false))
+pub(crate) fn cutoff(dialect: Dialect, chat_id: &str, is_streaming: bool) -> Bytes {
+    line(&emit::cutoff(
+        chat_id,
+        is_streaming,
+        dialect.cutoff_has_role(),
+    ))
 }
 
 /// A frame serialised as one `\n`-terminated line.
@@ -39,11 +43,16 @@ pub(crate) fn begin(thread: &mut Thread, message_id: &str, input: &str) -> Arc<R
 }
 
 /// Stop a thread's running turn with `__aborted__`; false when nothing was running.
-pub(crate) fn abort(thread: &mut Thread) -> bool {
+pub(crate) fn abort(thread: &mut Thread, dialect: Dialect) -> bool {
     let Some(run) = thread.running.take() else {
         return false;
     };
     thread.answered.insert(run.message_id.clone());
+    if !dialect.has_turn_frames() {
+        // Legacy servers know neither `__aborted__` nor `__usage__`: the stream just ends.
+        run.finish(&[], &[]);
+        return true;
+    }
     // `__usage__` stays the very last frame, after an abort too.
     let usage = run.usage().unwrap_or_else(no_usage);
     run.finish(
@@ -89,7 +98,8 @@ pub(crate) async fn drive(
     for frame in &agent.frames {
         // Lines as the first connection counts them: `__cutoff__` plus the log.
         let lines = run.position() as u64 + 1;
-        if !suspended_once && faults.suspend_after.is_some_and(|n| lines >= n) {
+        let can_suspend = shared.dialect.has_turn_frames();
+        if can_suspend && !suspended_once && faults.suspend_after.is_some_and(|n| lines >= n) {
             suspended_once = true;
             run.set_paused(true);
             run.push(
@@ -149,10 +159,16 @@ async fn wait_for(
 
 /// End the turn normally: store its messages in the thread, then `__state__` and `__usage__`.
 fn finish(shared: &Shared, chat_id: &str, run: &Arc<Run>, agent: AgentRun, usage: Value) {
+    // Legacy servers send no `__usage__`.
+    let usage: &[Value] = if shared.dialect.has_turn_frames() {
+        &[usage]
+    } else {
+        &[]
+    };
     let mut world = shared.world();
     let Some(thread) = world.threads.get_mut(chat_id) else {
         // The owner expired mid-turn; the thread is gone, but attached clients get an ending.
-        run.finish(&[emit::state(&[])], &[usage]);
+        run.finish(&[emit::state(&[])], usage);
         return;
     };
     if !thread.running.as_ref().is_some_and(|r| Arc::ptr_eq(r, run)) {
@@ -170,7 +186,7 @@ fn finish(shared: &Shared, chat_id: &str, run: &Arc<Run>, agent: AgentRun, usage
     thread.history.push(agent.memory);
     thread.answered.insert(run.message_id.clone());
     thread.running = None;
-    run.finish(&[emit::state(&thread.messages)], &[usage]);
+    run.finish(&[emit::state(&thread.messages)], usage);
 }
 
 /// End the turn with an error line (the HTTP status is already 200).
