@@ -13,6 +13,7 @@ pub mod clock;
 mod external_users;
 pub mod faults;
 mod ids;
+mod request_log;
 mod responses;
 mod router;
 mod scim_patch;

@@ -2,6 +2,7 @@
 
 use super::chat_routes;
 use super::faults::Target;
+use super::request_log;
 use super::responses::{error, scim_error};
 use super::scim_routes;
 use super::shared::Shared;
@@ -47,6 +48,10 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .layer(middleware::from_fn_with_state(
             shared.clone(),
             inject_faults,
+        ))
+        .layer(middleware::from_fn_with_state(
+            shared.clone(),
+            request_log::log_requests,
         ))
         .with_state(shared)
 }

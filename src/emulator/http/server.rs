@@ -189,6 +189,7 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         pace: opts.pace,
         faults: Faults::new(opts.faults),
         dialect: opts.dialect,
+        log: opts.log,
         shutdown: shutdown.clone(),
         world: Mutex::new(World {
             scim,

@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     pub faults: Faults,
     /// The wire variant spoken.
     pub dialect: Dialect,
+    /// Request log level (`serve -v`, `-vv`).
+    pub log: u8,
     /// Becomes true at shutdown; streams and turns end on it.
     pub shutdown: watch::Receiver<bool>,
     pub world: Mutex<World>,
