@@ -75,6 +75,28 @@ pub enum Format {
     Table,
 }
 
+/// `--dialect` values: the wire variants of PROTOCOL.md.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    /// The service's document: final frames, HTTP statuses for refusals
+    #[default]
+    Seed,
+    /// The vendor's published examples: cube_* names, no final frames, errors in a 200
+    Docs,
+    /// Older servers: as docs, rows as objects, no __usage__/__suspended__/__aborted__
+    Legacy,
+}
+
+impl From<DialectArg> for crate::protocol::Dialect {
+    fn from(d: DialectArg) -> Self {
+        match d {
+            DialectArg::Seed => crate::protocol::Dialect::Seed,
+            DialectArg::Docs => crate::protocol::Dialect::Docs,
+            DialectArg::Legacy => crate::protocol::Dialect::Legacy,
+        }
+    }
+}
+
 /// `--color` values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
@@ -224,6 +246,15 @@ pub struct ChatArgs {
     /// Talk to the built-in emulator, started in-process on a free loopback port
     #[arg(long, conflicts_with_all = ["url", "base_url", "replay"])]
     pub demo: bool,
+    /// Wire variant the --demo emulator speaks (see `analyst serve --dialect`)
+    #[arg(
+        long,
+        value_enum,
+        value_name = "DIALECT",
+        default_value = "seed",
+        requires = "demo"
+    )]
+    pub dialect: DialectArg,
     /// A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields
     #[arg(long, value_name = "JSON|@FILE")]
     pub body: Option<String>,
@@ -417,6 +448,9 @@ pub struct ServeArgs {
     /// Inject a failure (see below; repeat)
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
+    /// Wire variant to speak: the service's document, the vendor's examples, older servers
+    #[arg(long, value_enum, value_name = "DIALECT", default_value = "seed")]
+    pub dialect: DialectArg,
 }
 
 /// `analyst completions`.

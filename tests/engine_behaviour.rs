@@ -131,7 +131,13 @@ fn frames_follow_the_protocol_order_and_shape() {
         .unwrap()
         .iter()
         .any(|m| m["name"] == "sales.revenue" && m["aggType"] == "sum"));
-    let input = &tools[2]["toolCall"]["input"];
+    // Like `result`, `input` is a JSON string (clients parse it).
+    let input: Value = serde_json::from_str(
+        tools[2]["toolCall"]["input"]
+            .as_str()
+            .expect("input is a string"),
+    )
+    .unwrap();
     for key in [
         "sqlQuery",
         "queryTitle",

@@ -196,7 +196,9 @@ fn chat_under_every_fault_kind() {
             Final,
         ));
     }
-    for n in [1, 3, 10, 20] {
+    // The service sends `__usage__` after `__suspended__` (seed wire): the turn is resumed.
+    let suspend_rows: &[u64] = &[1, 3, 10, 20];
+    for &n in suspend_rows {
         cases.push(case(
             &[&format!("suspend-after={n},times=1")],
             &["chat", "-o", "ndjson", q],

@@ -3,7 +3,7 @@
 
 mod scim_support;
 
-use analyst::emulator::faults::Fault;
+use analyst::emulator::http::faults::Fault;
 use analyst::emulator::server::{start, Running, ServeOptions};
 use scim_support::analyst;
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 
 mod support_serve;
 
-use analyst::emulator::auth::unsigned_token;
+use analyst::emulator::http::auth::unsigned_token;
 use serde_json::{json, Value};
 use support_serve::*;
 
@@ -18,7 +18,10 @@ async fn a_message_streams_cutoff_echo_agent_state_usage() {
     let f = frames(resp).await;
     assert_eq!(f[0]["id"], "__cutoff__");
     assert_eq!(f[0]["sort"], 0);
-    assert_eq!(f[0]["state"]["isStreaming"], true);
+    assert_eq!(
+        f[0]["state"]["isStreaming"], false,
+        "the thread was not streaming when a fresh send arrived"
+    );
     assert!(!chat_id(&f).is_empty());
     assert_eq!(f[1]["id"], mid(1));
     assert_eq!(

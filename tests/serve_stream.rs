@@ -1,4 +1,4 @@
-//! Turns that outlive connections: suspend and resume, concurrent resubscribes, 409 while
+//! Turns that outlive connections: suspend and resume, concurrent resubscribes, 400 while
 //! streaming, abort in the middle of a tool call, dropped connections, and 200 streams at once.
 //! Faults stop turns at exact lines, so nothing here depends on timing.
 
@@ -50,9 +50,10 @@ async fn a_suspended_turn_resumes_on_the_same_request() {
     let first = frames(srv.chat(request(None, 1)).await).await;
     assert_eq!(
         first.len(),
-        6,
-        "5 lines, then __suspended__ ends the response"
+        7,
+        "5 lines, then __suspended__ and __usage__ (always last) end the response"
     );
+    assert_eq!(first[6]["id"], "__usage__");
     let suspended = &first[5];
     assert_eq!(suspended["id"], "__suspended__");
     assert_eq!(suspended["type"], "suspend");
@@ -67,7 +68,7 @@ async fn a_suspended_turn_resumes_on_the_same_request() {
         "a suspended turn is not over"
     );
     let other = srv.chat(request(Some(&chat), 2)).await;
-    assert_eq!(other.status(), 409);
+    assert_eq!(other.status(), 400, "the service's busy answer is a 400");
     assert_eq!(
         body_json(other).await["error"],
         "Streaming for thread is in progress"
@@ -94,7 +95,7 @@ async fn concurrent_resubscribes_join_one_turn_without_a_second_answer() {
     let srv = serve(&["suspend-after=4,times=1", "hold-after=12,times=1"]).await;
     let first = frames(srv.chat(request(None, 1)).await).await;
     let chat = chat_id(&first);
-    let paused_at = first.last().unwrap()["sort"].as_u64().unwrap();
+    let paused_at = first[first.len() - 2]["sort"].as_u64().unwrap();
     let mut a = Lines::new(srv.chat(request(Some(&chat), 1)).await);
     assert_eq!(a.frame().await["state"]["isStreaming"], true);
     let mut b = Lines::new(srv.chat(request(Some(&chat), 1)).await);
@@ -104,7 +105,7 @@ async fn concurrent_resubscribes_join_one_turn_without_a_second_answer() {
         "joined the running turn"
     );
     let other = srv.chat(request(Some(&chat), 2)).await;
-    assert_eq!(other.status(), 409, "a different message is still refused");
+    assert_eq!(other.status(), 400, "a different message is still refused");
     assert_eq!(srv.abort("ana", &chat).await, 204);
     let (a, b) = (a.rest().await, b.rest().await);
     assert_eq!(
@@ -113,7 +114,7 @@ async fn concurrent_resubscribes_join_one_turn_without_a_second_answer() {
         "continues where the turn paused"
     );
     assert!(contiguous(&sorts(&a)));
-    assert_eq!(a.last().unwrap()["id"], "__aborted__");
+    assert_eq!(ids(&a[a.len() - 2..]), ["__aborted__", "__usage__"]);
     assert!(
         a.ends_with(&b),
         "the second sees the same frames from where it joined"
@@ -157,8 +158,12 @@ async fn abort_during_a_tool_call_ends_the_stream_with_aborted() {
     assert_eq!(srv.abort("someone-else", &chat).await, 403);
     assert_eq!(srv.abort("ana", &chat).await, 204);
     let rest = stream.rest().await;
-    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(rest.len(), 2, "{rest:?}");
     assert_eq!(rest[0]["id"], "__aborted__");
+    assert_eq!(
+        rest[1]["id"], "__usage__",
+        "usage is the very last frame, after an abort too"
+    );
     assert_eq!(rest[0]["type"], "abort");
     assert_eq!(rest[0]["code"], "chat_aborted");
     assert!(rest[0]["error"].is_string());
@@ -175,7 +180,7 @@ async fn abort_during_a_tool_call_ends_the_stream_with_aborted() {
     let next = srv.chat(request(Some(&chat), 2)).await;
     assert_eq!(next.status(), 200);
     let mut next = Lines::new(next);
-    assert_eq!(next.frame().await["state"]["isStreaming"], true);
+    assert_eq!(next.frame().await["state"]["isStreaming"], false);
     assert_eq!(srv.abort("ana", &chat).await, 204);
 }
 

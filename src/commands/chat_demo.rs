@@ -9,6 +9,7 @@ use super::Ctx;
 use crate::cli::ThreadArgs;
 use crate::emulator::server::{start as start_emulator, Running, ServeOptions};
 use crate::exit::{fail, usage, Status};
+use crate::protocol::Dialect;
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -22,9 +23,14 @@ pub struct Demo {
     running: Running,
 }
 
-/// Start the emulator with its demo options and the threads of earlier demo runs.
-pub async fn start(ctx: &Ctx) -> Result<Demo> {
-    let running = start_emulator(ServeOptions::demo()).await.map_err(|e| {
+/// Start the emulator with its demo options, speaking `dialect`, with the threads of earlier
+/// demo runs.
+pub async fn start(ctx: &Ctx, dialect: Dialect) -> Result<Demo> {
+    let opts = ServeOptions {
+        dialect,
+        ..ServeOptions::demo()
+    };
+    let running = start_emulator(opts).await.map_err(|e| {
         fail(
             Status::Failure,
             format!("--demo: cannot start the emulator: {e:#}"),

@@ -20,7 +20,10 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
         Format::Text,
         "serve",
     )?;
-    let opts = options(&args)?;
+    let opts = ServeOptions {
+        log: ctx.global.verbose,
+        ..options(&args)?
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -97,6 +100,8 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         pace,
         faults,
         clock: Clock::real(),
+        dialect: args.dialect.into(),
+        log: 0,
     })
 }
 

@@ -4,6 +4,17 @@ use super::lenient;
 use serde::Deserialize;
 use serde_json::Value;
 
+/// Id of the first frame of every response: the thread id and whether it was streaming.
+pub const CUTOFF_ID: &str = "__cutoff__";
+/// Id of the frame that carries the thread, serialised; the end of a turn.
+pub const STATE_ID: &str = "__state__";
+/// Id of the token-usage frame, the very last one.
+pub const USAGE_ID: &str = "__usage__";
+/// Id of the frame that ends an aborted turn.
+pub const ABORTED_ID: &str = "__aborted__";
+/// Id of the frame that suspends a turn until the same request is sent again.
+pub const SUSPENDED_ID: &str = "__suspended__";
+
 /// A stream frame. Every field is optional; a field of an unexpected type reads as absent.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -113,11 +124,11 @@ impl Frame {
     /// What kind of frame this is.
     pub fn kind(&self) -> FrameKind {
         match (self.id.as_deref(), self.kind.as_deref()) {
-            (Some("__cutoff__"), _) => return FrameKind::Cutoff,
-            (Some("__state__"), _) => return FrameKind::State,
-            (Some("__usage__"), _) | (_, Some("usage")) => return FrameKind::Usage,
-            (Some("__aborted__"), _) | (_, Some("abort")) => return FrameKind::Aborted,
-            (Some("__suspended__"), _) | (_, Some("suspend")) => return FrameKind::Suspended,
+            (Some(CUTOFF_ID), _) => return FrameKind::Cutoff,
+            (Some(STATE_ID), _) => return FrameKind::State,
+            (Some(USAGE_ID), _) | (_, Some("usage")) => return FrameKind::Usage,
+            (Some(ABORTED_ID), _) | (_, Some("abort")) => return FrameKind::Aborted,
+            (Some(SUSPENDED_ID), _) | (_, Some("suspend")) => return FrameKind::Suspended,
             _ => {}
         }
         if self.error.is_some() && self.role.is_none() {

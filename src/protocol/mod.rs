@@ -4,6 +4,8 @@
 //! read as absent); building is strict (validation before anything is sent).
 
 pub mod chat;
+pub mod dialect;
+pub mod emit;
 pub mod frame;
 mod lenient;
 pub mod scim;
@@ -11,4 +13,5 @@ pub mod thread;
 pub mod tool;
 
 pub use chat::{ChatRequest, SessionSettings, UserAttribute};
+pub use dialect::Dialect;
 pub use frame::{Frame, FrameKind};

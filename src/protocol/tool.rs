@@ -54,7 +54,18 @@ pub struct SqlInput {
     pub vega_spec: Option<String>,
 }
 
+/// A payload as the JSON the service writes (a tool's `input` or `result` before it is
+/// serialised to text).
+fn payload<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
 impl SqlInput {
+    /// As written on the wire.
+    pub fn to_value(&self) -> Value {
+        payload(self)
+    }
+
     /// The SQL text, from either field.
     pub fn sql(&self) -> Option<&str> {
         self.sql_query.as_deref().or(self.query.as_deref())
@@ -162,6 +173,19 @@ pub struct Table {
 }
 
 impl SqlResult {
+    /// A failed query: only `error`.
+    pub fn failed(message: &str) -> SqlResult {
+        SqlResult {
+            error: Some(message.to_owned()),
+            ..SqlResult::default()
+        }
+    }
+
+    /// As written on the wire.
+    pub fn to_value(&self) -> Value {
+        payload(self)
+    }
+
     /// The rows as a table: `schema` + array rows, or object rows with `annotation` titles.
     pub fn table(&self) -> Option<Table> {
         let data = self.data.as_ref()?;
@@ -251,6 +275,13 @@ pub struct MetaResult {
     pub cubes: Vec<Cube>,
 }
 
+impl MetaResult {
+    /// As written on the wire.
+    pub fn to_value(&self) -> Value {
+        payload(self)
+    }
+}
+
 fn cubes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Cube>, D::Error> {
     Ok(match Value::deserialize(d)? {
         Value::Array(items) => items
@@ -281,6 +312,12 @@ pub struct Cube {
         skip_serializing_if = "Option::is_none"
     )]
     pub title: Option<String>,
+    /// Description.
+    #[serde(
+        deserialize_with = "lenient::string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub description: Option<String>,
     /// Members (newer servers).
     #[serde(deserialize_with = "members", skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<Member>,

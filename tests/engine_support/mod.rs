@@ -4,8 +4,8 @@
 
 use std::sync::OnceLock;
 
+use analyst::emulator::engine::warehouse::Cell;
 use analyst::emulator::engine::{AgentRequest, AgentRun, Engine, TurnMemory};
-use analyst::emulator::warehouse::Cell;
 use serde_json::Value;
 
 /// The emulator's "today" in every test: a Sunday in mid-June.

@@ -1,28 +1,20 @@
-//! The emulator's HTTP server: options, start and shutdown, the routes, and the state they
-//! share. `analyst serve`, `chat --demo` and the tests all start it through [`start`].
+//! The emulator's HTTP server: options, start and shutdown. `analyst serve`, `chat --demo` and the tests all start it through [`start`].
 
 use super::auth::unsigned_token;
-use super::chat;
-use super::engine::Engine;
-use super::faults::{Faults, Target};
-use super::reply::{error, random_hex, scim_error};
-use super::scim::ScimStore;
-use super::scim_routes;
+use super::external_users::ExternalUsers;
+use super::faults::Faults;
+use super::ids::random_hex;
+use super::router::router;
+use super::scim_store::ScimStore;
+use super::shared::{Shared, World};
 use super::threads::Threads;
-use super::users::ExternalUsers;
+use crate::emulator::engine::Engine;
+pub use crate::protocol::Dialect;
 use anyhow::Context;
-use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::{self, Next};
-use axum::response::Response;
-use axum::routing::{get, post};
-use axum::Router;
-use futures_util::StreamExt;
 use serde_json::json;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -54,6 +46,10 @@ pub struct ServeOptions {
     pub faults: Vec<Fault>,
     /// Time for expiry, the agent's `today` and generated ids.
     pub clock: Clock,
+    /// The wire variant to speak (PROTOCOL.md, "Wire variants").
+    pub dialect: Dialect,
+    /// Request log on stderr: 0 none, 1 one line per request, 2 also bodies (secrets masked).
+    pub log: u8,
 }
 
 impl ServeOptions {
@@ -70,6 +66,8 @@ impl ServeOptions {
             pace: Duration::from_millis(5),
             faults: Vec::new(),
             clock: Clock::real(),
+            dialect: Dialect::Seed,
+            log: 0,
         }
     }
 }
@@ -151,47 +149,6 @@ impl Drop for Running {
     }
 }
 
-/// Everything the routes share.
-pub(crate) struct Shared {
-    pub account: String,
-    pub agent: String,
-    pub api_key: String,
-    pub scim_token: String,
-    pub scim_root: String,
-    pub engine: Arc<Engine>,
-    pub attributes: Vec<String>,
-    pub clock: Clock,
-    pub pace: Duration,
-    pub faults: Faults,
-    /// Becomes true at shutdown; streams and turns end on it.
-    pub shutdown: watch::Receiver<bool>,
-    world: Mutex<World>,
-}
-
-/// The mutable state, behind one lock held only briefly (never across an await).
-pub(crate) struct World {
-    pub scim: ScimStore,
-    pub externals: ExternalUsers,
-    pub threads: Threads,
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
-            .field("account", &self.account)
-            .field("agent", &self.agent)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Shared {
-    /// Lock the world. A panic elsewhere cannot leave it half-updated in a harmful way, so a
-    /// poisoned lock is taken over rather than failing every later request.
-    pub fn world(&self) -> MutexGuard<'_, World> {
-        self.world.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
 /// Start the emulator: load the engine, bind, and serve in the background.
 pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
     let today = opts.clock.today();
@@ -248,6 +205,8 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         clock: opts.clock.clone(),
         pace: opts.pace,
         faults: Faults::new(opts.faults),
+        dialect: opts.dialect,
+        log: opts.log,
         shutdown: shutdown.clone(),
         world: Mutex::new(World {
             scim,
@@ -285,103 +244,4 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         stop,
         task: Some(task),
     })
-}
-
-fn router(shared: Arc<Shared>) -> Router {
-    let public = "/api/v1/public/{account}";
-    Router::new()
-        .route(
-            &format!("{public}/agents/{{agent}}/chat/stream-chat-state"),
-            post(chat::agent_chat),
-        )
-        .route(
-            &format!("{public}/agents/{{agent}}/chat/abort"),
-            post(chat::agent_abort),
-        )
-        .route(
-            &format!("{public}/deployments/{{deployment}}/chat/stream-chat-state"),
-            post(chat::deployment_chat),
-        )
-        .route(
-            &format!("{public}/deployments/{{deployment}}/chat/abort"),
-            post(chat::deployment_abort),
-        )
-        .route(
-            "/api/scim/v2/Users",
-            get(scim_routes::list).post(scim_routes::create),
-        )
-        .route(
-            "/api/scim/v2/Users/{id}",
-            get(scim_routes::get_one)
-                .put(scim_routes::replace)
-                .patch(scim_routes::patch)
-                .delete(scim_routes::delete),
-        )
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint") })
-        .layer(middleware::from_fn_with_state(
-            shared.clone(),
-            inject_faults,
-        ))
-        .with_state(shared)
-}
-
-/// Apply `--fault` delays and statuses before the route runs, and hand line faults to it.
-async fn inject_faults(
-    State(shared): State<Arc<Shared>>,
-    mut req: Request,
-    next: Next,
-) -> Response {
-    let path = req.uri().path();
-    let target = if path.starts_with("/api/scim/") {
-        Some(Target::Scim)
-    } else if path.ends_with("/chat/abort") {
-        Some(Target::Abort)
-    } else if path.ends_with("/chat/stream-chat-state") {
-        Some(Target::Chat)
-    } else {
-        None
-    };
-    let injected = target
-        .map(|t| shared.faults.on_request(t))
-        .unwrap_or_default();
-    if !injected.delay.is_zero() {
-        let mut stop = shared.shutdown.clone();
-        tokio::select! {
-            _ = tokio::time::sleep(injected.delay) => {}
-            _ = stop.wait_for(|s| *s) => {}
-        }
-    }
-    if let Some((code, retry_after, spec)) = injected.status {
-        let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let message = format!("injected fault ({spec}): HTTP {code}");
-        let mut resp = match target {
-            Some(Target::Scim) => scim_error(status, None, &message),
-            _ => error(status, message),
-        };
-        if let Some(secs) = retry_after {
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        }
-        return resp;
-    }
-    req.extensions_mut().insert(injected.lines);
-    next.run(req).await
-}
-
-/// Read a request body of at most `limit` bytes: 413 beyond it (judged from Content-Length
-/// before reading when the client sends one), 400 when the body breaks off.
-pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Bytes, StatusCode> {
-    if usize::try_from(body.size_hint().lower()).map_or(true, |n| n > limit) {
-        return Err(StatusCode::PAYLOAD_TOO_LARGE);
-    }
-    let mut stream = body.into_data_stream();
-    let mut buf = Vec::new();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|_| StatusCode::BAD_REQUEST)?;
-        if buf.len() + chunk.len() > limit {
-            return Err(StatusCode::PAYLOAD_TOO_LARGE);
-        }
-        buf.extend_from_slice(&chunk);
-    }
-    Ok(Bytes::from(buf))
 }

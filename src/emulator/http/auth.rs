@@ -12,7 +12,8 @@
 #![allow(clippy::result_large_err)]
 
 use super::clock::Clock;
-use super::reply;
+use super::responses;
+use crate::protocol::Dialect;
 use crate::protocol::SessionSettings;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
@@ -36,11 +37,12 @@ pub(crate) fn chat_caller(
     api_key: &str,
     clock: &Clock,
     token_only: bool,
+    dialect: Dialect,
 ) -> Result<ChatCaller, Response> {
-    let unauthorized = |msg: &str| reply::error(StatusCode::UNAUTHORIZED, msg);
+    let unauthorized = |msg: &str| responses::unauthorized(dialect, msg);
     if let Some(value) = headers.get(header::AUTHORIZATION) {
         if token_only {
-            return Err(reply::error(
+            return Err(responses::error(
                 StatusCode::FORBIDDEN,
                 "this deployment URL accepts only token auth (X-Cube-Auth-Token), not an API key",
             ));
@@ -74,7 +76,7 @@ pub(crate) fn scim_caller(headers: &HeaderMap, token: &str) -> Result<(), Respon
     let value = match headers.get(header::AUTHORIZATION) {
         Some(v) => v.to_str().unwrap_or(""),
         None => {
-            return Err(reply::scim_error(
+            return Err(responses::scim_error(
                 StatusCode::UNAUTHORIZED,
                 None,
                 "missing Authorization: Bearer <token>",
@@ -88,14 +90,14 @@ pub(crate) fn scim_caller(headers: &HeaderMap, token: &str) -> Result<(), Respon
             if same_secret(given, token) {
                 Ok(())
             } else {
-                Err(reply::scim_error(
+                Err(responses::scim_error(
                     StatusCode::UNAUTHORIZED,
                     None,
                     "invalid SCIM token",
                 ))
             }
         }
-        _ => Err(reply::scim_error(
+        _ => Err(responses::scim_error(
             StatusCode::UNAUTHORIZED,
             None,
             "the Authorization header must be `Bearer <token>`",

@@ -2,7 +2,7 @@
 //! year", "Q3 2024", "since March") and grains ("by week", "monthly", "over time").
 
 use super::dates::{Date, Range, MONTHS};
-use super::text::number_word;
+use super::words::number_word;
 
 /// A time grain to group by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,17 +1,19 @@
 //! One agent turn: thinking, the `dataMeta` search, the `dataSqlApi` query, and the final answer,
 //! as the ordered frames of PROTOCOL.md's stream (the server adds `sort` and the framing frames).
 
-use serde_json::{json, Value};
+use crate::protocol::emit::{self, TextField};
+use crate::protocol::tool::{Column, SqlInput, SqlResult};
+use serde_json::Value;
 
-use super::answer::{self, Scope};
+use super::answer_text::{self, Scope};
 use super::catalog::ViewCat;
-use super::engine::{AgentRequest, AgentRun, Engine};
-use super::meta;
-use super::plan::{self, Plan};
+use super::loaded::Engine;
+use super::meta_search;
+use super::planner::{self, Plan};
+use super::request::{AgentRequest, AgentRun};
 use super::sqlgen;
-use super::text::words;
+use super::words::words;
 
-const AGENT: &str = "data_analyst_agent";
 /// Longest question read; the rest is ignored rather than planned at length.
 const MAX_QUESTION: usize = 4000;
 
@@ -47,28 +49,16 @@ fn chunks(text: &str) -> Vec<String> {
     pieces.chunks(per).map(|c| c.concat()).collect()
 }
 
-fn assistant(id: &str, graph: &[&str], delta: bool, in_process: bool) -> Value {
-    json!({"id": id, "role": "assistant", "content": "", "isDelta": delta, "isInProcess": in_process, "graphPath": graph, "isStructuredResponse": false})
-}
-
-fn stream_text(frames: &mut Vec<Value>, id: &str, graph: &[&str], field: &str, text: &str) {
+fn stream_text(frames: &mut Vec<Value>, id: &str, graph: &[&str], field: TextField, text: &str) {
     for c in chunks(text) {
-        let mut f = assistant(id, graph, true, true);
-        f[field] = json!(c);
-        frames.push(f);
+        frames.push(emit::assistant_text(id, graph, field, &c, true));
     }
-    let mut f = assistant(id, graph, false, false);
-    f[field] = json!(text);
-    frames.push(f);
+    frames.push(emit::assistant_text(id, graph, field, text, false));
 }
 
-fn tool(frames: &mut Vec<Value>, id: &str, name: &str, input: &Value, result: &Value) {
-    let mut start = assistant(id, &[AGENT, "tools"], false, true);
-    start["toolCall"] = json!({"name": name, "input": input});
-    frames.push(start);
-    let mut done = assistant(id, &[AGENT, "tools"], false, false);
-    done["toolCall"] = json!({"name": name, "input": input, "result": result.to_string()});
-    frames.push(done);
+fn tool(frames: &mut Vec<Value>, agent: &str, id: &str, name: &str, input: &Value, result: &Value) {
+    frames.push(emit::tool_start(id, &[agent, "tools"], name, input));
+    frames.push(emit::tool_done(id, &[agent, "tools"], name, input, result));
 }
 
 /// Words naming a plan: "Revenue by category and month" plus scope.
@@ -107,12 +97,19 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
     (title, Scope { filters, range })
 }
 
+impl Engine {
+    /// Plan and answer one question; pure and deterministic for the same inputs.
+    pub fn run(&self, req: &AgentRequest) -> AgentRun {
+        run(self, req)
+    }
+}
+
 /// Plans and answers one question.
-pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
+fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let question: String = req.question.chars().take(MAX_QUESTION).collect();
     let views = engine.views();
     let today = super::dates::Date::new(req.today);
-    let plan = plan::plan(
+    let plan = planner::plan(
         &question,
         &req.history,
         views,
@@ -120,21 +117,35 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         engine.vocabulary(),
         today,
     );
-    let search = meta::search_query(&question, engine.vocabulary());
+    let search = meta_search::search_query(&question, engine.vocabulary());
     let id = |s: &str| format!("{}-{s}", req.message_id);
+    let (agent, answer_node) = (req.dialect.agent_node(), req.dialect.answer_node());
     let mut frames = Vec::new();
     let Some(plan) = plan else {
         let thinking = format!("The question \"{}\" does not name anything I can find in the data model. I'll search the model to list what it can answer.", question.trim());
-        stream_text(&mut frames, &id("think"), &[AGENT], "thinking", &thinking);
+        stream_text(
+            &mut frames,
+            &id("think"),
+            &[agent],
+            TextField::Thinking,
+            &thinking,
+        );
         tool(
             &mut frames,
+            agent,
             &id("tool-1"),
-            "dataMeta",
-            &json!({"searchQuery": search}),
-            &meta::search(&search, views),
+            req.dialect.meta_tool(),
+            &emit::meta_input(&search),
+            &meta_search::search(&search, views).to_value(),
         );
         let answer = unmapped(views);
-        stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
+        stream_text(
+            &mut frames,
+            &id("final"),
+            &[answer_node],
+            TextField::Content,
+            &answer,
+        );
         let memory = req.history.last().cloned().unwrap_or_default();
         return AgentRun {
             frames,
@@ -150,20 +161,36 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         " Earlier turns of this thread fill in what the question leaves out."
     };
     let thinking = format!("The user asks for {}{}{}.{follow} I'll check the {} {} in the data model, then write one SQL query and summarise its result.", title.to_lowercase(), scope.filters, scope.range, view.name, view.kind);
-    stream_text(&mut frames, &id("think"), &[AGENT], "thinking", &thinking);
+    stream_text(
+        &mut frames,
+        &id("think"),
+        &[agent],
+        TextField::Thinking,
+        &thinking,
+    );
     tool(
         &mut frames,
+        agent,
         &id("tool-1"),
-        "dataMeta",
-        &json!({"searchQuery": search}),
-        &meta::search(&search, views),
+        req.dialect.meta_tool(),
+        &emit::meta_input(&search),
+        &meta_search::search(&search, views).to_value(),
     );
     let query = sqlgen::build(engine.model(), view, &plan, &req.user_attributes);
-    let spec = answer::vega(&query.columns, &title);
+    let spec = answer_text::vega(&query.columns, &title);
     let spec_text = spec.to_string();
     let query_title = format!("{title}{}{}", scope.filters, scope.range);
     let description = format!("{} from the {} {}", title, view.name, view.kind);
-    let input = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "memoryId": uuid_from(&id("memory")), "vegaSpec": spec_text});
+    let input = SqlInput {
+        sql_query: Some(query.shown.clone()),
+        query_title: Some(query_title.clone()),
+        description: Some(description.clone()),
+        user_request: Some(question.clone()),
+        memory_id: Some(uuid_from(&id("memory"))),
+        vega_spec: Some(spec_text.clone()),
+        ..SqlInput::default()
+    }
+    .to_value();
     let outcome = if engine.branch_ok(req.branch.as_deref()) {
         engine
             .warehouse()
@@ -174,10 +201,13 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     };
     let (result, answer) = match &outcome {
         Ok(r) => {
-            let schema: Vec<Value> = query
+            let schema: Vec<Column> = query
                 .columns
                 .iter()
-                .map(|c| json!({"name": c.name, "column_type": c.sql_type}))
+                .map(|c| Column {
+                    name: Some(c.name.clone()),
+                    column_type: Some(c.sql_type.to_owned()),
+                })
                 .collect();
             let data: Vec<Value> = r
                 .rows
@@ -191,31 +221,88 @@ pub fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
                     )
                 })
                 .collect();
-            let result = json!({"sqlQuery": query.shown, "queryTitle": query_title, "description": description, "userRequest": question, "schema": schema, "data": data, "totalRows": r.total_rows, "uuid": uuid_from(&format!("{}\n{}", req.message_id, query.executed)), "vegaSpec": spec_text});
+            let (schema, data, annotation) = if req.dialect.rows_as_objects() {
+                let (data, annotation) = rows_as_objects(&query.columns, data);
+                (None, data, Some(annotation))
+            } else {
+                (Some(schema), data, None)
+            };
+            let result = SqlResult {
+                sql_query: Some(query.shown.clone()),
+                query_title: Some(query_title.clone()),
+                description: Some(description.clone()),
+                user_request: Some(question.clone()),
+                schema,
+                data: Some(data),
+                annotation,
+                total_rows: Some(r.total_rows as i64),
+                uuid: Some(uuid_from(&format!(
+                    "{}\n{}",
+                    req.message_id, query.executed
+                ))),
+                vega_spec: Some(spec_text.clone()),
+                ..SqlResult::default()
+            }
+            .to_value();
             (
                 result,
-                answer::write(&plan, view, &query.columns, r, &scope),
+                answer_text::write(&plan, view, &query.columns, r, &scope),
             )
         }
         Err(e) if e.contains("Bad branch") => {
             let branch = req.branch.clone().unwrap_or_default();
-            (json!({"error": e}), format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."))
+            (SqlResult::failed(e).to_value(), format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."))
         }
         Err(e) => (
-            json!({"error": e}),
+            SqlResult::failed(e).to_value(),
             format!(
                 "The query for {} failed, so I cannot answer with numbers: {e}",
                 title.to_lowercase()
             ),
         ),
     };
-    tool(&mut frames, &id("tool-2"), "dataSqlApi", &input, &result);
-    stream_text(&mut frames, &id("final"), &["final"], "content", &answer);
+    let sql_tool = req
+        .dialect
+        .sql_tool(!spec_text.is_empty() && spec_text != "{}");
+    tool(&mut frames, agent, &id("tool-2"), sql_tool, &input, &result);
+    stream_text(
+        &mut frames,
+        &id("final"),
+        &[answer_node],
+        TextField::Content,
+        &answer,
+    );
     AgentRun {
         frames,
         answer,
-        memory: plan::to_memory(&plan, views),
+        memory: planner::to_memory(&plan, views),
     }
+}
+
+/// Rows as objects keyed by column, and the `annotation` that titles them (docs and legacy).
+fn rows_as_objects(columns: &[sqlgen::Column], rows: Vec<Value>) -> (Vec<Value>, Value) {
+    let objects = rows
+        .into_iter()
+        .map(|row| {
+            let cells = match row {
+                Value::Array(cells) => cells,
+                other => vec![other],
+            };
+            let map: serde_json::Map<String, Value> =
+                columns.iter().map(|c| c.name.clone()).zip(cells).collect();
+            Value::Object(map)
+        })
+        .collect();
+    let members: Vec<emit::Annotated<'_>> = columns
+        .iter()
+        .map(|c| emit::Annotated {
+            name: &c.name,
+            title: &c.title,
+            kind: c.sql_type,
+            measure: matches!(c.role, sqlgen::Role::Measure(_)),
+        })
+        .collect();
+    (objects, emit::annotation(&members))
 }
 
 /// The honest answer to a question that maps to nothing: what the model does know.

@@ -2,7 +2,7 @@
 //! users (`sessionSettings.internalId`) are looked up here by userName.
 
 use super::clock::Clock;
-use super::reply::uuid;
+use super::ids::uuid;
 use super::scim_patch::{self, PatchError};
 use crate::protocol::scim::{Operation, USER_URN};
 use serde_json::{json, Map, Value};

@@ -1,9 +1,9 @@
 //! The `dataMeta` tool: searching the model for views (or cubes) whose members match a query.
 
-use serde_json::{json, Value};
+use crate::protocol::tool::{Cube, Member, MetaResult};
 
 use super::catalog::{Kind, ViewCat};
-use super::text::{words, Vocabulary};
+use super::words::{words, Vocabulary};
 
 /// Words too common to count as matches.
 const STOP: &[&str] = &[
@@ -34,7 +34,7 @@ fn member_text(v: &ViewCat, i: usize) -> Vec<String> {
 
 /// Ranks views by how many query words their names, titles, descriptions and members contain;
 /// when nothing matches, every view is returned so the agent still sees the whole model.
-pub fn search(query: &str, views: &[ViewCat]) -> Value {
+pub fn search(query: &str, views: &[ViewCat]) -> MetaResult {
     let q: Vec<String> = words(query)
         .into_iter()
         .filter(|w| !STOP.contains(&w.as_str()))
@@ -52,34 +52,46 @@ pub fn search(query: &str, views: &[ViewCat]) -> Value {
         .collect();
     scored.sort_by_key(|(score, vi)| (std::cmp::Reverse(*score), *vi));
     let any = scored.first().is_some_and(|(s, _)| *s > 0);
-    let cubes: Vec<Value> = scored
+    let cubes: Vec<Cube> = scored
         .iter()
         .filter(|(s, _)| !any || *s > 0)
         .map(|(_, vi)| describe(&views[*vi], &q))
         .collect();
-    json!({"searchQuery": query, "cubes": cubes})
+    MetaResult {
+        search_query: Some(query.to_owned()),
+        cubes,
+    }
 }
 
 /// A view with its members, those matching the query first.
-fn describe(v: &ViewCat, q: &[String]) -> Value {
+fn describe(v: &ViewCat, q: &[String]) -> Cube {
     let mut order: Vec<(bool, usize)> = (0..v.members.len())
         .map(|i| (!member_text(v, i).iter().any(|w| q.contains(w)), i))
         .collect();
     order.sort();
-    let members: Vec<Value> = order
+    let members: Vec<Member> = order
         .iter()
         .map(|(_, i)| {
             let m = &v.members[*i];
-            let mut o = json!({"name": format!("{}.{}", v.name, m.name), "title": m.title, "description": m.description});
-            match m.kind {
-                Kind::Measure(agg, _) => {
-                    o["type"] = json!("number");
-                    o["aggType"] = json!(agg.as_str());
-                }
-                Kind::Dimension(k) => o["type"] = json!(k.as_str()),
+            let (kind, agg_type) = match m.kind {
+                Kind::Measure(agg, _) => ("number", Some(agg.as_str().to_owned())),
+                Kind::Dimension(k) => (k.as_str(), None),
+            };
+            Member {
+                name: Some(format!("{}.{}", v.name, m.name)),
+                title: Some(m.title.clone()),
+                description: Some(m.description.clone()),
+                kind: Some(kind.to_owned()),
+                agg_type,
             }
-            o
         })
         .collect();
-    json!({"name": v.name, "type": v.kind, "title": v.title, "description": v.description, "members": members})
+    Cube {
+        name: Some(v.name.clone()),
+        kind: Some(v.kind.to_string()),
+        title: Some(v.title.clone()),
+        description: Some(v.description.clone()),
+        members,
+        ..Cube::default()
+    }
 }

@@ -1,18 +1,17 @@
-//! The emulator's analyst engine: a semantic model over a SQLite warehouse, and a deterministic
-//! agent that plans a question, runs SQL and streams frames. No HTTP here; the server owns that.
+//! A loaded engine: the validated semantic model over its SQLite warehouse, with the catalog,
+//! lexicons and vocabulary the planner reads. The agent answers questions with it.
 
 use std::path::Path;
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
 
 use super::catalog::{self, ViewCat};
 use super::dates::Date;
 use super::model::Model;
-use super::plan::Lexicon;
-use super::text::Vocabulary;
+use super::planner::Lexicon;
 use super::warehouse::Warehouse;
-use super::{agent, check, infer, model_yaml, sample};
+use super::words::Vocabulary;
+use super::{model_check, model_infer, model_yaml, sample_data};
 
 /// A loaded model plus its warehouse; cheap to share in an `Arc` across server threads.
 pub struct Engine {
@@ -29,61 +28,10 @@ const _: fn() = || {
     shared::<Engine>();
 };
 
-/// One question to plan and answer.
-#[derive(Clone, Debug, Default)]
-pub struct AgentRequest {
-    /// The user's question, arbitrary text.
-    pub question: String,
-    /// Earlier turns of the thread, oldest first.
-    pub history: Vec<TurnMemory>,
-    /// From `sessionSettings.userAttributes`, as (name, value).
-    pub user_attributes: Vec<(String, String)>,
-    /// `activeBranchName`; `None` or `"main"` always works, other names only if the model declares them.
-    pub branch: Option<String>,
-    /// The user's messageId, from which every frame id is derived.
-    pub message_id: String,
-    /// The emulator's current date as (year, month, day).
-    pub today: (i32, u32, u32),
-}
-
-/// What a turn asked for, so that follow-ups can reuse it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TurnMemory {
-    /// The view (or cube) the turn queried.
-    pub view: String,
-    /// Measure member names (`view.member`).
-    pub measures: Vec<String>,
-    /// Non-time dimension member names (`view.member`).
-    pub dimensions: Vec<String>,
-    /// The time dimension used for grain and range (`view.member`).
-    pub time: Option<String>,
-    /// Time grain (`day`, `week`, `month`, `quarter`, `year`), if the turn grouped by time.
-    pub grain: Option<String>,
-    /// Date range as (first day, day after the last, label), ISO dates.
-    pub range: Option<(String, String, String)>,
-    /// Equality filters as (dimension member, value).
-    pub filters: Vec<(String, String)>,
-    /// `Some(true)` for top-N (descending), `Some(false)` for bottom-N.
-    pub descending: Option<bool>,
-    /// Row limit of a top/bottom-N question.
-    pub limit: Option<u32>,
-}
-
-/// Everything the agent produced for one turn.
-#[derive(Clone, Debug, Default)]
-pub struct AgentRun {
-    /// Frames in stream order, without `sort`.
-    pub frames: Vec<serde_json::Value>,
-    /// The final answer text.
-    pub answer: String,
-    /// The plan of this turn, for the thread's history.
-    pub memory: TurnMemory,
-}
-
 impl Engine {
     /// Built-in sample dataset and model covering Jan 1 of (year-2) up to `today`.
     pub fn sample(today: (i32, u32, u32)) -> anyhow::Result<Engine> {
-        let model = model_yaml::parse(sample::MODEL_YAML, "(built-in sample model)")?;
+        let model = model_yaml::parse(sample_data::MODEL_YAML, "(built-in sample model)")?;
         Engine::new(
             model,
             sample_warehouse(today)?,
@@ -115,7 +63,7 @@ impl Engine {
                 Engine::new(m, warehouse, &path.display().to_string(), &data_name)
             }
             _ => {
-                let inferred = infer::model(&warehouse)
+                let inferred = model_infer::model(&warehouse)
                     .with_context(|| format!("{data_name}: cannot infer a model; pass one"))?;
                 Engine::new(
                     inferred,
@@ -128,9 +76,9 @@ impl Engine {
     }
 
     fn new(model: Model, warehouse: Warehouse, source: &str, data: &str) -> anyhow::Result<Engine> {
-        check::against_data(&model, &warehouse, source, data)?;
+        model_check::against_data(&model, &warehouse, source, data)?;
         let views = catalog::views(&model);
-        let values = check::dimension_values(&model, &views, &warehouse);
+        let values = model_check::dimension_values(&model, &views, &warehouse);
         let mut vocab = Vocabulary::default();
         vocab.add(KEYWORDS);
         let lexicons = views
@@ -169,14 +117,10 @@ impl Engine {
             .iter()
             .flat_map(|c| c.policies.iter().map(move |p| (c, p)));
         policies.into_iter().find_map(|(c, p)| {
-            let values = check::distinct(&self.model, &self.warehouse, &c.name, &p.member)?;
+            let values =
+                super::model_check::distinct(&self.model, &self.warehouse, &c.name, &p.member)?;
             Some((p.attribute.clone(), values.into_iter().next()?))
         })
-    }
-
-    /// Plan and answer one question; pure and deterministic for the same inputs.
-    pub fn run(&self, req: &AgentRequest) -> AgentRun {
-        agent::run(self, req)
     }
 
     /// The warehouse, for running SQL directly (tests compare the agent's numbers with it).
@@ -225,6 +169,6 @@ impl MainBranch for Option<&str> {
 
 fn sample_warehouse(today: (i32, u32, u32)) -> anyhow::Result<Warehouse> {
     let conn = rusqlite::Connection::open_in_memory()?;
-    sample::build(&conn, Date::new(today))?;
+    sample_data::build(&conn, Date::new(today))?;
     Warehouse::from_memory(&conn)
 }

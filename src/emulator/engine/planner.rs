@@ -4,10 +4,10 @@
 
 use super::catalog::{Kind, ViewCat};
 use super::dates::{parse_iso, Date, Range};
-use super::engine::TurnMemory;
 use super::model::DimKind;
-use super::text::{number_word, words, Vocabulary};
+use super::request::TurnMemory;
 use super::timeparse::{self, Grain};
+use super::words::{number_word, words, Vocabulary};
 
 /// What to query, with member indices into one view's member list.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -2,11 +2,12 @@
 //! appends to it, and every connection attached to the turn reads from it at its own pace, so
 //! the turn goes on when clients disconnect and a resubscriber can join the running stream.
 
-use super::engine::TurnMemory;
-use super::users::UserKey;
+use super::external_users::UserKey;
+use crate::emulator::engine::TurnMemory;
+use crate::protocol::emit;
 use axum::body::Bytes;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
@@ -176,6 +177,8 @@ struct Log {
     next_sort: u64,
     done: bool,
     paused: bool,
+    /// The turn's `__usage__` frame once the agent has run (sent after an early end too).
+    usage: Option<Value>,
 }
 
 /// One turn's frames as they are produced.
@@ -223,7 +226,7 @@ impl Run {
         }
         let mut value = frame.clone();
         if sorted {
-            value = with_sort(frame, log.next_sort);
+            value = emit::with_sort(frame, log.next_sort);
             log.next_sort += 1;
         }
         let mut line = value.to_string().into_bytes();
@@ -293,28 +296,20 @@ impl Run {
         was
     }
 
+    /// Record the turn's `__usage__` frame.
+    pub fn set_usage(&self, usage: Value) {
+        self.log().usage = Some(usage);
+    }
+
+    /// The turn's `__usage__` frame, if the agent has run.
+    pub fn usage(&self) -> Option<Value> {
+        self.log().usage.clone()
+    }
+
     /// Whether the agent task should wait.
     pub fn is_paused(&self) -> bool {
         self.log().paused
     }
-}
-
-/// The frame with `sort` placed right after `id`, as the service orders its keys.
-fn with_sort(frame: &Value, sort: u64) -> Value {
-    let Value::Object(obj) = frame else {
-        return frame.clone();
-    };
-    let mut out = Map::with_capacity(obj.len() + 1);
-    if let Some(id) = obj.get("id") {
-        out.insert("id".into(), id.clone());
-    }
-    out.insert("sort".into(), sort.into());
-    for (k, v) in obj {
-        if k != "id" && k != "sort" {
-            out.insert(k.clone(), v.clone());
-        }
-    }
-    Value::Object(out)
 }
 
 #[cfg(test)]

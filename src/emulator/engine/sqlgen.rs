@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::catalog::{aggregate, expand, quote, Kind, ViewCat};
 use super::model::{Format, Model};
-use super::plan::Plan;
+use super::planner::Plan;
 use super::timeparse::Grain;
 
 /// What a result column holds.

@@ -6,16 +6,18 @@
 #![allow(clippy::result_large_err)]
 
 use super::auth::{self, ChatCaller};
-use super::engine::AgentRequest;
+use super::body_check;
+use super::chat_stream;
+use super::external_users::UserKey;
 use super::faults::LineFaults;
-use super::reply::{error, field_error, uuid};
-use super::server::{read_body, Shared, World};
-use super::stream;
+use super::ids::uuid;
+use super::responses::{error, field_error};
+use super::shared::{read_body, Shared, World};
 use super::threads::MAX_TURNS;
 use super::turn::{self, TurnFaults};
-use super::users::UserKey;
-use super::validate;
+use crate::emulator::engine::AgentRequest;
 use crate::protocol::chat::{is_valid_message_id, AbortRequest};
+use crate::protocol::emit;
 use crate::protocol::{ChatRequest, SessionSettings};
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -106,7 +108,13 @@ async fn admit(
             format!("{what} {agent:?} not found in account {account:?}"),
         ));
     }
-    let caller = auth::chat_caller(headers, &shared.api_key, &shared.clock, token_only)?;
+    let caller = auth::chat_caller(
+        headers,
+        &shared.api_key,
+        &shared.clock,
+        token_only,
+        shared.dialect,
+    )?;
     let bytes = read_body(body, limit).await.map_err(|too_big| {
         error(
             too_big,
@@ -234,7 +242,7 @@ async fn chat(
     )
     .await?;
     let need_session = matches!(caller, ChatCaller::ApiKey);
-    validate::chat_body(&value, need_session)
+    body_check::chat_body(&value, need_session)
         .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
     let has_images = value
         .get("images")
@@ -288,10 +296,10 @@ async fn chat(
         })?;
         let thread = thread_of(&mut world, chat_id, &key)?;
         let head = vec![
-            turn::cutoff(chat_id, thread.running.is_some()),
+            turn::cutoff(shared.dialect, chat_id, thread.running.is_some()),
             state_line(&thread.messages),
         ];
-        return Ok(stream::respond(head, None, lines, shutdown));
+        return Ok(chat_stream::respond(head, None, lines, shutdown));
     };
 
     let chat_id = match req.chat_id.clone() {
@@ -300,17 +308,26 @@ async fn chat(
             if let Some(run) = &thread.running {
                 let same = req.message_id.as_deref() == Some(run.message_id.as_str());
                 if !same {
-                    return Err(error(
-                        StatusCode::CONFLICT,
-                        "Streaming for thread is in progress",
-                    ));
+                    // The service refuses with 400 (not 409) and this exact message; docs and
+                    // legacy servers send it as an error line in a 200.
+                    const BUSY: &str = "Streaming for thread is in progress";
+                    if !shared.dialect.http_refusals() {
+                        let line = turn::line(&emit::error_line(BUSY));
+                        return Ok(chat_stream::respond(vec![line], None, lines, shutdown));
+                    }
+                    return Err(error(StatusCode::BAD_REQUEST, BUSY));
                 }
                 // Resubscribe: join the running turn where it is now; a suspended turn resumes.
                 let run = run.clone();
-                let head = vec![turn::cutoff(&chat_id, true)];
+                let head = vec![turn::cutoff(shared.dialect, &chat_id, true)];
                 let start = run.position();
                 run.set_paused(false);
-                return Ok(stream::respond(head, Some((run, start)), lines, shutdown));
+                return Ok(chat_stream::respond(
+                    head,
+                    Some((run, start)),
+                    lines,
+                    shutdown,
+                ));
             }
             if req
                 .message_id
@@ -318,8 +335,11 @@ async fn chat(
                 .is_some_and(|m| thread.answered.contains(m))
             {
                 // That message was answered already: never a second answer; send the state.
-                let head = vec![turn::cutoff(&chat_id, false), state_line(&thread.messages)];
-                return Ok(stream::respond(head, None, lines, shutdown));
+                let head = vec![
+                    turn::cutoff(shared.dialect, &chat_id, false),
+                    state_line(&thread.messages),
+                ];
+                return Ok(chat_stream::respond(head, None, lines, shutdown));
             }
             if thread.answered.len() >= MAX_TURNS {
                 return Err(field_error(
@@ -375,6 +395,7 @@ async fn chat(
         branch,
         message_id,
         today: shared.clock.today(),
+        dialect: shared.dialect,
     };
     let faults = TurnFaults {
         suspend_after: lines.suspend_after,
@@ -388,25 +409,15 @@ async fn chat(
         faults,
         prompt_chars,
     ));
-    let head = vec![turn::cutoff(&chat_id, true)];
-    Ok(stream::respond(head, Some((run, 0)), lines, shutdown))
+    // `isStreaming` tells whether the thread was streaming when the request arrived: not on a
+    // fresh send (a resubscribe says true).
+    let head = vec![turn::cutoff(shared.dialect, &chat_id, false)];
+    Ok(chat_stream::respond(head, Some((run, 0)), lines, shutdown))
 }
 
 fn state_line(messages: &[Value]) -> axum::body::Bytes {
-    let mut frame = turn::state_frame(messages);
     // `__state__` follows `__cutoff__` (sort 0) on a read.
-    if let Value::Object(obj) = &mut frame {
-        let mut out = serde_json::Map::new();
-        out.insert("id".into(), "__state__".into());
-        out.insert("sort".into(), 1.into());
-        out.extend(
-            obj.iter()
-                .filter(|(k, _)| *k != "id")
-                .map(|(k, v)| (k.clone(), v.clone())),
-        );
-        frame = Value::Object(out);
-    }
-    turn::line(&frame)
+    turn::line(&emit::with_sort(&emit::state(messages), 1))
 }
 
 async fn abort(
@@ -419,7 +430,7 @@ async fn abort(
 ) -> Outcome {
     let (caller, mut value, _) =
         admit(shared, account, agent, token_only, headers, body, MAX_BODY).await?;
-    validate::abort_body(&value, matches!(caller, ChatCaller::ApiKey))
+    body_check::abort_body(&value, matches!(caller, ChatCaller::ApiKey))
         .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
     if value.get("sessionSettings").map_or(true, Value::is_null) {
         value["sessionSettings"] = serde_json::json!({});
@@ -433,6 +444,6 @@ async fn abort(
     let key = user_key(&mut world, &settings, now, false)?;
     let thread = thread_of(&mut world, &req.chat_id, &key)?;
     // Aborting a thread that is not streaming succeeds too: the outcome the caller wants holds.
-    turn::abort(thread);
+    turn::abort(thread, shared.dialect);
     Ok(StatusCode::NO_CONTENT.into_response())
 }

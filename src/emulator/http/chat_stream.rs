@@ -4,6 +4,7 @@
 
 use super::faults::LineFaults;
 use super::threads::{Read, Run};
+use crate::protocol::emit;
 use axum::body::{Body, Bytes};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -110,9 +111,12 @@ impl Conn {
                 Read::Done => return None,
                 Read::Behind => {
                     self.finished = true;
-                    return Some(Bytes::from_static(
-                        b"{\"error\":\"this connection fell too far behind the stream; read the thread's state\"}\n",
-                    ));
+                    let mut line = emit::error_line(
+                        "this connection fell too far behind the stream; read the thread's state",
+                    )
+                    .to_string();
+                    line.push('\n');
+                    return Some(Bytes::from(line));
                 }
                 Read::Wait => {
                     tokio::select! {

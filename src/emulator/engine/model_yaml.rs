@@ -42,7 +42,7 @@ pub fn parse(text: &str, source: &str) -> anyhow::Result<Model> {
         None => anyhow!("{source}: invalid YAML: {e}"),
     })?;
     let model = read_model(&value).map_err(|p| anyhow!("{source}: {}: {}", p.path, p.message))?;
-    super::check::references(&model)
+    super::model_check::references(&model)
         .map_err(|(path, message)| anyhow!("{source}: {path}: {message}"))?;
     Ok(model)
 }

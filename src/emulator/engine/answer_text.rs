@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::catalog::Kind;
 use super::dates::parse_iso;
 use super::model::{Format, MeasureKind};
-use super::plan::Plan;
+use super::planner::Plan;
 use super::sqlgen::{Column, Role};
 use super::timeparse::{month_label, Grain};
 use super::warehouse::{Cell, QueryResult};

@@ -6,10 +6,10 @@
 #![allow(clippy::result_large_err)]
 
 use super::auth;
-use super::reply::{scim_error, scim_json};
-use super::scim::{ScimUser, WriteError};
+use super::responses::{scim_error, scim_json};
 use super::scim_patch::Filter;
-use super::server::{read_body, Shared};
+use super::scim_store::{ScimUser, WriteError};
+use super::shared::{read_body, Shared};
 use crate::protocol::scim::{PatchOp, LIST_RESPONSE_URN};
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};

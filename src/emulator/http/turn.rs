@@ -2,11 +2,14 @@
 //! echo, `__state__`, `__usage__`, `__aborted__`, `__suspended__`) and the task that runs the
 //! agent and feeds the turn's [`Run`] at the configured pace.
 
-use super::engine::{AgentRequest, AgentRun};
-use super::server::Shared;
+use super::shared::Shared;
 use super::threads::{Run, Thread};
+use crate::emulator::engine::{AgentRequest, AgentRun};
+use crate::protocol::emit;
+use crate::protocol::tool::parse_input;
+use crate::protocol::{Dialect, Frame};
 use axum::body::Bytes;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::watch;
 
@@ -14,17 +17,12 @@ use tokio::sync::watch;
 const MODEL: &str = "analyst-emulator";
 
 /// `__cutoff__` as one line: always `sort: 0`, on every connection.
-pub(crate) fn cutoff(chat_id: &str, is_streaming: bool) -> Bytes {
-    line(&json!({
-        "id": "__cutoff__",
-        "sort": 0,
-        "state": {"chatId": chat_id, "isStreaming": is_streaming},
-    }))
-}
-
-/// `__state__` with the thread's messages (without `sort`; the caller adds it).
-pub(crate) fn state_frame(messages: &[Value]) -> Value {
-    json!({"id": "__state__", "state": {"messages": messages}})
+pub(crate) fn cutoff(dialect: Dialect, chat_id: &str, is_streaming: bool) -> Bytes {
+    line(&emit::cutoff(
+        chat_id,
+        is_streaming,
+        dialect.cutoff_has_role(),
+    ))
 }
 
 /// A frame serialised as one `\n`-terminated line.
@@ -34,44 +32,32 @@ pub(crate) fn line(frame: &Value) -> Bytes {
     Bytes::from(text)
 }
 
-fn lc(kind: &str, kwargs: Value) -> Value {
-    let mut kwargs = kwargs;
-    kwargs["additional_kwargs"] = json!({});
-    kwargs["response_metadata"] = json!({});
-    json!({"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", kind], "kwargs": kwargs})
-}
-
 /// Open a turn on a thread: record the human message, start its run with the user echo, and
 /// mark the thread streaming. The caller spawns [`drive`] after releasing the world lock.
 pub(crate) fn begin(thread: &mut Thread, message_id: &str, input: &str) -> Arc<Run> {
-    thread.messages.push(lc(
-        "HumanMessage",
-        json!({"content": input, "id": message_id}),
-    ));
+    thread.messages.push(emit::human_message(input, message_id));
     let run = Run::new(message_id.to_owned());
-    run.push(
-        &json!({"id": message_id, "role": "user", "content": input, "isDelta": false, "isInProcess": false}),
-        true,
-        false,
-    );
+    run.push(&emit::user_echo(message_id, input), true, false);
     thread.running = Some(run.clone());
     run
 }
 
 /// Stop a thread's running turn with `__aborted__`; false when nothing was running.
-pub(crate) fn abort(thread: &mut Thread) -> bool {
+pub(crate) fn abort(thread: &mut Thread, dialect: Dialect) -> bool {
     let Some(run) = thread.running.take() else {
         return false;
     };
     thread.answered.insert(run.message_id.clone());
+    if !dialect.has_turn_frames() {
+        // Legacy servers know neither `__aborted__` nor `__usage__`: the stream just ends.
+        run.finish(&[], &[]);
+        return true;
+    }
+    // `__usage__` stays the very last frame, after an abort too.
+    let usage = run.usage().unwrap_or_else(no_usage);
     run.finish(
-        &[json!({
-            "id": "__aborted__",
-            "type": "abort",
-            "code": "chat_aborted",
-            "error": "The chat was aborted by the user",
-        })],
-        &[],
+        &[emit::aborted("The chat was aborted by the user")],
+        &[usage],
     );
     true
 }
@@ -106,25 +92,26 @@ pub(crate) async fn drive(
         },
         _ = wait_for(&run, &mut bell, &mut shutdown, Run::is_done) => return,
     };
+    let usage = usage_frame(&agent, prompt_chars);
+    run.set_usage(usage.clone());
     let mut suspended_once = false;
     for frame in &agent.frames {
         // Lines as the first connection counts them: `__cutoff__` plus the log.
         let lines = run.position() as u64 + 1;
-        if !suspended_once && faults.suspend_after.is_some_and(|n| lines >= n) {
+        let can_suspend = shared.dialect.has_turn_frames();
+        if can_suspend && !suspended_once && faults.suspend_after.is_some_and(|n| lines >= n) {
             suspended_once = true;
             run.set_paused(true);
             run.push(
-                &json!({
-                    "id": "__suspended__",
-                    "type": "suspend",
-                    "code": "chat_suspended",
-                    "retryable": true,
-                    "messageId": run.message_id,
-                    "error": "The turn was suspended; send the same request again to resume it",
-                }),
+                &emit::suspended(
+                    &run.message_id,
+                    "The turn was suspended; send the same request again to resume it",
+                ),
                 true,
-                true,
+                false,
             );
+            // `__usage__` stays the very last frame of the connection, after a suspension too.
+            run.push(&usage, false, true);
             let resumed = |r: &Run| !r.is_paused() || r.is_done();
             if !wait_for(&run, &mut bell, &mut shutdown, resumed).await || run.is_done() {
                 return;
@@ -145,7 +132,7 @@ pub(crate) async fn drive(
             return; // aborted meanwhile
         }
     }
-    finish(&shared, &chat_id, &run, agent, prompt_chars);
+    finish(&shared, &chat_id, &run, agent, usage);
 }
 
 /// Wait until `done(run)` holds (true) or the server shuts down (false), woken by the bell.
@@ -171,34 +158,35 @@ async fn wait_for(
 }
 
 /// End the turn normally: store its messages in the thread, then `__state__` and `__usage__`.
-fn finish(shared: &Shared, chat_id: &str, run: &Arc<Run>, agent: AgentRun, prompt_chars: usize) {
-    let usage = usage_frame(&agent, prompt_chars);
+fn finish(shared: &Shared, chat_id: &str, run: &Arc<Run>, agent: AgentRun, usage: Value) {
+    // Legacy servers send no `__usage__`.
+    let usage: &[Value] = if shared.dialect.has_turn_frames() {
+        &[usage]
+    } else {
+        &[]
+    };
     let mut world = shared.world();
     let Some(thread) = world.threads.get_mut(chat_id) else {
         // The owner expired mid-turn; the thread is gone, but attached clients get an ending.
-        run.finish(&[state_frame(&[])], &[usage]);
+        run.finish(&[emit::state(&[])], usage);
         return;
     };
     if !thread.running.as_ref().is_some_and(|r| Arc::ptr_eq(r, run)) {
         return; // aborted: `__aborted__` already ended the run
     }
-    for (id, name, input, result) in tool_calls(&agent.frames) {
-        thread.messages.push(lc(
-            "AIMessage",
-            json!({"content": "", "tool_calls": [{"name": name, "args": input, "id": id, "type": "tool_call"}]}),
-        ));
-        thread.messages.push(lc(
-            "ToolMessage",
-            json!({"content": result, "tool_call_id": id, "name": name}),
-        ));
+    for call in tool_calls(&agent.frames) {
+        thread
+            .messages
+            .push(emit::ai_tool_call(&call.id, &call.name, &call.input));
+        thread
+            .messages
+            .push(emit::tool_message(&call.result, &call.id, &call.name));
     }
-    thread
-        .messages
-        .push(lc("AIMessage", json!({"content": agent.answer})));
+    thread.messages.push(emit::ai_message(&agent.answer));
     thread.history.push(agent.memory);
     thread.answered.insert(run.message_id.clone());
     thread.running = None;
-    run.finish(&[state_frame(&thread.messages)], &[usage]);
+    run.finish(&[emit::state(&thread.messages)], usage);
 }
 
 /// End the turn with an error line (the HTTP status is already 200).
@@ -210,73 +198,86 @@ fn fail(shared: &Shared, chat_id: &str, run: &Arc<Run>, message: &str) {
             thread.answered.insert(run.message_id.clone());
         }
     }
-    run.finish(&[], &[json!({ "error": message })]);
+    run.finish(&[], &[emit::error_line(message)]);
 }
 
-/// Completed tool calls of the agent's frames: (id, name, parsed input, result text).
-fn tool_calls(frames: &[Value]) -> Vec<(Value, Value, Value, String)> {
+/// A finished tool call of the agent's frames.
+struct DoneCall {
+    id: String,
+    name: String,
+    /// The input, parsed.
+    input: Value,
+    /// The result's JSON text.
+    result: String,
+}
+
+/// The agent's frames, read with the client's parser.
+fn parsed(frames: &[Value]) -> impl Iterator<Item = Frame> + '_ {
     frames
         .iter()
+        .filter_map(|f| serde_json::from_value::<Frame>(f.clone()).ok())
+}
+
+/// Completed tool calls of the agent's frames.
+fn tool_calls(frames: &[Value]) -> Vec<DoneCall> {
+    parsed(frames)
         .filter_map(|f| {
-            let call = f.get("toolCall")?;
-            let result = call.get("result").filter(|r| !r.is_null())?;
-            let input = match call.get("input") {
-                Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(json!(s)),
-                Some(v) => v.clone(),
-                None => json!({}),
-            };
-            let result = result
-                .as_str()
-                .map_or_else(|| result.to_string(), str::to_owned);
-            let name = call.get("name").cloned().unwrap_or(Value::Null);
-            Some((
-                f.get("id").cloned().unwrap_or(Value::Null),
-                name,
-                input,
-                result,
-            ))
+            let call = f.tool_call?;
+            let result = call.result.filter(|r| !r.is_null())?;
+            Some(DoneCall {
+                id: f.id.unwrap_or_default(),
+                name: call.name.unwrap_or_default(),
+                input: call.input.as_ref().map_or(Value::Null, parse_input),
+                result: result
+                    .as_str()
+                    .map_or_else(|| result.to_string(), str::to_owned),
+            })
         })
         .collect()
+}
+
+/// `__usage__` of a turn ended before the agent produced anything.
+fn no_usage() -> Value {
+    emit::usage(&emit::Usage {
+        models: vec![MODEL.to_owned()],
+        ..emit::Usage::default()
+    })
 }
 
 /// `__usage__`: token counts derived from text lengths (about four characters a token), so the
 /// same turn always reports the same usage.
 fn usage_frame(agent: &AgentRun, prompt_chars: usize) -> Value {
     let calls = tool_calls(&agent.frames).len();
-    let output_chars: usize = agent
-        .frames
-        .iter()
-        .filter(|f| f.get("isDelta").and_then(Value::as_bool) != Some(true))
+    let output_chars: usize = parsed(&agent.frames)
+        .filter(|f| !f.is_delta())
         .map(|f| {
-            let text = |k: &str| f.get(k).and_then(Value::as_str).map_or(0, str::len);
-            let input = f
-                .get("toolCall")
-                .and_then(|c| c.get("input"))
-                .map_or(0, |i| i.to_string().len());
-            text("content") + text("thinking") + input
+            let text = |t: &Option<String>| t.as_deref().map_or(0, str::len);
+            let input =
+                f.tool_call
+                    .as_ref()
+                    .and_then(|c| c.input.as_ref())
+                    .map_or(0, |i| match i {
+                        Value::String(s) => s.len(),
+                        other => other.to_string().len(),
+                    });
+            text(&f.content) + text(&f.thinking) + input
         })
         .sum();
     // Each LLM call reads the prompt again, plus what earlier calls produced.
     let input_tokens = (prompt_chars.div_ceil(4) + 400) * (calls + 1);
     let output_tokens = output_chars.div_ceil(4);
-    json!({
-        "id": "__usage__",
-        "type": "usage",
-        "usage": {
-            "models": [MODEL],
-            "llmCalls": calls + 1,
-            "inputTokens": input_tokens,
-            "outputTokens": output_tokens,
-            "cacheWriteTokens": 0,
-            "cacheReadTokens": 0,
-            "totalTokens": input_tokens + output_tokens,
-        }
+    emit::usage(&emit::Usage {
+        models: vec![MODEL.to_owned()],
+        llm_calls: calls as u64 + 1,
+        input_tokens: input_tokens as u64,
+        output_tokens: output_tokens as u64,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn usage_is_deterministic_and_counts_tool_calls() {
@@ -295,6 +296,6 @@ mod tests {
         assert_eq!(u["usage"], usage_frame(&agent, 40)["usage"]);
         let calls = tool_calls(&agent.frames);
         assert_eq!(calls.len(), 1);
-        assert_eq!(calls[0].2, json!({"sqlQuery": "SELECT 1"}));
+        assert_eq!(calls[0].input, json!({"sqlQuery": "SELECT 1"}));
     }
 }

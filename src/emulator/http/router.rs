@@ -1,0 +1,100 @@
+//! The routes of the service, and the fault-injection layer in front of them.
+
+use super::chat_routes;
+use super::faults::Target;
+use super::request_log;
+use super::responses::{error, scim_error};
+use super::scim_routes;
+use super::shared::Shared;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use std::sync::Arc;
+
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    let public = "/api/v1/public/{account}";
+    Router::new()
+        .route(
+            &format!("{public}/agents/{{agent}}/chat/stream-chat-state"),
+            post(chat_routes::agent_chat),
+        )
+        .route(
+            &format!("{public}/agents/{{agent}}/chat/abort"),
+            post(chat_routes::agent_abort),
+        )
+        .route(
+            &format!("{public}/deployments/{{deployment}}/chat/stream-chat-state"),
+            post(chat_routes::deployment_chat),
+        )
+        .route(
+            &format!("{public}/deployments/{{deployment}}/chat/abort"),
+            post(chat_routes::deployment_abort),
+        )
+        .route(
+            "/api/scim/v2/Users",
+            get(scim_routes::list).post(scim_routes::create),
+        )
+        .route(
+            "/api/scim/v2/Users/{id}",
+            get(scim_routes::get_one)
+                .put(scim_routes::replace)
+                .patch(scim_routes::patch)
+                .delete(scim_routes::delete),
+        )
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint") })
+        .layer(middleware::from_fn_with_state(
+            shared.clone(),
+            inject_faults,
+        ))
+        .layer(middleware::from_fn_with_state(
+            shared.clone(),
+            request_log::log_requests,
+        ))
+        .with_state(shared)
+}
+
+/// Apply `--fault` delays and statuses before the route runs, and hand line faults to it.
+async fn inject_faults(
+    State(shared): State<Arc<Shared>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let path = req.uri().path();
+    let target = if path.starts_with("/api/scim/") {
+        Some(Target::Scim)
+    } else if path.ends_with("/chat/abort") {
+        Some(Target::Abort)
+    } else if path.ends_with("/chat/stream-chat-state") {
+        Some(Target::Chat)
+    } else {
+        None
+    };
+    let injected = target
+        .map(|t| shared.faults.on_request(t))
+        .unwrap_or_default();
+    if !injected.delay.is_zero() {
+        let mut stop = shared.shutdown.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(injected.delay) => {}
+            _ = stop.wait_for(|s| *s) => {}
+        }
+    }
+    if let Some((code, retry_after, spec)) = injected.status {
+        let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let message = format!("injected fault ({spec}): HTTP {code}");
+        let mut resp = match target {
+            Some(Target::Scim) => scim_error(status, None, &message),
+            _ => error(status, message),
+        };
+        if let Some(secs) = retry_after {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        return resp;
+    }
+    req.extensions_mut().insert(injected.lines);
+    next.run(req).await
+}

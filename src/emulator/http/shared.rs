@@ -1,0 +1,79 @@
+//! The state every route shares: configuration, the engine, and the mutable world behind one
+//! lock; and the one bounded body read the routes use.
+
+use super::clock::Clock;
+use super::external_users::ExternalUsers;
+use super::faults::Faults;
+use super::scim_store::ScimStore;
+use super::threads::Threads;
+use crate::emulator::engine::Engine;
+use crate::protocol::Dialect;
+use axum::body::{Body, Bytes, HttpBody};
+use axum::http::StatusCode;
+use futures_util::StreamExt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Everything the routes share.
+pub(crate) struct Shared {
+    pub account: String,
+    pub agent: String,
+    pub api_key: String,
+    pub scim_token: String,
+    pub scim_root: String,
+    pub engine: Arc<Engine>,
+    pub attributes: Vec<String>,
+    pub clock: Clock,
+    pub pace: Duration,
+    pub faults: Faults,
+    /// The wire variant spoken.
+    pub dialect: Dialect,
+    /// Request log level (`serve -v`, `-vv`).
+    pub log: u8,
+    /// Becomes true at shutdown; streams and turns end on it.
+    pub shutdown: watch::Receiver<bool>,
+    pub world: Mutex<World>,
+}
+
+/// The mutable state, behind one lock held only briefly (never across an await).
+pub(crate) struct World {
+    pub scim: ScimStore,
+    pub externals: ExternalUsers,
+    pub threads: Threads,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("account", &self.account)
+            .field("agent", &self.agent)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    /// Lock the world. A panic elsewhere cannot leave it half-updated in a harmful way, so a
+    /// poisoned lock is taken over rather than failing every later request.
+    pub fn world(&self) -> MutexGuard<'_, World> {
+        self.world.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Read a request body of at most `limit` bytes: 413 beyond it (judged from Content-Length
+/// before reading when the client sends one), 400 when the body breaks off.
+pub(crate) async fn read_body(body: Body, limit: usize) -> Result<Bytes, StatusCode> {
+    if usize::try_from(body.size_hint().lower()).map_or(true, |n| n > limit) {
+        return Err(StatusCode::PAYLOAD_TOO_LARGE);
+    }
+    let mut stream = body.into_data_stream();
+    let mut buf = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|_| StatusCode::BAD_REQUEST)?;
+        if buf.len() + chunk.len() > limit {
+            return Err(StatusCode::PAYLOAD_TOO_LARGE);
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(buf))
+}

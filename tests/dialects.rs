@@ -1,0 +1,312 @@
+//! The client's end-to-end behaviour against every wire variant `serve --dialect` speaks: one
+//! table of scenarios, each run for `seed`, `docs` and `legacy` against the real binary and a
+//! fresh in-process emulator.
+//! Every row must pass in every dialect; all failures are reported together.
+
+mod support;
+
+use analyst::emulator::server::{start, Dialect, Fault, Running, ServeOptions};
+use serde_json::Value;
+use std::path::Path;
+use support::*;
+
+const QUESTION: &str = "Top 5 product categories by revenue last year";
+
+/// An emulator speaking one dialect, with these faults, and the runtime that serves it.
+struct Emulator {
+    running: Running,
+    dialect: Dialect,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn emulator(dialect: Dialect, faults: &[&str]) -> Emulator {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let opts = ServeOptions {
+        faults: faults.iter().map(|f| f.parse::<Fault>().unwrap()).collect(),
+        dialect,
+        ..ServeOptions::demo()
+    };
+    let running = runtime.block_on(start(opts)).unwrap();
+    Emulator {
+        running,
+        dialect,
+        _runtime: runtime,
+    }
+}
+
+impl Emulator {
+    /// The client, pointed at this emulator, running `command`.
+    fn client(&self, home: &Path, command: &str) -> assert_cmd::Command {
+        let mut cmd = analyst(home);
+        cmd.env("ANALYST_CHAT_URL", &self.running.chat_url)
+            .env("ANALYST_API_KEY", &self.running.api_key)
+            .env("ANALYST_EXTERNAL_ID", "bot")
+            .arg(command);
+        cmd
+    }
+
+    /// `chat` with the flags this dialect needs for an answer: `--fallback` where the stream
+    /// has no final frames.
+    fn chat(&self, home: &Path) -> assert_cmd::Command {
+        let mut cmd = self.client(home, "chat");
+        if self.dialect != Dialect::Seed {
+            cmd.arg("--fallback");
+        }
+        cmd
+    }
+}
+
+/// What one run of the client gave.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(cmd: &mut assert_cmd::Command) -> Run {
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
+    }
+}
+
+fn expect(r: &Run, code: i32, what: &str) -> Result<(), String> {
+    if r.code == Some(code) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what}: exit {:?}, want {code}; stderr: {}",
+            r.code,
+            r.stderr.trim()
+        ))
+    }
+}
+
+/// The answer the sample gives to `QUESTION`, whatever the dialect.
+fn answer_ok(answer: &str) -> Result<(), String> {
+    if answer.contains("Electronics") {
+        Ok(())
+    } else {
+        Err(format!("not the answer: {answer:?}"))
+    }
+}
+
+/// The thread id the client reported on a `-o json` run.
+fn chat_id(doc: &str) -> Result<String, String> {
+    let v: Value = serde_json::from_str(doc).map_err(|e| format!("{e}: {doc}"))?;
+    v["chatId"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("no chatId in {doc}"))
+}
+
+// ---- scenarios -------------------------------------------------------------------------------
+
+fn wire_then_extract_final(d: Dialect, home: &Path) -> Result<(), String> {
+    // The wire itself, read by `extract-final`: every dialect carries the answer.
+    let emu = emulator(d, &[]);
+    let saved = home.join("wire.ndjson");
+    let r = run(emu
+        .client(home, "chat")
+        .args(["-o", "ndjson", "--save"])
+        .arg(&saved)
+        .arg(QUESTION));
+    let first = r.stdout.lines().next().unwrap_or("");
+    let cutoff: Value = serde_json::from_str(first).map_err(|e| format!("{e}: {first}"))?;
+    if cutoff["id"] != "__cutoff__" || cutoff["state"]["isStreaming"] != false {
+        return Err(format!("first line: {first}"));
+    }
+    let has_usage = r.stdout.contains("\"__usage__\"");
+    if has_usage != (d != Dialect::Legacy) {
+        return Err(format!("__usage__ present: {has_usage}"));
+    }
+    let mut x = analyst(home);
+    x.args(["extract-final", "--fallback"]).arg(&saved);
+    let x = run(&mut x);
+    expect(&x, 0, "extract-final --fallback")?;
+    answer_ok(&x.stdout)
+}
+
+fn chat_in_each_format(d: Dialect, home: &Path) -> Result<(), String> {
+    let emu = emulator(d, &[]);
+    for format in ["final", "json", "text", "ndjson"] {
+        let r = run(emu.chat(home).args(["-o", format, QUESTION]));
+        expect(&r, 0, &format!("-o {format}"))?;
+        if format != "ndjson" {
+            answer_ok(&r.stdout).map_err(|e| format!("-o {format}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn resume_after_a_drop(d: Dialect, home: &Path) -> Result<(), String> {
+    let emu = emulator(d, &["drop-after=6,times=1"]);
+    let r = run(emu.chat(home).args(["-o", "final", QUESTION]));
+    expect(&r, 0, "resumed chat")?;
+    answer_ok(&r.stdout)
+}
+
+fn suspended_turn(d: Dialect, home: &Path) -> Result<(), String> {
+    // Legacy servers never suspend; the fault is a no-op there and the chat simply answers.
+    let emu = emulator(d, &["suspend-after=10,times=1"]);
+    let r = run(emu.chat(home).args(["-o", "final", QUESTION]));
+    expect(&r, 0, "suspended chat")?;
+    answer_ok(&r.stdout)
+}
+
+fn busy_thread(d: Dialect, home: &Path) -> Result<(), String> {
+    // The first turn holds forever; a second message to the thread is refused as busy (exit 5).
+    let emu = emulator(d, &["hold-after=4,times=1"]);
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_analyst"));
+    let out = home.join("first.ndjson");
+    first
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("ANALYST_CHAT_URL", &emu.running.chat_url)
+        .env("ANALYST_API_KEY", &emu.running.api_key)
+        .env("ANALYST_EXTERNAL_ID", "bot")
+        .args(["chat", "--no-abort", "-o", "ndjson", "--save"])
+        .arg(&out)
+        .arg(QUESTION)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = first.spawn().unwrap();
+    let chat = (0..200)
+        .find_map(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(25));
+            let saved = std::fs::read_to_string(&out).ok()?;
+            let line: Value = serde_json::from_str(saved.lines().next()?).ok()?;
+            line["state"]["chatId"].as_str().map(str::to_owned)
+        })
+        .ok_or_else(|| "the first turn never showed its thread id".to_owned());
+    let result = chat.and_then(|chat| {
+        let r = run(emu.client(home, "chat").args([
+            "--chat-id",
+            &chat,
+            "-o",
+            "final",
+            "another question",
+        ]));
+        expect(&r, 5, "second message to a busy thread")
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    result
+}
+
+fn bad_key(d: Dialect, home: &Path) -> Result<(), String> {
+    let emu = emulator(d, &[]);
+    let r = run(emu
+        .client(home, "chat")
+        .env("ANALYST_API_KEY", "not-the-key")
+        .args(["-o", "final", QUESTION]));
+    expect(&r, 3, "wrong API key")
+}
+
+fn replay_of_a_saved_stream(d: Dialect, home: &Path) -> Result<(), String> {
+    let emu = emulator(d, &[]);
+    let saved = home.join("saved.ndjson");
+    let live = run(emu
+        .chat(home)
+        .args(["-o", "final", "--save"])
+        .arg(&saved)
+        .arg(QUESTION));
+    expect(&live, 0, "live chat")?;
+    let mut replay = analyst(home);
+    replay.args(["chat", "-o", "final", "--replay"]).arg(&saved);
+    if d != Dialect::Seed {
+        replay.arg("--fallback");
+    }
+    let again = run(&mut replay);
+    expect(&again, 0, "--replay")?;
+    if again.stdout != live.stdout {
+        return Err(format!(
+            "replay {:?} != live {:?}",
+            again.stdout, live.stdout
+        ));
+    }
+    Ok(())
+}
+
+fn state_and_abort(d: Dialect, home: &Path) -> Result<(), String> {
+    let emu = emulator(d, &[]);
+    let live = run(emu.chat(home).args(["-o", "json", QUESTION]));
+    expect(&live, 0, "chat")?;
+    let chat = chat_id(&live.stdout)?;
+    let state = run(emu
+        .client(home, "state")
+        .args(["--chat-id", &chat, "-o", "json"]));
+    expect(&state, 0, "state")?;
+    let doc: Value = serde_json::from_str(&state.stdout).map_err(|e| e.to_string())?;
+    if doc["isStreaming"] != false || doc["messages"].as_array().map_or(true, Vec::is_empty) {
+        return Err(format!("state: {doc}"));
+    }
+    let abort = run(emu.client(home, "abort").args(["--chat-id", &chat]));
+    expect(&abort, 0, "abort")
+}
+
+// ---- the table -------------------------------------------------------------------------------
+
+type Scenario = fn(Dialect, &Path) -> Result<(), String>;
+
+/// One row: a scenario, run for every dialect.
+struct Row {
+    name: &'static str,
+    scenario: Scenario,
+}
+
+const TABLE: &[Row] = &[
+    Row {
+        name: "the wire carries the answer (ndjson, extract-final)",
+        scenario: wire_then_extract_final,
+    },
+    Row {
+        name: "chat in each format",
+        scenario: chat_in_each_format,
+    },
+    Row {
+        name: "resume after a drop",
+        scenario: resume_after_a_drop,
+    },
+    Row {
+        name: "suspended turn",
+        scenario: suspended_turn,
+    },
+    Row {
+        name: "busy thread exits 5",
+        scenario: busy_thread,
+    },
+    Row {
+        name: "bad key exits 3",
+        scenario: bad_key,
+    },
+    Row {
+        name: "--replay of a saved stream",
+        scenario: replay_of_a_saved_stream,
+    },
+    Row {
+        name: "state and abort",
+        scenario: state_and_abort,
+    },
+];
+
+#[test]
+fn every_scenario_in_every_dialect() {
+    let mut failures = Vec::new();
+    for row in TABLE {
+        for d in Dialect::ALL {
+            let home = tempfile::tempdir().unwrap();
+            if let Err(e) = (row.scenario)(d, home.path()) {
+                failures.push(format!("[{d}] {}: {e}", row.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
