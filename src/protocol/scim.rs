@@ -13,6 +13,17 @@ pub const ERROR_URN: &str = "urn:ietf:params:scim:api:messages:2.0:Error";
 pub const LIST_RESPONSE_URN: &str = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 /// The core User schema.
 pub const USER_URN: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
+/// The enterprise User extension schema (RFC 7643 section 4.3).
+pub const ENTERPRISE_USER_URN: &str = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+/// The SearchRequest message schema (`POST .../.search`).
+pub const SEARCH_REQUEST_URN: &str = "urn:ietf:params:scim:api:messages:2.0:SearchRequest";
+/// The schema of `/ServiceProviderConfig`.
+pub const SERVICE_PROVIDER_CONFIG_URN: &str =
+    "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
+/// The schema of `/ResourceTypes` entries.
+pub const RESOURCE_TYPE_URN: &str = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
+/// The schema of `/Schemas` entries.
+pub const SCHEMA_URN: &str = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 
 /// A PATCH request body.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! SCIM PATCH (RFC 7644 3.5.2) over a User's attributes: attribute paths (`active`,
 //! `name.givenName`, `emails[primary eq true].value`, URN-qualified names) and value filters.
 
-use crate::protocol::scim::{Operation, USER_URN};
+use crate::protocol::scim::{Operation, ENTERPRISE_USER_URN, USER_URN};
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -54,6 +54,20 @@ const CANONICAL: &[&str] = &[
     "display",
     "type",
     "primary",
+    "streetAddress",
+    "locality",
+    "region",
+    "postalCode",
+    "country",
+    "$ref",
+    ENTERPRISE_USER_URN,
+    "employeeNumber",
+    "costCenter",
+    "organization",
+    "division",
+    "department",
+    "manager",
+    "displayName",
 ];
 
 /// Attributes a client may not write.
@@ -62,6 +76,8 @@ const READ_ONLY: &[&str] = &["id", "meta", "schemas", "groups"];
 /// A parsed attribute path.
 #[derive(Debug, PartialEq)]
 struct Path {
+    /// An extension schema URN: the rest of the path is inside that extension's object.
+    ext: Option<String>,
     attr: String,
     filter: Option<Filter>,
     sub: Option<String>,
@@ -104,6 +120,34 @@ pub(crate) fn apply(user: &mut Map<String, Value>, op: &Operation) -> Result<(),
 }
 
 fn apply_at(
+    user: &mut Map<String, Value>,
+    op: &str,
+    path: &Path,
+    value: Option<&Value>,
+) -> Result<(), PatchError> {
+    let Some(urn) = &path.ext else {
+        return apply_in(user, op, path, value);
+    };
+    let key = key_for(user, urn);
+    let slot = user
+        .entry(key.clone())
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(inner) = slot else {
+        return Err(err(
+            "invalidPath",
+            format!("{key} is not an extension object"),
+        ));
+    };
+    let outcome = apply_in(inner, op, path, value);
+    // An extension with no attributes left is no longer part of the resource.
+    if inner.is_empty() {
+        user.remove(&key);
+    }
+    outcome
+}
+
+/// Apply at a path inside one object (the resource, or an extension's object).
+fn apply_in(
     user: &mut Map<String, Value>,
     op: &str,
     path: &Path,
@@ -290,27 +334,39 @@ fn key_for(map: &Map<String, Value>, name: &str) -> String {
 
 fn parse_path(raw: &str) -> Result<Path, PatchError> {
     let invalid = |why: &str| err("invalidPath", format!("path {raw:?}: {why}"));
-    let mut rest = raw.trim();
+    let rest = raw.trim();
     let core_prefix = format!("{USER_URN}:");
     if rest.len() > core_prefix.len()
         && rest[..core_prefix.len()].eq_ignore_ascii_case(&core_prefix)
     {
-        rest = &rest[core_prefix.len()..];
-    } else if rest
-        .get(..4)
-        .is_some_and(|p| p.eq_ignore_ascii_case("urn:"))
-    {
-        // An extension schema: its URN is the attribute, the part after the last ':' the sub.
-        let (urn, sub) = rest.rsplit_once(':').ok_or_else(|| invalid("bad URN"))?;
-        if !is_name(sub) {
-            return Err(invalid("expected an attribute name after the schema URN"));
-        }
+        return parse_in(raw, &rest[core_prefix.len()..]);
+    }
+    if !is_urn(rest) {
+        return parse_in(raw, rest);
+    }
+    if rest.eq_ignore_ascii_case(ENTERPRISE_USER_URN) {
+        // The whole extension object.
         return Ok(Path {
-            attr: urn.to_owned(),
+            ext: None,
+            attr: ENTERPRISE_USER_URN.to_owned(),
             filter: None,
-            sub: Some(sub.to_owned()),
+            sub: None,
         });
     }
+    // An extension schema: the URN up to the last ':', then a path inside its object.
+    let (urn, inner) = rest.rsplit_once(':').ok_or_else(|| invalid("bad URN"))?;
+    let mut path = parse_in(raw, inner)?;
+    path.ext = Some(urn.to_owned());
+    Ok(path)
+}
+
+fn is_urn(s: &str) -> bool {
+    s.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("urn:"))
+}
+
+/// A path without a schema URN: `attr`, `attr.sub`, `attr[filter]`, `attr[filter].sub`.
+fn parse_in(raw: &str, mut rest: &str) -> Result<Path, PatchError> {
+    let invalid = |why: &str| err("invalidPath", format!("path {raw:?}: {why}"));
     let end = rest.find(['[', '.']).unwrap_or(rest.len());
     let attr = &rest[..end];
     if !is_name(attr) {
@@ -330,6 +386,7 @@ fn parse_path(raw: &str) -> Result<Path, PatchError> {
         None => return Err(invalid("unexpected text after the attribute")),
     };
     Ok(Path {
+        ext: None,
         attr: attr.to_owned(),
         filter,
         sub,
@@ -399,7 +456,7 @@ fn parse_filter(s: &str) -> Result<Filter, String> {
     let mut dangling = false;
     while i < words.len() {
         let attr = &words[i];
-        if !is_name(attr) {
+        if attr_segments(attr).is_none() {
             return Err(format!(
                 "filter: expected an attribute name, found {attr:?}"
             ));
@@ -456,13 +513,69 @@ impl Filter {
     }
 }
 
+/// An attribute path outside brackets (`userName`, `name.givenName`, URN-qualified, or a whole
+/// extension's URN) as the keys to follow; `None` when it is not one.
+pub(crate) fn attr_segments(path: &str) -> Option<Vec<String>> {
+    let path = path.trim();
+    let core_prefix = format!("{USER_URN}:");
+    let (mut out, rest) = if path.len() > core_prefix.len()
+        && path[..core_prefix.len()].eq_ignore_ascii_case(&core_prefix)
+    {
+        (Vec::new(), &path[core_prefix.len()..])
+    } else if path.eq_ignore_ascii_case(ENTERPRISE_USER_URN) {
+        return Some(vec![ENTERPRISE_USER_URN.to_owned()]);
+    } else if is_urn(path) {
+        let (urn, rest) = path.rsplit_once(':')?;
+        (vec![urn.to_owned()], rest)
+    } else {
+        (Vec::new(), path)
+    };
+    for part in rest.split('.') {
+        if !is_name(part) {
+            return None;
+        }
+        out.push(part.to_owned());
+    }
+    Some(out)
+}
+
+/// The values at a path of keys (case-insensitive); a multi-valued attribute on the way
+/// contributes each of its values.
+pub(crate) fn values_at<'a>(item: &'a Value, segments: &[String]) -> Vec<&'a Value> {
+    let mut found = vec![item];
+    for seg in segments {
+        let mut next = Vec::new();
+        for v in found {
+            let got = v.as_object().and_then(|o| {
+                o.iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(seg))
+                    .map(|(_, v)| v)
+            });
+            match got {
+                Some(Value::Array(items)) => next.extend(items.iter()),
+                Some(v) => next.push(v),
+                None => {}
+            }
+        }
+        found = next;
+    }
+    found
+}
+
 impl Cmp {
     fn matches(&self, item: &Value) -> bool {
-        let got = item.as_object().and_then(|o| {
-            o.iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(&self.attr))
-                .map(|(_, v)| v)
-        });
+        let segments = attr_segments(&self.attr).unwrap_or_default();
+        let got = values_at(item, &segments);
+        if got.is_empty() {
+            return self.compare(None);
+        }
+        if self.op == "ne" {
+            return got.iter().all(|g| self.compare(Some(g)));
+        }
+        got.iter().any(|g| self.compare(Some(g)))
+    }
+
+    fn compare(&self, got: Option<&Value>) -> bool {
         let (got, want) = match (got, &self.value) {
             (got, None) => return got.is_some_and(|v| !v.is_null()),
             (None, Some(want)) => return self.op == "ne" && !want.is_null(),

@@ -4,7 +4,7 @@
 use super::clock::Clock;
 use super::ids::uuid;
 use super::scim_patch::{self, PatchError};
-use crate::protocol::scim::{Operation, USER_URN};
+use crate::protocol::scim::{Operation, ENTERPRISE_USER_URN, USER_URN};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
@@ -53,7 +53,15 @@ impl ScimUser {
     /// The resource as sent on the wire.
     pub fn render(&self, scim_root: &str) -> Value {
         let mut out = Map::new();
-        out.insert("schemas".into(), json!([USER_URN]));
+        // The core schema, then each extension the user has attributes of (their keys are URNs).
+        let mut schemas = vec![json!(USER_URN)];
+        schemas.extend(
+            self.attrs
+                .keys()
+                .filter(|k| k.len() > 4 && k[..4].eq_ignore_ascii_case("urn:"))
+                .map(|k| json!(k)),
+        );
+        out.insert("schemas".into(), Value::Array(schemas));
         out.insert("id".into(), json!(self.id));
         out.extend(self.attrs.iter().map(|(k, v)| (k.clone(), v.clone())));
         out.insert(
@@ -215,15 +223,46 @@ impl ScimStore {
     }
 
     /// Normalise and check a user's attributes: read-only ones dropped, nulls unassigned,
-    /// `active` a boolean (`"False"` accepted), a unique non-empty userName.
+    /// `active` a boolean (`"False"` accepted), a unique non-empty userName, the password
+    /// checked and then dropped, an extension with no attributes left removed.
+    ///
+    /// The password is kept in no form, not even hashed: nothing in the emulator signs in with
+    /// one (chat takes API keys and tokens), so a hash would be a secret at rest with no reader,
+    /// and RFC 7643 makes it write-only and never returned anyway.
     fn checked(
         &self,
         mut attrs: Map<String, Value>,
         id: Option<&str>,
     ) -> Result<Map<String, Value>, WriteError> {
         let invalid = |detail: String| (400, Some("invalidValue"), detail);
+        if let Some(k) = attrs
+            .keys()
+            .find(|k| k.eq_ignore_ascii_case("password"))
+            .cloned()
+        {
+            match attrs.remove(&k) {
+                Some(Value::String(_) | Value::Null) | None => {}
+                Some(_) => return Err(invalid("password must be a string".into())),
+            }
+        }
+        if let Some(k) = attrs
+            .keys()
+            .find(|k| k.eq_ignore_ascii_case(ENTERPRISE_USER_URN))
+            .cloned()
+        {
+            match attrs.remove(&k) {
+                Some(v @ (Value::Object(_) | Value::Null)) => {
+                    attrs.insert(ENTERPRISE_USER_URN.to_owned(), v);
+                }
+                _ => return Err(invalid(format!("{ENTERPRISE_USER_URN} must be an object"))),
+            }
+        }
         attrs.retain(|k, v| {
+            let empty_extension = k.len() > 4
+                && k[..4].eq_ignore_ascii_case("urn:")
+                && v.as_object().is_some_and(Map::is_empty);
             !v.is_null()
+                && !empty_extension
                 && !["id", "meta", "schemas"]
                     .iter()
                     .any(|r| r.eq_ignore_ascii_case(k))
