@@ -306,3 +306,174 @@ async fn scim_auth() {
     let big = json!({"userName": "x".repeat(2 << 20)});
     scim_error(srv.scim("POST", "/Users", Some(big)).await, 413).await;
 }
+
+const ENTERPRISE: &str = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+
+/// Issue 12: a password is taken on every write and never comes back, on any read.
+#[tokio::test]
+async fn password_is_write_only() {
+    let srv = serve(&[]).await;
+    let body = json!({"userName": "pw@example.com", "password": "hunter2-SECRET"});
+    let created = body_json(srv.scim("POST", "/Users", Some(body)).await).await;
+    let id = created["id"].as_str().unwrap().to_owned();
+    let user = format!("/Users/{id}");
+    let put = json!({"userName": "pw@example.com", "password": "put-SECRET"});
+    let pw = json!([{"op": "replace", "path": "password", "value": "patch-SECRET"}]);
+    let answers = [
+        created,
+        body_json(srv.scim("PUT", &user, Some(put)).await).await,
+        body_json(srv.scim("PATCH", &user, Some(patch(pw))).await).await,
+        body_json(srv.scim("GET", &user, None).await).await,
+        body_json(srv.scim("GET", "/Users?attributes=password", None).await).await,
+        body_json(
+            srv.scim("GET", &format!("{user}?attributes=password"), None)
+                .await,
+        )
+        .await,
+    ];
+    for answer in answers {
+        let text = answer.to_string();
+        assert!(
+            !text.contains("SECRET") && !text.contains("\"password\""),
+            "{text}"
+        );
+    }
+    let bad = json!({"userName": "pw2@example.com", "password": 5});
+    scim_error(srv.scim("POST", "/Users", Some(bad)).await, 400).await;
+}
+
+/// Issue 12: every error under the SCIM root is a SCIM Error, 405 included.
+#[tokio::test]
+async fn errors_under_the_scim_root_are_scim_errors() {
+    let srv = serve(&[]).await;
+    scim_error(srv.scim("GET", "/NoSuchThing", None).await, 404).await;
+    scim_error(srv.scim("GET", "/Users/a/b", None).await, 404).await;
+    for (method, path) in [
+        ("DELETE", "/Users"),
+        ("POST", "/Users/x"),
+        ("GET", "/Users/.search"),
+        ("POST", "/ServiceProviderConfig"),
+        ("PUT", "/Schemas"),
+        ("PATCH", "/ResourceTypes"),
+        ("DELETE", "/ResourceTypes/User"),
+    ] {
+        scim_error(srv.scim(method, path, None).await, 405).await;
+    }
+    let unauth = reqwest::get(format!("{}/Users", srv.running.scim_url))
+        .await
+        .unwrap();
+    scim_error(unauth, 401).await;
+    let bad = scim_error(
+        srv.scim("GET", "/Users?sortOrder=sideways", None).await,
+        400,
+    )
+    .await;
+    assert_eq!(bad["scimType"], "invalidValue");
+    let filtered = srv.scim("GET", "/Schemas?filter=id+pr", None).await;
+    scim_error(filtered, 403).await;
+}
+
+/// Issue 12: discovery describes what the server really does.
+#[tokio::test]
+async fn discovery_endpoints() {
+    let srv = serve(&[]).await;
+    let spc = body_json(srv.scim("GET", "/ServiceProviderConfig", None).await).await;
+    assert_eq!(spc["patch"]["supported"], true);
+    assert_eq!(spc["bulk"]["supported"], false);
+    assert_eq!(spc["filter"]["maxResults"], 1000);
+    assert_eq!(spc["etag"]["supported"], true);
+    assert_eq!(spc["authenticationSchemes"][0]["type"], "oauthbearertoken");
+    let schemas = body_json(srv.scim("GET", "/Schemas", None).await).await;
+    let ids: Vec<&str> = schemas["Resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["urn:ietf:params:scim:schemas:core:2.0:User", ENTERPRISE]
+    );
+    let one = srv
+        .scim("GET", &format!("/Schemas/{ENTERPRISE}"), None)
+        .await;
+    assert_eq!(body_json(one).await["name"], "EnterpriseUser");
+    let types = body_json(srv.scim("GET", "/ResourceTypes", None).await).await;
+    assert_eq!(types["totalResults"], 1);
+    let user = body_json(srv.scim("GET", "/ResourceTypes/User", None).await).await;
+    assert_eq!(user["endpoint"], "/Users");
+    assert_eq!(user["schemaExtensions"][0]["schema"], ENTERPRISE);
+    scim_error(srv.scim("GET", "/Schemas/urn:nope", None).await, 404).await;
+}
+
+/// Issue 12: `.search`, `attributes`/`excludedAttributes` and sorting.
+#[tokio::test]
+async fn search_and_partial_resources() {
+    let srv = serve(&[]).await;
+    let search = json!({
+        "schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
+        "filter": "name.givenName sw \"a\" or active eq false",
+        "attributes": ["userName", "name.familyName"],
+        "sortBy": "userName", "sortOrder": "descending", "count": 5,
+    });
+    let found = body_json(srv.scim("POST", "/Users/.search", Some(search)).await).await;
+    assert_eq!(found["totalResults"], 2, "{found}");
+    let first = &found["Resources"][0];
+    assert_eq!(first["userName"], "cy@example.com");
+    assert_eq!(first["name"], json!({"familyName": "Gone"}));
+    assert!(first["id"].is_string() && first["schemas"].is_array());
+    assert!(first.get("emails").is_none() && first.get("meta").is_none());
+    let no_schema = json!({"filter": "userName pr"});
+    scim_error(srv.scim("POST", "/.search", Some(no_schema)).await, 400).await;
+
+    let id = srv.user_id("ana@example.com");
+    let path = format!("/Users/{id}?excludedAttributes=emails,name.givenName,id");
+    let ana = body_json(srv.scim("GET", &path, None).await).await;
+    assert_eq!(ana["id"], id.as_str(), "id is always returned");
+    assert!(ana.get("emails").is_none());
+    assert_eq!(ana["name"], json!({"familyName": "Lyst"}));
+}
+
+/// Issue 12: the extension's URN is in `schemas` exactly while it has attributes.
+#[tokio::test]
+async fn extension_urn_follows_its_attributes() {
+    let srv = serve(&[]).await;
+    let id = srv.user_id("bo@example.com");
+    let user = format!("/Users/{id}");
+    let has_urn = |u: &Value| {
+        u["schemas"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(ENTERPRISE))
+    };
+    let add = json!([{"op": "add", "path": format!("{ENTERPRISE}:department"), "value": "R&D"}]);
+    let u = body_json(srv.scim("PATCH", &user, Some(patch(add))).await).await;
+    assert!(has_urn(&u), "{u}");
+    assert_eq!(u[ENTERPRISE]["department"], "R&D");
+    let sub =
+        json!([{"op": "replace", "path": format!("{ENTERPRISE}:manager.value"), "value": "m1"}]);
+    let u = body_json(srv.scim("PATCH", &user, Some(patch(sub))).await).await;
+    assert_eq!(u[ENTERPRISE]["manager"]["value"], "m1", "{u}");
+    let found = srv
+        .scim(
+            "GET",
+            &format!("/Users?filter={ENTERPRISE}:department+eq+%22r%26d%22"),
+            None,
+        )
+        .await;
+    assert_eq!(body_json(found).await["totalResults"], 1);
+    let remove = json!([
+        {"op": "remove", "path": format!("{ENTERPRISE}:department")},
+        {"op": "remove", "path": format!("{ENTERPRISE}:manager")},
+    ]);
+    let u = body_json(srv.scim("PATCH", &user, Some(patch(remove))).await).await;
+    assert!(!has_urn(&u) && u.get(ENTERPRISE).is_none(), "{u}");
+    let put = json!({"userName": "bo@example.com", ENTERPRISE: {"employeeNumber": "7"}});
+    assert!(has_urn(
+        &body_json(srv.scim("PUT", &user, Some(put)).await).await
+    ));
+    let put = json!({"userName": "bo@example.com", ENTERPRISE: {}});
+    assert!(!has_urn(
+        &body_json(srv.scim("PUT", &user, Some(put)).await).await
+    ));
+}

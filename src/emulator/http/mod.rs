@@ -1,9 +1,10 @@
 //! The service (`analyst serve`): the router ([`router`]) and the state its routes share
 //! ([`shared`]); chat routes ([`chat_routes`]) with their body checks ([`body_check`]), the turn
 //! driver ([`turn`]) and stream fan-out ([`chat_stream`]) over [`threads`]; auth ([`auth`]) and
-//! ephemeral users ([`external_users`]); SCIM ([`scim_routes`] over [`scim_store`] and
-//! [`scim_patch`]); fault injection ([`faults`]) and the clock ([`clock`]). It imports
-//! `emulator::engine` for the analyst; the engine never imports it.
+//! ephemeral users ([`external_users`]); SCIM ([`scim_routes`] over [`scim_store`],
+//! [`scim_patch`] and [`scim_query`]; discovery in [`scim_discovery`] from [`scim_schema`]);
+//! fault injection ([`faults`]) and the clock ([`clock`]). It imports `emulator::engine` for
+//! the analyst; the engine never imports it.
 
 pub mod auth;
 mod body_check;
@@ -16,8 +17,11 @@ mod ids;
 mod request_log;
 mod responses;
 mod router;
+mod scim_discovery;
 mod scim_patch;
+mod scim_query;
 mod scim_routes;
+mod scim_schema;
 mod scim_store;
 pub mod server;
 mod shared;

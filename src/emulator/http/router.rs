@@ -10,7 +10,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::post;
 use axum::Router;
 use std::sync::Arc;
 
@@ -33,18 +33,15 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
             &format!("{public}/deployments/{{deployment}}/chat/abort"),
             post(chat_routes::deployment_abort),
         )
-        .route(
-            "/api/scim/v2/Users",
-            get(scim_routes::list).post(scim_routes::create),
-        )
-        .route(
-            "/api/scim/v2/Users/{id}",
-            get(scim_routes::get_one)
-                .put(scim_routes::replace)
-                .patch(scim_routes::patch)
-                .delete(scim_routes::delete),
-        )
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint") })
+        .nest("/api/scim/v2", scim_routes::router())
+        .fallback(|uri: axum::http::Uri| async move {
+            // Under the SCIM root even a path axum's nesting leaves out is a SCIM Error.
+            if uri.path().starts_with("/api/scim/") {
+                scim_error(StatusCode::NOT_FOUND, None, "no such SCIM endpoint")
+            } else {
+                error(StatusCode::NOT_FOUND, "no such endpoint")
+            }
+        })
         .layer(middleware::from_fn_with_state(
             shared.clone(),
             inject_faults,

@@ -1,5 +1,6 @@
-//! SCIM `Users` over HTTP: GET (by id and filtered list), POST, PUT, PATCH and DELETE, with
-//! ETags and `If-Match`. Every body is `application/scim+json`.
+//! SCIM `Users` over HTTP: GET (by id and filtered list), `.search`, POST, PUT, PATCH and
+//! DELETE, with ETags and `If-Match`, and the router of the whole SCIM root. Every body is
+//! `application/scim+json`.
 
 // Handlers return `Result<_, Response>` so `?` can answer early; the error is built once per
 // request and handed straight to axum, so boxing it would cost an allocation for nothing.
@@ -7,7 +8,8 @@
 
 use super::auth;
 use super::responses::{scim_error, scim_json};
-use super::scim_patch::Filter;
+use super::scim_discovery;
+use super::scim_query::{Query, QueryError};
 use super::scim_store::{ScimUser, WriteError};
 use super::shared::{read_body, Shared};
 use crate::protocol::scim::{PatchOp, LIST_RESPONSE_URN};
@@ -15,12 +17,12 @@ use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, MethodRouter};
+use axum::Router;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
 const MAX_BODY: usize = 1 << 20;
-/// Largest page of a list.
-const MAX_COUNT: usize = 1_000;
 
 type Outcome = Result<Response, Response>;
 
@@ -40,8 +42,9 @@ fn not_found(id: &str) -> Response {
     )
 }
 
-fn resource(shared: &Shared, user: &ScimUser, code: StatusCode) -> Response {
-    scim_json(code, &user.render(&shared.scim_root), Some(&user.etag()))
+fn resource(shared: &Shared, user: &ScimUser, code: StatusCode, query: &Query) -> Response {
+    let body = query.project(user.render(&shared.scim_root));
+    scim_json(code, &body, Some(&user.etag()))
 }
 
 /// 412 when `If-Match` names another version.
@@ -81,66 +84,69 @@ async fn json_object(body: Body) -> Result<Map<String, Value>, Response> {
     }
 }
 
-/// `GET /Users?filter=...&startIndex=&count=`.
+fn bad_query((scim_type, detail): QueryError) -> Response {
+    scim_error(StatusCode::BAD_REQUEST, Some(scim_type), &detail)
+}
+
+/// The projection (`attributes`, `excludedAttributes`) a request's query string asks for.
+fn projection(query: &Option<String>) -> Result<Query, Response> {
+    Query::from_query_string(query.as_deref().unwrap_or("")).map_err(bad_query)
+}
+
+/// `GET /Users?filter=&sortBy=&sortOrder=&startIndex=&count=&attributes=&excludedAttributes=`.
 pub(crate) async fn list(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Response {
-    list_users(&shared, &headers, query.as_deref().unwrap_or("")).unwrap_or_else(|r| r)
+    let run = || -> Outcome {
+        auth::scim_caller(&headers, &shared.scim_token)?;
+        Ok(list_users(&shared, &projection(&query)?))
+    };
+    run().unwrap_or_else(|r| r)
 }
 
-fn list_users(shared: &Shared, headers: &HeaderMap, query: &str) -> Outcome {
-    auth::scim_caller(headers, &shared.scim_token)?;
-    let (mut filter, mut start, mut count) = (None, 1usize, 100usize);
-    for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
-        let number = |what: &str| {
-            value.trim().parse::<usize>().map_err(|_| {
-                scim_error(
-                    StatusCode::BAD_REQUEST,
-                    Some("invalidValue"),
-                    &format!("{what} must be a whole number"),
-                )
-            })
-        };
-        match key.as_ref() {
-            "filter" => {
-                let parsed = Filter::parse(&value).map_err(|why| {
-                    scim_error(StatusCode::BAD_REQUEST, Some("invalidFilter"), &why)
-                })?;
-                filter = Some(parsed);
-            }
-            "startIndex" => start = number("startIndex")?.max(1),
-            "count" => count = number("count")?.min(MAX_COUNT),
-            _ => {}
-        }
-    }
-    let world = shared.world();
-    let matched: Vec<&ScimUser> = world
-        .scim
-        .all()
-        .filter(|u| {
-            filter.as_ref().map_or(true, |f| {
-                let mut attrs = u.attrs.clone();
-                attrs.insert("id".into(), json!(u.id));
-                f.matches(&Value::Object(attrs))
-            })
-        })
-        .collect();
+/// `POST /Users/.search` (and `POST /.search`: users are the only resources): a SearchRequest.
+pub(crate) async fn search(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let run = async {
+        auth::scim_caller(&headers, &shared.scim_token)?;
+        let body = json_object(body).await?;
+        let query = Query::from_search_request(&body).map_err(bad_query)?;
+        Ok::<_, Response>(list_users(&shared, &query))
+    };
+    run.await.unwrap_or_else(|r| r)
+}
+
+fn list_users(shared: &Shared, query: &Query) -> Response {
+    let mut matched: Vec<Value> = {
+        let world = shared.world();
+        world
+            .scim
+            .all()
+            .map(|u| u.render(&shared.scim_root))
+            .filter(|u| query.filter.as_ref().map_or(true, |f| f.matches(u)))
+            .collect()
+    };
+    query.sort(&mut matched);
+    let total = matched.len();
     let page: Vec<Value> = matched
-        .iter()
-        .skip(start - 1)
-        .take(count)
-        .map(|u| u.render(&shared.scim_root))
+        .into_iter()
+        .skip(query.start - 1)
+        .take(query.count)
+        .map(|u| query.project(u))
         .collect();
     let body = json!({
         "schemas": [LIST_RESPONSE_URN],
-        "totalResults": matched.len(),
-        "startIndex": start,
+        "totalResults": total,
+        "startIndex": query.start,
         "itemsPerPage": page.len(),
         "Resources": page,
     });
-    Ok(scim_json(StatusCode::OK, &body, None))
+    scim_json(StatusCode::OK, &body, None)
 }
 
 /// `GET /Users/{id}`.
@@ -148,12 +154,14 @@ pub(crate) async fn get_one(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    RawQuery(query): RawQuery,
 ) -> Response {
     let run = || -> Outcome {
         auth::scim_caller(&headers, &shared.scim_token)?;
+        let query = projection(&query)?;
         let world = shared.world();
         let user = world.scim.get(&id).ok_or_else(|| not_found(&id))?;
-        Ok(resource(&shared, user, StatusCode::OK))
+        Ok(resource(&shared, user, StatusCode::OK, &query))
     };
     run().unwrap_or_else(|r| r)
 }
@@ -162,17 +170,19 @@ pub(crate) async fn get_one(
 pub(crate) async fn create(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
+    RawQuery(query): RawQuery,
     body: Body,
 ) -> Response {
     let run = async {
         auth::scim_caller(&headers, &shared.scim_token)?;
+        let query = projection(&query)?;
         let attrs = json_object(body).await?;
         let mut world = shared.world();
         let user = world
             .scim
             .create(attrs, &shared.clock)
             .map_err(write_error)?;
-        let mut resp = resource(&shared, user, StatusCode::CREATED);
+        let mut resp = resource(&shared, user, StatusCode::CREATED, &query);
         let location = format!("{}/Users/{}", shared.scim_root, user.id);
         if let Ok(v) = HeaderValue::from_str(&location) {
             resp.headers_mut().insert(header::LOCATION, v);
@@ -187,10 +197,12 @@ pub(crate) async fn replace(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    RawQuery(query): RawQuery,
     body: Body,
 ) -> Response {
     let run = async {
         auth::scim_caller(&headers, &shared.scim_token)?;
+        let query = projection(&query)?;
         let attrs = json_object(body).await?;
         let mut world = shared.world();
         check_if_match(&headers, world.scim.get(&id).ok_or_else(|| not_found(&id))?)?;
@@ -198,7 +210,7 @@ pub(crate) async fn replace(
             .scim
             .replace(&id, attrs, &shared.clock)
             .map_err(write_error)?;
-        Ok::<_, Response>(resource(&shared, user, StatusCode::OK))
+        Ok::<_, Response>(resource(&shared, user, StatusCode::OK, &query))
     };
     run.await.unwrap_or_else(|r| r)
 }
@@ -208,10 +220,12 @@ pub(crate) async fn patch(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    RawQuery(query): RawQuery,
     body: Body,
 ) -> Response {
     let run = async {
         auth::scim_caller(&headers, &shared.scim_token)?;
+        let query = projection(&query)?;
         let doc = Value::Object(json_object(body).await?);
         let ops = PatchOp::from_document(&doc).map_err(|why| {
             let scim_type = if why.contains("needs a value") {
@@ -229,7 +243,7 @@ pub(crate) async fn patch(
             .scim
             .patch(&id, &ops.operations, &shared.clock)
             .map_err(write_error)?;
-        Ok::<_, Response>(resource(&shared, user, StatusCode::OK))
+        Ok::<_, Response>(resource(&shared, user, StatusCode::OK, &query))
     };
     run.await.unwrap_or_else(|r| r)
 }
@@ -248,4 +262,31 @@ pub(crate) async fn delete(
         Ok(StatusCode::NO_CONTENT.into_response())
     };
     run().unwrap_or_else(|r| r)
+}
+
+/// Every SCIM route, relative to the SCIM root: Users, search, discovery; any other path is
+/// a SCIM 404 and any other method a SCIM 405.
+pub(crate) fn router() -> Router<Arc<Shared>> {
+    let only =
+        |route: MethodRouter<Arc<Shared>>| route.fallback(scim_discovery::method_not_allowed);
+    Router::new()
+        .route("/Users", only(get(list).post(create)))
+        .route("/Users/.search", only(post(search)))
+        .route("/.search", only(post(search)))
+        .route(
+            "/Users/{id}",
+            only(get(get_one).put(replace).patch(patch).delete(delete)),
+        )
+        .route(
+            "/ServiceProviderConfig",
+            only(get(scim_discovery::service_provider_config)),
+        )
+        .route("/Schemas", only(get(scim_discovery::schemas)))
+        .route("/Schemas/{id}", only(get(scim_discovery::schema)))
+        .route("/ResourceTypes", only(get(scim_discovery::resource_types)))
+        .route(
+            "/ResourceTypes/{id}",
+            only(get(scim_discovery::resource_type)),
+        )
+        .fallback(scim_discovery::no_such_endpoint)
 }
