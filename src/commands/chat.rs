@@ -12,6 +12,7 @@ use crate::client::tracker::{Feed, Source, Tracker};
 use crate::exit::{usage, Status};
 use crate::protocol::chat::AbortRequest;
 use crate::render::chat::End;
+use crate::render::chat_text::TextView;
 use crate::render::{pick_format, warn};
 use anyhow::Result;
 use std::io::Read;
@@ -110,12 +111,13 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
 
     let remember = (!args.demo).then(|| svc.profile().map(str::to_owned));
     let mut pipeline = Pipeline::new(
-        renderer(ctx, format, args.show_thinking),
+        renderer(ctx, format, args.show_thinking, text_view(ctx, args)),
         args.save.as_deref(),
         ctx.chatty(),
         remember,
         &ctx.env,
-    )?;
+    )?
+    .with_charts(args.chart.as_deref())?;
     let plan = Plan {
         request,
         retries: args.retries,
@@ -201,6 +203,16 @@ fn profile_flag(ctx: &Ctx) -> String {
         .unwrap_or_default()
 }
 
+/// How `text` shows SQL results: `--rows`, `--no-chart`, and the width of the terminal (else
+/// `COLUMNS`, else 80).
+pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs) -> TextView {
+    TextView {
+        rows: args.rows,
+        width: crate::render::out_width(&ctx.env),
+        charts: !args.no_chart,
+    }
+}
+
 /// Close the output and decide the exit status from what the stream said.
 fn finish(
     ctx: &Ctx,
@@ -236,7 +248,7 @@ fn finish(
         usage: tracker.usage.as_ref(),
         error: error.as_deref(),
     };
-    pipeline.finish(&end)?;
+    pipeline.finish(&end, ctx.global.quiet)?;
     // A demo thread dies with the emulator: there is nothing to continue.
     if format == Format::Text && !ctx.global.quiet && !demo {
         if let Some(id) = &tracker.chat_id {
@@ -280,12 +292,13 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         )
     };
     let mut pipeline = Pipeline::new(
-        renderer(ctx, format, args.show_thinking),
+        renderer(ctx, format, args.show_thinking, text_view(ctx, args)),
         args.save.as_deref(),
         false,
         None,
         &ctx.env,
-    )?;
+    )?
+    .with_charts(args.chart.as_deref())?;
     let mut tracker = tracker_for(format, args.fallback);
     tracker.source(Source::File(name.clone()));
     {
