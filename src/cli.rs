@@ -240,7 +240,7 @@ pub struct ChatArgs {
     #[arg(long)]
     pub no_chart: bool,
     /// A prompt: each line a message in the same thread (terminal only)
-    #[arg(short = 'i', long, conflicts_with_all = ["replay", "body", "message_id"])]
+    #[arg(short = 'i', long, conflicts_with_all = ["replay", "body", "message_id", "save", "chart"])]
     pub interactive: bool,
     #[command(flatten)]
     #[allow(missing_docs)]

@@ -20,10 +20,13 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The first pause before a recovery. `ANALYST_TEST_BACKOFF_MS` (internal, for tests) replaces it.
-const BACKOFF: Duration = Duration::from_millis(200);
+pub(super) const BACKOFF: Duration = Duration::from_millis(200);
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: ChatArgs) -> Result<Status> {
+    if args.interactive {
+        return super::chat_interactive::run(ctx, &args);
+    }
     let format = pick_format(
         ctx.global.output,
         &[
@@ -267,7 +270,7 @@ fn finish(
 /// A tracker for a run in `format`. `-o ndjson` never shows the answer's text, only its
 /// presence decides the status: its chunks are not gathered, so memory stays flat however long
 /// the answer.
-fn tracker_for(format: Format, fallback: bool) -> Tracker {
+pub(super) fn tracker_for(format: Format, fallback: bool) -> Tracker {
     let mut tracker = Tracker::new();
     tracker.answer = FinalTracker::new(fallback);
     if format == Format::Ndjson {
