@@ -154,7 +154,13 @@ fn delta_stream(frames: u64) -> Vec<u8> {
 /// bar chart spec (rendered as a table and a chart in `text`), the rest answer deltas.
 fn charted_stream(frames: u64) -> Vec<u8> {
     let rows: Vec<String> = (0..20)
-        .map(|i| format!(r#"[\"category {i}\",\"{}.{:02}\"]"#, 1000 + i * 7919 % 100_000, i))
+        .map(|i| {
+            format!(
+                r#"[\"category {i}\",\"{}.{:02}\"]"#,
+                1000 + i * 7919 % 100_000,
+                i
+            )
+        })
         .collect();
     let spec = r#"{\\\"mark\\\":\\\"bar\\\",\\\"encoding\\\":{\\\"x\\\":{\\\"field\\\":\\\"category\\\",\\\"type\\\":\\\"nominal\\\",\\\"sort\\\":\\\"-y\\\"},\\\"y\\\":{\\\"field\\\":\\\"revenue\\\",\\\"type\\\":\\\"quantitative\\\"}}}"#;
     let tool = format!(
@@ -345,11 +351,7 @@ fn text_render(bin: &str, runs: usize) -> Vec<Row> {
         },
         Row {
             figure: "chat -o text, 1M frames, a table and chart every 100".into(),
-            ours: format!(
-                "{} ({:.0} frames/s)",
-                ms(with_charts.wall),
-                charted_rate
-            ),
+            ours: format!("{} ({:.0} frames/s)", ms(with_charts.wall), charted_rate),
             peer: "-".into(),
             ratio: "-".into(),
             target: "≥ 200,000 frames/s".into(),
