@@ -61,6 +61,8 @@ docs\t'The vendor\'s published examples: cube_* names, no final frames, errors i
 legacy\t'Older servers: as docs, rows as objects, no __usage__/__suspended__/__aborted__'"
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l body -d 'A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l replay -d 'Render a saved stream (FILE or -) without contacting the service' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l rows -d 'Rows of each result table in text (0 = all that arrived)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l chart -d 'Write each charted result to FILE: .svg, .html or .vl.json (several: FILE-1, FILE-2...)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
@@ -96,6 +98,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand chat" -l fallback -d 'Wi
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l show-thinking -d 'Show the agent\'s reasoning (text format)'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l no-abort -d 'On Ctrl-C, do not send an abort for the thread'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l demo -d 'Talk to the built-in emulator, started in-process on a free loopback port'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l no-chart -d 'Do not draw charts under the tables in text'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -s i -l interactive -d 'A prompt: each line a message in the same thread (terminal only)'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l persist-user -d 'Keep the external user (isEphemeral: false)'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'

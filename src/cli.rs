@@ -261,6 +261,18 @@ pub struct ChatArgs {
     /// Render a saved stream (FILE or -) without contacting the service
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
+    /// Rows of each result table in text (0 = all that arrived)
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub rows: usize,
+    /// Write each charted result to FILE: .svg, .html or .vl.json (several: FILE-1, FILE-2...)
+    #[arg(long, value_name = "FILE")]
+    pub chart: Option<PathBuf>,
+    /// Do not draw charts under the tables in text
+    #[arg(long)]
+    pub no_chart: bool,
+    /// A prompt: each line a message in the same thread (terminal only)
+    #[arg(short = 'i', long, conflicts_with_all = ["replay", "body", "message_id", "save", "chart"])]
+    pub interactive: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub service: ServiceArgs,

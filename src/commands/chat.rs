@@ -12,6 +12,7 @@ use crate::client::tracker::{Feed, Source, Tracker};
 use crate::exit::{usage, Status};
 use crate::protocol::chat::AbortRequest;
 use crate::render::chat::End;
+use crate::render::chat_text::TextView;
 use crate::render::{pick_format, warn};
 use anyhow::Result;
 use std::io::Read;
@@ -19,10 +20,13 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The first pause before a recovery. `ANALYST_TEST_BACKOFF_MS` (internal, for tests) replaces it.
-const BACKOFF: Duration = Duration::from_millis(200);
+pub(super) const BACKOFF: Duration = Duration::from_millis(200);
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: ChatArgs) -> Result<Status> {
+    if args.interactive {
+        return super::chat_interactive::run(ctx, &args);
+    }
     let format = pick_format(
         ctx.global.output,
         &[
@@ -114,12 +118,13 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
 
     let remember = (!args.demo).then(|| svc.profile().map(str::to_owned));
     let mut pipeline = Pipeline::new(
-        renderer(ctx, format, args.show_thinking),
+        renderer(ctx, format, args.show_thinking, text_view(ctx, args)),
         args.save.as_deref(),
         ctx.chatty(),
         remember,
         &ctx.env,
-    )?;
+    )?
+    .with_charts(args.chart.as_deref())?;
     let plan = Plan {
         request,
         retries: args.retries,
@@ -205,6 +210,16 @@ fn profile_flag(ctx: &Ctx) -> String {
         .unwrap_or_default()
 }
 
+/// How `text` shows SQL results: `--rows`, `--no-chart`, and the width of the terminal (else
+/// `COLUMNS`, else 80).
+pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs) -> TextView {
+    TextView {
+        rows: args.rows,
+        width: crate::render::out_width(&ctx.env),
+        charts: !args.no_chart,
+    }
+}
+
 /// Close the output and decide the exit status from what the stream said.
 fn finish(
     ctx: &Ctx,
@@ -244,7 +259,7 @@ fn finish(
         usage: tracker.usage.as_ref(),
         error: error.as_deref(),
     };
-    pipeline.finish(&end)?;
+    pipeline.finish(&end, ctx.global.quiet)?;
     if format == Format::Text && !ctx.global.quiet {
         if let Some(id) = &tracker.chat_id {
             // Demo threads are kept between runs, apart from the profiles' threads.
@@ -267,7 +282,7 @@ fn finish(
 /// A tracker for a run in `format`. `-o ndjson` never shows the answer's text, only its
 /// presence decides the status: its chunks are not gathered, so memory stays flat however long
 /// the answer.
-fn tracker_for(format: Format, fallback: bool) -> Tracker {
+pub(super) fn tracker_for(format: Format, fallback: bool) -> Tracker {
     let mut tracker = Tracker::new();
     tracker.answer = FinalTracker::new(fallback);
     if format == Format::Ndjson {
@@ -292,12 +307,13 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         )
     };
     let mut pipeline = Pipeline::new(
-        renderer(ctx, format, args.show_thinking),
+        renderer(ctx, format, args.show_thinking, text_view(ctx, args)),
         args.save.as_deref(),
         false,
         None,
         &ctx.env,
-    )?;
+    )?
+    .with_charts(args.chart.as_deref())?;
     let mut tracker = tracker_for(format, args.fallback);
     tracker.source(Source::File(name.clone()));
     {

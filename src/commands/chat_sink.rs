@@ -7,9 +7,10 @@ use crate::cli::Format;
 use crate::client::tracker::Sink;
 use crate::exit::usage;
 use crate::protocol::Frame;
+use crate::render::chart::{charted, files, Charted};
 use crate::render::chat::{ChatRender, End, FinalRender, RawRender};
 use crate::render::chat_doc::DocRender;
-use crate::render::chat_text::TextRender;
+use crate::render::chat_text::{TextRender, TextView};
 use crate::render::spinner::Spinner;
 use crate::render::warn;
 use crate::settings::Env;
@@ -19,19 +20,22 @@ use std::io::{BufWriter, Write};
 type Stdout = crate::exit::StdoutWriter<std::io::Stdout>;
 use std::path::{Path, PathBuf};
 
-/// The renderer for a format, writing to stdout.
-pub fn renderer(ctx: &Ctx, format: Format, show_thinking: bool) -> Box<dyn ChatRender> {
+/// The renderer for a format, writing to stdout; `view` says how `text` shows SQL results.
+pub fn renderer(
+    ctx: &Ctx,
+    format: Format,
+    show_thinking: bool,
+    view: TextView,
+) -> Box<dyn ChatRender> {
     // Large enough that a whole chunk of a fast stream goes out in one write when it is flushed.
     let out = BufWriter::with_capacity(128 << 10, crate::exit::stdout());
     match format {
         Format::Ndjson => Box::new(RawRender::new(out)),
         Format::Json | Format::Yaml => Box::new(DocRender::new(out, format)),
         Format::Final => Box::new(FinalRender::new(out)),
-        _ => Box::new(TextRender::<BufWriter<Stdout>>::new(
-            out,
-            ctx.out_style,
-            show_thinking,
-        )),
+        _ => Box::new(
+            TextRender::<BufWriter<Stdout>>::new(out, ctx.out_style, show_thinking).with_view(view),
+        ),
     }
 }
 
@@ -43,6 +47,8 @@ pub struct Pipeline {
     /// `Some(profile)`: remember the thread for `--continue` under that profile.
     remember: Option<Option<String>>,
     store: ThreadStore,
+    /// `--chart FILE`: where to write the charts, and those seen so far.
+    charts: Option<(PathBuf, Vec<Charted>)>,
 }
 
 impl Pipeline {
@@ -70,7 +76,35 @@ impl Pipeline {
             spinner,
             remember,
             store: ThreadStore::new(env),
+            charts: None,
         })
+    }
+
+    /// Also write every charted result to `path` (`--chart`) when the run finishes.
+    pub fn with_charts(mut self, path: Option<&Path>) -> Result<Pipeline> {
+        if let Some(p) = path {
+            files::format_of(p)?;
+            self.charts = Some((p.to_owned(), Vec::new()));
+        }
+        Ok(self)
+    }
+
+    /// Write the `--chart` files, saying on stderr what was written.
+    fn write_charts(&mut self, quiet: bool) -> Result<()> {
+        let Some((path, charts)) = self.charts.take() else {
+            return Ok(());
+        };
+        let written = files::write(&path, &charts)?;
+        if written.is_empty() {
+            warn(format!(
+                "--chart {}: no result in the answer carried a chart",
+                path.display()
+            ));
+        } else if !quiet {
+            let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+            crate::render::diag(format_args!("analyst: wrote {}", names.join(", ")));
+        }
+        Ok(())
     }
 
     /// Stop the spinner and make what was written visible (the run is over or interrupted).
@@ -84,8 +118,9 @@ impl Pipeline {
     }
 
     /// Close the output.
-    pub fn finish(&mut self, end: &End<'_>) -> Result<()> {
+    pub fn finish(&mut self, end: &End<'_>, quiet: bool) -> Result<()> {
         self.render.finish(end)?;
+        self.write_charts(quiet)?;
         if let Some((path, f)) = &mut self.save {
             f.flush()
                 .with_context(|| format!("--save {}", path.display()))?;
@@ -102,6 +137,11 @@ impl Sink for Pipeline {
                 .with_context(|| format!("--save {}", path.display()))?;
         }
         self.spinner.hide();
+        if let (Some((_, charts)), Some(f)) = (&mut self.charts, frame) {
+            if f.tool_call.is_some() {
+                charts.extend(charted(f));
+            }
+        }
         Ok(self.render.line(raw, frame)?)
     }
 
@@ -115,7 +155,7 @@ impl Sink for Pipeline {
     }
 
     fn wants_frames(&self) -> bool {
-        self.render.wants_frames()
+        self.render.wants_frames() || self.charts.is_some()
     }
 
     fn waiting(&mut self, quiet: bool) {

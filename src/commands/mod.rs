@@ -3,6 +3,7 @@
 mod abort;
 mod chat;
 mod chat_demo;
+mod chat_interactive;
 mod chat_request;
 mod chat_sink;
 pub mod completions;

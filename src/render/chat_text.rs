@@ -2,6 +2,7 @@
 //! (with `--show-thinking`) the agent's reasoning, dimmed.
 
 use super::chat::{ChatRender, End};
+use super::table::Titles;
 use super::Style;
 use crate::protocol::tool::{classify, parse_input, parse_result, tool_error, Tool};
 use crate::protocol::{Frame, FrameKind};
@@ -21,11 +22,35 @@ enum Field {
     Thinking,
 }
 
+/// How SQL results are shown: rows per table, the width to fit, charts under tables.
+#[derive(Clone, Copy, Debug)]
+pub struct TextView {
+    /// Rows per table (0 = all that arrived).
+    pub rows: usize,
+    /// Columns to fit tables and charts in.
+    pub width: usize,
+    /// Draw charts of results that carry a `vegaSpec`.
+    pub charts: bool,
+}
+
+impl Default for TextView {
+    fn default() -> Self {
+        TextView {
+            rows: TABLE_ROWS,
+            width: 80,
+            charts: true,
+        }
+    }
+}
+
 /// The text renderer.
 pub struct TextRender<W: Write> {
     out: W,
     style: Style,
     show_thinking: bool,
+    view: TextView,
+    /// Member titles from the meta tool, for table headers.
+    titles: Titles,
     /// Text printed so far for messages whose complete frame has not arrived.
     printed: HashMap<(String, Field), String>,
     /// What is being printed now, to separate it from the next message.
@@ -44,12 +69,20 @@ impl<W: Write> TextRender<W> {
             out,
             style,
             show_thinking,
+            view: TextView::default(),
+            titles: Titles::default(),
             printed: HashMap::new(),
             current: None,
             at_line_start: true,
             pending_tools: Vec::new(),
             last_final: None,
         }
+    }
+
+    /// Show SQL results as `view` says.
+    pub fn with_view(mut self, view: TextView) -> Self {
+        self.view = view;
+        self
     }
 
     fn write(&mut self, s: &str, field: Field) -> io::Result<()> {
@@ -120,15 +153,35 @@ impl<W: Write> TextRender<W> {
         let result = parse_result(result);
         self.end_line()?;
         self.current = None;
-        let (line, table) = tool_summary(&name, &input, Some(&result));
+        let tool = classify(&input, Some(&result));
+        let line = tool_line(&name, &tool, self.view.rows);
         let line = match tool_error(&result) {
             Some(e) => self.style.red(&format!("{line} · error: {e}")),
             None => self.style.cyan(&line),
         };
         writeln!(self.out, "{line}")?;
-        if let Some(table) = table {
-            // A blank line after the table keeps it apart from the answer that follows.
-            writeln!(self.out, "{table}\n")?;
+        match &tool {
+            Tool::Meta {
+                result: Some(meta), ..
+            } => self.titles.learn(meta),
+            Tool::Sql {
+                input,
+                result: Some(r),
+            } => {
+                let shown = super::result_view::show(
+                    r,
+                    input.vega_spec.as_deref(),
+                    input.sql().or(r.sql_query.as_deref()),
+                    &self.titles,
+                    &self.view,
+                    self.style,
+                );
+                if let Some(text) = shown {
+                    // A blank line after the table keeps it apart from the answer that follows.
+                    writeln!(self.out, "{text}\n")?;
+                }
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -190,7 +243,7 @@ impl<W: Write> ChatRender for TextRender<W> {
         }
         self.end_line()?;
         for (_, name, input) in std::mem::take(&mut self.pending_tools) {
-            let (line, _) = tool_summary(&name, &input, None);
+            let line = tool_summary(&name, &input, None);
             let line = self.style.dim(&format!("{line} · no result"));
             writeln!(self.out, "{line}")?;
         }
@@ -198,12 +251,15 @@ impl<W: Write> ChatRender for TextRender<W> {
     }
 }
 
-/// A tool call as one line (`» tool · title · SQL · rows`), and for SQL results a table of the
-/// first rows.
-pub fn tool_summary(name: &str, input: &Value, result: Option<&Value>) -> (String, Option<String>) {
+/// A tool call as one line (`» tool · title · SQL · rows`).
+pub fn tool_summary(name: &str, input: &Value, result: Option<&Value>) -> String {
+    tool_line(name, &classify(input, result), TABLE_ROWS)
+}
+
+/// The line of a recognised tool; `rows` is how many rows its table shows (0 = all).
+fn tool_line(name: &str, tool: &Tool, rows: usize) -> String {
     let mut parts = vec![format!("» {name}")];
-    let mut table = None;
-    match classify(input, result) {
+    match tool {
         Tool::Sql { input, result } => {
             let title = result
                 .as_ref()
@@ -217,24 +273,19 @@ pub fn tool_summary(name: &str, input: &Value, result: Option<&Value>) -> (Strin
             if let Some(sql) = sql {
                 parts.push(shorten(&sql, SQL_WIDTH));
             }
-            if let Some(t) = result.as_ref().and_then(|r| r.table()) {
-                let total = t.total_rows.unwrap_or(t.rows.len() as i64);
-                let shown = t.rows.len().min(TABLE_ROWS);
+            if let Some(r) = result.as_ref().filter(|r| r.data.is_some()) {
+                let arrived = r.data.as_ref().map_or(0, Vec::len);
+                let total = r.total_rows.unwrap_or(arrived as i64);
+                let shown = if rows == 0 {
+                    arrived
+                } else {
+                    arrived.min(rows)
+                };
                 parts.push(if (shown as i64) < total {
                     format!("{shown} of {total} rows shown")
                 } else {
                     format!("{total} row{}", if total == 1 { "" } else { "s" })
                 });
-                if !t.columns.is_empty() || !t.rows.is_empty() {
-                    // Plain cells: the tool line above carries the colour.
-                    let mut grid = super::table(Style::default());
-                    grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-                    grid.set_header(t.columns.clone());
-                    for row in t.rows.iter().take(TABLE_ROWS) {
-                        grid.add_row(row.clone());
-                    }
-                    table = Some(grid.to_string());
-                }
             }
         }
         Tool::Meta { search, result } => {
@@ -248,7 +299,7 @@ pub fn tool_summary(name: &str, input: &Value, result: Option<&Value>) -> (Strin
         }
         Tool::Other => {}
     }
-    (parts.join(" · "), table)
+    parts.join(" · ")
 }
 
 /// Whitespace collapsed, cut at `width` characters.

@@ -1,12 +1,16 @@
 //! Frames and results -> text, tables, JSON, YAML and NDJSON, plus the terminal conventions
 //! (colour, which format is the default) that every command shares.
 
+pub mod chart;
 pub mod chat;
 pub mod chat_doc;
 pub mod chat_text;
+pub mod numbers;
+pub mod result_view;
 pub mod scim;
 pub mod spinner;
 pub mod state_table;
+pub mod table;
 
 use crate::cli::{ColorChoice, Format};
 use crate::exit::usage;
@@ -145,6 +149,21 @@ pub fn write_document(
         }
     }
     Ok(())
+}
+
+/// Columns of stdout: the terminal's width, else `COLUMNS`, else 80.
+pub fn out_width(env: &Env) -> usize {
+    use std::io::IsTerminal;
+    let stdout = std::io::stdout();
+    if stdout.is_terminal() {
+        if let Some((w, _)) = terminal_size::terminal_size_of(&stdout) {
+            return w.0 as usize;
+        }
+    }
+    env.get("COLUMNS")
+        .and_then(|c| c.trim().parse().ok())
+        .filter(|w: &usize| *w > 0)
+        .unwrap_or(80)
 }
 
 /// Print a warning on stderr.

@@ -84,7 +84,7 @@ impl StateView {
             let name = call.name.clone().unwrap_or_else(|| "tool".into());
             let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
             let result = call.result.as_ref().map(parse_result);
-            let (summary, _) = tool_summary(&name, &input, result.as_ref());
+            let summary = tool_summary(&name, &input, result.as_ref());
             let error = result.as_ref().and_then(tool_error);
             row.failed = error.is_some();
             row.text = match error {
@@ -175,7 +175,7 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
             if let Some(at) = at {
                 let (_, name, args, row) = open.remove(at);
                 let result = parse_result(&Value::String(m.text.clone()));
-                let (summary, _) = tool_summary(&name, &args, Some(&result));
+                let summary = tool_summary(&name, &args, Some(&result));
                 let error = tool_error(&result);
                 rows[row].failed = error.is_some();
                 rows[row].text = match error {
@@ -202,7 +202,7 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
             continue;
         }
         for call in m.tool_calls {
-            let (summary, _) = tool_summary(&call.name, &call.args, None);
+            let summary = tool_summary(&call.name, &call.args, None);
             // The message's id; a message calling several tools has one row per call, and
             // without an id of its own each row is known by its call's id.
             let id = m.id.clone().or_else(|| call.id.clone());

@@ -1,0 +1,429 @@
+//! `analyst chat -i`: a prompt with line editing and history; each line is a message in the
+//! same thread, rendered as `text`. Ctrl-C during an answer aborts that turn and returns to the
+//! prompt; Ctrl-C at the prompt clears the line; Ctrl-D exits.
+
+use super::chat::{text_view, tracker_for, BACKOFF};
+use super::chat_request::{message_id, service, thread_id, Service};
+use super::chat_sink::{renderer, Pipeline};
+use super::Ctx;
+use crate::cli::{ChatArgs, Format};
+use crate::client::abort::abort;
+use crate::client::resume::{converse, read_request, Plan};
+use crate::client::stream::{read_body, Ended, Framed};
+use crate::client::tracker::{Feed, Sink, Tracker};
+use crate::exit::{usage, Status};
+use crate::protocol::chat::{AbortRequest, ChatRequest};
+use crate::protocol::tool::{classify, parse_input, parse_result, Tool};
+use crate::protocol::Frame;
+use crate::render::chart::{charted, files, Charted};
+use crate::render::chat::End;
+use crate::render::state_table::StateView;
+use crate::render::{diag, error};
+use anyhow::Result;
+use rustyline::error::ReadlineError;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use tokio::runtime::Runtime;
+
+const PROMPT: &str = "analyst> ";
+
+const HELP: &str = "\
+Each line is a message in the same thread. Commands:
+  /new         start a new thread
+  /state       show the thread's messages
+  /sql [N]     the N-th SQL of the last answer (default 1), and how to get all its rows
+  /chart FILE  write the last answer's charts (.svg, .html or .vl.json)
+  /save FILE   write the raw stream of this session (NDJSON)
+  /help        this help
+  /quit        leave (or Ctrl-D)
+Ctrl-C stops the running answer; at the prompt it clears the line.";
+
+/// What the session knows.
+#[derive(Default)]
+struct Session {
+    chat_id: Option<String>,
+    /// Every line of every turn, as received.
+    raw: Vec<u8>,
+    /// The last answer's charted results.
+    charts: Vec<Charted>,
+    /// The last answer's SQL queries, in order.
+    sqls: Vec<String>,
+}
+
+/// Run the prompt.
+pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(usage(
+            "-i needs a terminal on stdin and stdout; to script a chat, pass the message as arguments or - for stdin",
+        ));
+    }
+    if ctx.global.dry_run {
+        return Err(usage(
+            "-i sends a message per line; --dry-run does not apply",
+        ));
+    }
+    if ctx.global.output.is_some_and(|f| f != Format::Text) {
+        return Err(usage("-i shows answers as text; -o does not apply"));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let demo = match args.demo {
+        true => Some(runtime.block_on(super::chat_demo::start())?),
+        false => None,
+    };
+    let svc = service(
+        ctx,
+        &args.service,
+        &args.identity,
+        None,
+        demo.as_ref().map(|d| &d.target),
+    )?;
+    let mut session = Session {
+        chat_id: thread_id(ctx, &args.thread, svc.profile(), None)?,
+        ..Session::default()
+    };
+    let mut editor = rustyline::DefaultEditor::new()?;
+    let history = history_path(ctx);
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+    if !ctx.global.quiet {
+        diag(format_args!(
+            "{}",
+            ctx.err_style
+                .dim("Each line is a message; /help for commands; Ctrl-D to leave.")
+        ));
+    }
+    if !args.message.is_empty() {
+        turn(
+            ctx,
+            args,
+            &svc,
+            &mut session,
+            &runtime,
+            args.message.join(" "),
+        );
+    }
+    loop {
+        let line = match editor.readline(PROMPT) {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e.into()),
+        };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let _ = editor.add_history_entry(line);
+        if let Some(h) = &history {
+            if let Some(dir) = h.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = editor.save_history(h);
+        }
+        match line.strip_prefix('/') {
+            Some(cmd) => {
+                if !command(ctx, &svc, &mut session, &runtime, cmd) {
+                    break;
+                }
+            }
+            None => turn(ctx, args, &svc, &mut session, &runtime, line.to_owned()),
+        }
+    }
+    Ok(Status::Success)
+}
+
+/// `$XDG_STATE_HOME/analyst/history`, else `~/.local/state/analyst/history`.
+fn history_path(ctx: &Ctx) -> Option<PathBuf> {
+    let dir = ctx
+        .env
+        .get("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            ctx.env
+                .get("HOME")
+                .map(|h| PathBuf::from(h).join(".local/state"))
+        })?;
+    Some(dir.join("analyst").join("history"))
+}
+
+/// A prompt command; `false` to leave.
+fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &str) -> bool {
+    let (name, arg) = cmd
+        .split_once(char::is_whitespace)
+        .map_or((cmd, ""), |(n, a)| (n, a.trim()));
+    let mut out = std::io::stdout().lock();
+    match name {
+        "quit" | "exit" | "q" => return false,
+        "help" | "?" => {
+            let _ = writeln!(out, "{HELP}");
+        }
+        "new" => {
+            session.chat_id = None;
+            session.charts.clear();
+            session.sqls.clear();
+            let _ = writeln!(out, "A new thread starts with the next message.");
+        }
+        "state" => match &session.chat_id {
+            None => {
+                let _ = writeln!(out, "No thread yet: send a message first.");
+            }
+            Some(id) => {
+                if let Err(e) = rt.block_on(show_state(ctx, svc, id)) {
+                    error(format!("{e:#}"));
+                }
+            }
+        },
+        "sql" => {
+            let n = if arg.is_empty() {
+                Ok(1)
+            } else {
+                arg.parse::<usize>()
+            };
+            match (n, session.sqls.len()) {
+                (_, 0) => {
+                    let _ = writeln!(out, "The last answer ran no SQL.");
+                }
+                (Ok(n), count) if (1..=count).contains(&n) => {
+                    let _ = writeln!(out, "SQL {n} of {count}:\n{}", session.sqls[n - 1]);
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        ctx.out_style.dim(&format!(
+                            "All its rows: analyst sql --pick {n}{} (analyst sql is not in this build yet; run the SQL on the data API meanwhile)",
+                            session
+                                .chat_id
+                                .as_deref()
+                                .map(|id| format!(" --chat-id {id}"))
+                                .unwrap_or_default()
+                        ))
+                    );
+                }
+                (_, count) => {
+                    let _ = writeln!(out, "/sql N: N is 1 to {count}.");
+                }
+            }
+        }
+        "chart" if arg.is_empty() => {
+            let _ = writeln!(out, "/chart FILE: name a .svg, .html or .vl.json file.");
+        }
+        "chart" => match files::write(std::path::Path::new(arg), &session.charts) {
+            Ok(written) if written.is_empty() => {
+                let _ = writeln!(out, "The last answer has no chart.");
+            }
+            Ok(written) => {
+                let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+                let _ = writeln!(out, "Wrote {}.", names.join(", "));
+            }
+            Err(e) => error(format!("{e:#}")),
+        },
+        "save" if arg.is_empty() => {
+            let _ = writeln!(out, "/save FILE: name the file for the session's stream.");
+        }
+        "save" => match std::fs::write(arg, &session.raw) {
+            Ok(()) => {
+                let _ = writeln!(out, "Wrote {arg}.");
+            }
+            Err(e) => error(format!("/save {arg}: {e}")),
+        },
+        other => {
+            let _ = writeln!(out, "Unknown command /{other}; /help lists them.");
+        }
+    }
+    true
+}
+
+/// One message and its answer; errors are shown, and the prompt goes on.
+fn turn(
+    ctx: &Ctx,
+    args: &ChatArgs,
+    svc: &Service,
+    session: &mut Session,
+    rt: &Runtime,
+    input: String,
+) {
+    let request = ChatRequest {
+        input: Some(input),
+        chat_id: session.chat_id.clone(),
+        message_id: message_id(None, None).ok(),
+        session_settings: svc.identity.clone(),
+        active_branch_name: args.branch.clone(),
+        is_default_branch: args.default_branch.then_some(true),
+        ..ChatRequest::default()
+    };
+    let remember = (!args.demo).then(|| svc.profile().map(str::to_owned));
+    let pipeline = match Pipeline::new(
+        renderer(ctx, Format::Text, args.show_thinking, text_view(ctx, args)),
+        None,
+        ctx.chatty(),
+        remember,
+        &ctx.env,
+    ) {
+        Ok(p) => p,
+        Err(e) => return error(format!("{e:#}")),
+    };
+    let mut sink = TurnSink {
+        pipeline,
+        raw: &mut session.raw,
+        charts: Vec::new(),
+        sqls: Vec::new(),
+    };
+    let plan = Plan {
+        request,
+        retries: args.retries,
+        idle: svc.idle(),
+        backoff: BACKOFF,
+    };
+    let mut tracker = tracker_for(Format::Text, args.fallback);
+    let finished = rt.block_on(async {
+        tokio::select! {
+            r = converse(&svc.client, &plan, &mut tracker, &mut sink) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let (charts, sqls) = (
+        std::mem::take(&mut sink.charts),
+        std::mem::take(&mut sink.sqls),
+    );
+    let mut pipeline = sink.pipeline;
+    pipeline.stop();
+    if tracker.chat_id.is_some() {
+        session.chat_id = tracker.chat_id.clone();
+    }
+    session.charts = charts;
+    session.sqls = sqls;
+    match finished {
+        None => {
+            let _ = std::io::stdout().write_all(b"\n");
+            let Some(id) = tracker.chat_id.clone() else {
+                return diag(format_args!(
+                    "analyst: stopped before the service named the thread"
+                ));
+            };
+            if args.no_abort {
+                return diag(format_args!(
+                    "analyst: stopped; the answer goes on in the service (--no-abort)"
+                ));
+            }
+            let request = AbortRequest {
+                chat_id: id.clone(),
+                session_settings: svc.identity.clone(),
+            };
+            let aborted = rt.block_on(async {
+                tokio::select! {
+                    r = abort(&svc.client, &request) => Some(r),
+                    _ = tokio::signal::ctrl_c() => None,
+                }
+            });
+            match aborted {
+                Some(Ok(())) => diag(format_args!("analyst: stopped the answer (aborted {id})")),
+                Some(Err(e)) => error(format!("could not stop the answer: {e:#}")),
+                None => diag(format_args!(
+                    "analyst: stopped without waiting for the abort"
+                )),
+            }
+        }
+        Some(Err(e)) => error(format!("{e:#}")),
+        Some(Ok(())) => {
+            let outcome = tracker.outcome();
+            let found = tracker.answer.answer();
+            let err = outcome.as_ref().err().map(|e| format!("{e:#}"));
+            let end = End {
+                chat_id: tracker.chat_id.as_deref(),
+                message_id: plan.request.message_id.as_deref(),
+                answer: found.as_ref().map(|a| a.text.as_str()),
+                answer_from_state: found.as_ref().is_some_and(|a| a.from_state),
+                usage: tracker.usage.as_ref(),
+                error: err.as_deref(),
+            };
+            if let Err(e) = pipeline.finish(&end, true) {
+                error(format!("{e:#}"));
+            }
+            if let Some(e) = err {
+                error(e);
+            }
+        }
+    }
+}
+
+/// A turn's sink: the text pipeline, plus the session's raw stream, charts and SQL.
+struct TurnSink<'a> {
+    pipeline: Pipeline,
+    raw: &'a mut Vec<u8>,
+    charts: Vec<Charted>,
+    sqls: Vec<String>,
+}
+
+impl Sink for TurnSink<'_> {
+    fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
+        self.raw.extend_from_slice(raw);
+        if let Some(call) = frame.and_then(|f| f.tool_call.as_ref()) {
+            if let Some(result) = &call.result {
+                let input = call.input.as_ref().map(parse_input).unwrap_or_default();
+                if let Tool::Sql { input, result } = classify(&input, Some(&parse_result(result))) {
+                    let sql = input
+                        .sql()
+                        .map(str::to_owned)
+                        .or_else(|| result.and_then(|r| r.sql_query));
+                    self.sqls.extend(sql);
+                }
+                self.charts.extend(frame.and_then(charted));
+            }
+        }
+        self.pipeline.line(raw, frame)
+    }
+    fn chunk_done(&mut self) -> Result<()> {
+        self.pipeline.chunk_done()
+    }
+    fn wants_frames(&self) -> bool {
+        true
+    }
+    fn waiting(&mut self, quiet: bool) {
+        self.pipeline.waiting(quiet)
+    }
+    fn chat_id(&mut self, id: &str) -> Result<()> {
+        self.pipeline.chat_id(id)
+    }
+}
+
+/// `/state`: read the thread and show its messages as `analyst state` does.
+async fn show_state(ctx: &Ctx, svc: &Service, chat_id: &str) -> Result<()> {
+    let request = read_request(&ChatRequest {
+        chat_id: Some(chat_id.to_owned()),
+        session_settings: svc.identity.clone(),
+        ..ChatRequest::default()
+    });
+    let mut response = svc.client.open(&request, "state").await?;
+    let mut view = ViewSink(StateView::default());
+    let mut tracker = Tracker::new();
+    {
+        let mut feed = Feed {
+            tracker: &mut tracker,
+            sink: &mut view,
+        };
+        let mut framed = Framed::new(&mut feed);
+        if read_body(&mut response, svc.idle(), &mut framed).await? == Ended::Closed {
+            framed.finish()?;
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    view.0.write_table(&mut out, ctx.out_style)?;
+    Ok(out.flush()?)
+}
+
+struct ViewSink(StateView);
+
+impl Sink for ViewSink {
+    fn line(&mut self, _: &[u8], frame: Option<&Frame>) -> Result<()> {
+        if let Some(f) = frame {
+            self.0.frame(f);
+        }
+        Ok(())
+    }
+    fn chunk_done(&mut self) -> Result<()> {
+        Ok(())
+    }
+}

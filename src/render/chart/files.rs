@@ -1,0 +1,96 @@
+//! `--chart FILE`: every charted result of a run written as `.svg`, `.html` or `.vl.json`;
+//! several get `-1`, `-2` before the extension.
+
+use super::{inline_spec, Chart, Charted};
+use crate::exit::usage;
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// A chart file format, from the file name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartFormat {
+    /// Drawn by us.
+    Svg,
+    /// A page that draws the spec with vega-embed.
+    Html,
+    /// The spec with its data.
+    VegaLite,
+}
+
+/// The format and the extension (with its dot) of a chart file name.
+pub fn format_of(path: &Path) -> Result<(ChartFormat, &'static str)> {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    Ok(if name.ends_with(".vl.json") {
+        (ChartFormat::VegaLite, ".vl.json")
+    } else if name.ends_with(".svg") {
+        (ChartFormat::Svg, ".svg")
+    } else if name.ends_with(".html") {
+        (ChartFormat::Html, ".html")
+    } else if name.ends_with(".htm") {
+        (ChartFormat::Html, ".htm")
+    } else if name.ends_with(".json") {
+        (ChartFormat::VegaLite, ".json")
+    } else {
+        return Err(usage(format!(
+            "--chart {}: the name must end in .svg, .html or .vl.json",
+            path.display()
+        )));
+    })
+}
+
+/// The file content of one chart.
+pub fn content(c: &Charted, format: ChartFormat) -> Option<String> {
+    Some(match format {
+        ChartFormat::Svg => super::svg::draw(&Chart::build(&c.spec, &c.data)?),
+        ChartFormat::Html => super::html::page(&inline_spec(c)),
+        ChartFormat::VegaLite => {
+            serde_json::to_string_pretty(&inline_spec(c)).unwrap_or_default() + "\n"
+        }
+    })
+}
+
+/// The names for `n` charts: `path` itself for one, else `-1`, `-2`... before the extension.
+pub fn names(path: &Path, n: usize) -> Result<Vec<PathBuf>> {
+    let (_, ext) = format_of(path)?;
+    if n == 1 {
+        return Ok(vec![path.to_owned()]);
+    }
+    let s = path.to_string_lossy();
+    let stem = &s[..s.len() - ext.len()];
+    let ext = &s[s.len() - ext.len()..];
+    Ok((1..=n)
+        .map(|i| PathBuf::from(format!("{stem}-{i}{ext}")))
+        .collect())
+}
+
+/// Write `charts` to `path` (numbered when several); returns the files written.
+pub fn write(path: &Path, charts: &[Charted]) -> Result<Vec<PathBuf>> {
+    let (format, _) = format_of(path)?;
+    let drawn: Vec<String> = charts.iter().filter_map(|c| content(c, format)).collect();
+    let names = names(path, drawn.len())?;
+    for (name, text) in names.iter().zip(&drawn) {
+        std::fs::write(name, text).with_context(|| format!("--chart {}", name.display()))?;
+    }
+    Ok(if drawn.is_empty() { Vec::new() } else { names })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_names() {
+        assert_eq!(
+            names(Path::new("out/c.vl.json"), 2).unwrap(),
+            [
+                PathBuf::from("out/c-1.vl.json"),
+                PathBuf::from("out/c-2.vl.json")
+            ]
+        );
+        assert_eq!(
+            names(Path::new("c.svg"), 1).unwrap(),
+            [PathBuf::from("c.svg")]
+        );
+        assert!(format_of(Path::new("c.png")).is_err());
+    }
+}

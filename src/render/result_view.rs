@@ -1,0 +1,50 @@
+//! A SQL result in `text`: its table, and under it the chart its `vegaSpec` asks for.
+
+use super::chart::{self, Chart};
+use super::chat_text::TextView;
+use super::table::{self, Dataset, TableOpts, Titles};
+use super::Style;
+use crate::protocol::tool::SqlResult;
+use std::collections::HashMap;
+
+/// The table (and chart) of a result, without a trailing newline; `None` for a result without
+/// rows or columns.
+pub fn show(
+    result: &SqlResult,
+    input_spec: Option<&str>,
+    sql: Option<&str>,
+    titles: &Titles,
+    view: &TextView,
+    style: Style,
+) -> Option<String> {
+    let data = Dataset::from_result(result)?;
+    if data.fields.is_empty() && data.rows.is_empty() {
+        return None;
+    }
+    let charted = chart::charted_result(result, input_spec);
+    let spec_titles: HashMap<String, String> = charted
+        .as_ref()
+        .map(|c| chart::field_titles(&c.spec).into_iter().collect())
+        .unwrap_or_default();
+    let headers: Vec<String> = data
+        .fields
+        .iter()
+        .map(|f| table::header(f, titles, &spec_titles))
+        .collect();
+    let opts = TableOpts {
+        rows: view.rows,
+        width: view.width,
+        style,
+    };
+    let mut out = table::render(&data, &headers, sql, &opts);
+    if view.charts {
+        if let Some(c) = charted
+            .as_ref()
+            .and_then(|c| Chart::build(&c.spec, &c.data))
+        {
+            out.push_str("\n\n");
+            out.push_str(chart::term::draw(&c, view.width, style).trim_end_matches('\n'));
+        }
+    }
+    Some(out)
+}

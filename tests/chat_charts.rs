@@ -1,0 +1,342 @@
+//! Tables, terminal charts and chart files from saved streams (`tests/fixtures/charts`, one per
+//! mark type, in both `data` shapes): golden text at fixed widths with and without colour, SVG
+//! structure, and `.vl.json` data equal to the result rows. `ANALYST_REGENERATE=1` rewrites the
+//! golden files.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::*;
+
+const FIXTURES: [&str; 7] = [
+    "bar",
+    "bar_series",
+    "line",
+    "line_series",
+    "area",
+    "point",
+    "arc",
+];
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/charts/{name}.ndjson"))
+}
+
+/// `chat --replay FIXTURE` with extra arguments, `COLUMNS` set.
+fn replay(home: &Path, name: &str, columns: usize, args: &[&str]) -> std::process::Output {
+    let mut cmd = analyst(home);
+    cmd.env("COLUMNS", columns.to_string())
+        .args(["chat", "--replay"])
+        .arg(fixture(name))
+        .args(args);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    out
+}
+
+fn golden(file: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/charts/golden")
+        .join(file);
+    if std::env::var_os("ANALYST_REGENERATE").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (ANALYST_REGENERATE=1 writes it)", path.display()));
+    assert_eq!(
+        actual, expected,
+        "{file} differs (ANALYST_REGENERATE=1 rewrites it)"
+    );
+}
+
+#[test]
+fn text_tables_and_charts_match_the_golden_files() {
+    let home = tempfile::tempdir().unwrap();
+    for name in FIXTURES {
+        for columns in [80, 60] {
+            let out = replay(
+                home.path(),
+                name,
+                columns,
+                &["-o", "text", "--color", "never"],
+            );
+            golden(&format!("{name}-{columns}.txt"), &text(&out.stdout));
+        }
+        let out = replay(home.path(), name, 80, &["-o", "text", "--color", "always"]);
+        golden(&format!("{name}-80-color.txt"), &text(&out.stdout));
+    }
+}
+
+#[test]
+fn no_line_is_wider_than_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    for name in FIXTURES {
+        for columns in [100, 72, 50] {
+            let out = replay(home.path(), name, columns, &["-o", "text"]);
+            for line in text(&out.stdout).lines() {
+                // The SQL note and the tool line are plain text that the terminal wraps; the
+                // table frame and the chart must fit.
+                if line.starts_with('»')
+                    || line.starts_with('…')
+                    || !line.contains(['│', '┤', '█', '└', '┌', '╞'])
+                {
+                    continue;
+                }
+                let width = line.chars().count();
+                assert!(
+                    width <= columns,
+                    "{name} at {columns}: {width} columns: {line}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_and_no_chart() {
+    let home = tempfile::tempdir().unwrap();
+    let all = text(
+        &replay(
+            home.path(),
+            "line",
+            80,
+            &["-o", "text", "--rows", "0", "--no-chart"],
+        )
+        .stdout,
+    );
+    assert!(all.contains("2025-12-01"), "all 24 rows: {all}");
+    assert!(!all.contains('┤'), "no chart: {all}");
+    assert!(!all.contains("more rows"), "{all}");
+    let three = text(&replay(home.path(), "line", 80, &["-o", "text", "--rows", "3"]).stdout);
+    assert!(
+        three.contains("… 21 more rows (24 in all); --rows 0 shows the 24 that arrived"),
+        "{three}"
+    );
+    assert!(three.contains("3 of 24 rows shown"), "{three}");
+    let point = text(&replay(home.path(), "point", 80, &["-o", "text"]).stdout);
+    assert!(
+        point.contains("all of them: analyst sql 'SELECT city AS"),
+        "{point}"
+    );
+}
+
+#[test]
+fn other_formats_keep_values_as_sent() {
+    let home = tempfile::tempdir().unwrap();
+    let out = replay(home.path(), "bar", 80, &["-o", "json"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sql = &doc["toolCalls"][1]["result"];
+    assert_eq!(
+        sql["data"][0],
+        serde_json::json!(["Electronics", "2767850.4"])
+    );
+    let raw = replay(home.path(), "bar", 80, &["-o", "ndjson"]);
+    assert_eq!(raw.stdout, std::fs::read(fixture("bar")).unwrap());
+}
+
+/// The attribute `name` of an SVG element's text.
+fn attr(element: &str, name: &str) -> f64 {
+    let key = format!(" {name}=\"");
+    let start = element.find(&key).unwrap() + key.len();
+    element[start..].split('"').next().unwrap().parse().unwrap()
+}
+
+/// Well-formed XML, checked by hand: every tag closed in order, attributes quoted, entities known.
+fn assert_well_formed(svg: &str) {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find('<') {
+        let text = &rest[..i];
+        for (j, _) in text.match_indices('&') {
+            let ent = &text[j..];
+            assert!(
+                ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"]
+                    .iter()
+                    .any(|e| ent.starts_with(e)),
+                "bare & in {text:?}"
+            );
+        }
+        let end = rest[i..].find('>').expect("unclosed tag") + i;
+        let tag = &rest[i + 1..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') {
+            continue;
+        }
+        assert_eq!(
+            tag.matches('"').count() % 2,
+            0,
+            "unbalanced quotes: <{tag}>"
+        );
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(name.trim()),
+                "mismatched </{name}>"
+            );
+        } else if !tag.ends_with('/') {
+            stack.push(tag.split_whitespace().next().unwrap().to_owned());
+        }
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+}
+
+fn chart_file(home: &Path, name: &str, ext: &str, format: &str) -> String {
+    let path = home.join(format!("{name}.{ext}"));
+    let out = replay(
+        home,
+        name,
+        80,
+        &["-o", format, "--chart", path.to_str().unwrap()],
+    );
+    assert!(
+        text(&out.stderr).contains(&format!("wrote {}", path.display())),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::read_to_string(&path).unwrap()
+}
+
+#[test]
+fn svg_bars_follow_the_rows() {
+    let home = tempfile::tempdir().unwrap();
+    let svg = chart_file(home.path(), "bar", "svg", "final");
+    assert_well_formed(&svg);
+    let bars: Vec<&str> = svg
+        .lines()
+        .filter(|l| l.starts_with("<rect class=\"bar\""))
+        .collect();
+    let rows = [
+        ("Electronics", 2767850.4),
+        ("Clothing", 2194571.1),
+        ("Sports", 1735505.05),
+        ("Beauty", 1092890.12),
+        ("Home &amp; Garden", 1010699.66),
+        ("Toys", 836614.76),
+        ("Books", 811749.57),
+        ("Grocery", 348626.24),
+    ];
+    assert_eq!(bars.len(), rows.len(), "one bar per row");
+    let h0 = attr(bars[0], "height");
+    for (bar, (label, value)) in bars.iter().zip(rows) {
+        assert!(bar.contains(&format!("<title>{label}:")), "{bar}");
+        let ratio = attr(bar, "height") / h0;
+        assert!((ratio - value / rows[0].1).abs() < 0.01, "{label}: {ratio}");
+        assert!(
+            svg.contains("class=\"label\"") && svg.contains(&format!(">{label}</text>")),
+            "label {label}"
+        );
+    }
+    assert!(svg.contains(">Revenue by category</text>"), "title");
+    assert!(
+        svg.contains(">Category</text>") && svg.contains(">Revenue</text>"),
+        "axis titles"
+    );
+    assert!(svg.contains(">3M</text>"), "ticks with formatted numbers");
+}
+
+#[test]
+fn every_mark_type_draws_valid_svg() {
+    let home = tempfile::tempdir().unwrap();
+    for (name, mark, n) in [
+        ("bar_series", "<rect class=\"bar\"", 15),
+        ("line", "<path class=\"line\"", 1),
+        ("line_series", "<path class=\"line\"", 3),
+        ("area", "<path class=\"area\"", 1),
+        ("point", "<circle class=\"point\"", 15),
+        ("arc", "<path class=\"arc\"", 5),
+    ] {
+        let svg = chart_file(home.path(), name, "svg", "ndjson");
+        assert_well_formed(&svg);
+        assert_eq!(svg.matches(mark).count(), n, "{name}");
+    }
+    let series = std::fs::read_to_string(home.path().join("line_series.svg")).unwrap();
+    for s in ["completed", "cancelled", "returned", "Orders Status"] {
+        assert!(series.contains(&format!(">{s}</text>")), "legend {s}");
+    }
+}
+
+#[test]
+fn vega_lite_files_carry_the_rows() {
+    let home = tempfile::tempdir().unwrap();
+    // Rows as arrays with a schema: objects keyed by column name, values as sent.
+    let spec: Value =
+        serde_json::from_str(&chart_file(home.path(), "bar", "vl.json", "text")).unwrap();
+    let values = spec["data"]["values"].as_array().unwrap();
+    assert_eq!(values.len(), 8);
+    assert_eq!(
+        values[0],
+        serde_json::json!({"categories_name": "Electronics", "revenue": "2767850.4"})
+    );
+    assert_eq!(spec["mark"]["type"], "bar");
+    assert_eq!(spec["encoding"]["x"]["sort"], "-y");
+    assert_eq!(spec["data"]["format"]["parse"]["revenue"], "number");
+    // Rows as objects: the very objects of the result, dotted names escaped in the encoding.
+    let spec: Value =
+        serde_json::from_str(&chart_file(home.path(), "arc", "vl.json", "yaml")).unwrap();
+    let raw = std::fs::read_to_string(fixture("arc")).unwrap();
+    let result: Value = raw
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|f| {
+            f["toolCall"]["result"]
+                .as_str()
+                .map(|r| serde_json::from_str::<Value>(r).unwrap())
+        })
+        .find(|r| r.get("data").is_some())
+        .unwrap();
+    assert_eq!(spec["data"]["values"], result["data"]);
+    assert_eq!(spec["encoding"]["theta"]["field"], "orders\\.count");
+}
+
+#[test]
+fn html_pages_embed_the_spec_and_several_charts_are_numbered() {
+    let home = tempfile::tempdir().unwrap();
+    let page = chart_file(home.path(), "line", "html", "final");
+    assert!(page.contains("vegaEmbed(\"#vis\", spec"), "{page}");
+    assert!(page.contains("https://cdn.jsdelivr.net/npm/vega-lite@5"));
+    assert!(
+        page.contains("\"values\":[{\"month\":\"2024-01-01T00:00:00.000\""),
+        "data inlined"
+    );
+    // Two charted results in one answer: -1 and -2 before the extension.
+    let bar = std::fs::read_to_string(fixture("bar")).unwrap();
+    let line = std::fs::read_to_string(fixture("line")).unwrap();
+    let tools: Vec<&str> = line
+        .lines()
+        .filter(|l| l.contains("\"toolCall\""))
+        .collect();
+    let mut lines: Vec<&str> = bar.lines().collect();
+    let at = lines
+        .iter()
+        .rposition(|l| l.contains("\"toolCall\""))
+        .unwrap()
+        + 1;
+    for (i, t) in tools.iter().enumerate() {
+        lines.insert(at + i, t);
+    }
+    let both = home.path().join("both.ndjson");
+    std::fs::write(&both, lines.join("\n") + "\n").unwrap();
+    let out = analyst(home.path())
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(&both)
+        .arg("--chart")
+        .arg(home.path().join("c.vl.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(home.path().join("c-1.vl.json").exists() && home.path().join("c-2.vl.json").exists());
+    assert!(!home.path().join("c.vl.json").exists());
+    let bad = analyst(home.path())
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(fixture("bar"))
+        .args(["--chart", "c.png"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("--chart c.png: the name must end in .svg, .html or .vl.json")
+    );
+}
