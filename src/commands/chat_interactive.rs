@@ -69,7 +69,7 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
         .enable_all()
         .build()?;
     let demo = match args.demo {
-        true => Some(runtime.block_on(super::chat_demo::start())?),
+        true => Some(runtime.block_on(super::chat_demo::start(ctx, args.dialect.into()))?),
         false => None,
     };
     let svc = service(
