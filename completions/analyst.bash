@@ -238,11 +238,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__chat)
-<<<<<<< HEAD
-            opts="-c -o -v -q -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --dialect --body --replay --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
-=======
-            opts="-c -i -o -v -q -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --body --replay --rows --chart --no-chart --interactive --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
->>>>>>> see
+            opts="-c -i -o -v -q -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --dialect --body --replay --rows --chart --no-chart --interactive --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
