@@ -4,6 +4,7 @@
 pub mod chat;
 pub mod chat_doc;
 pub mod chat_text;
+pub mod rows;
 pub mod scim;
 pub mod spinner;
 pub mod state_table;
@@ -125,6 +126,8 @@ pub fn format_name(f: Format) -> &'static str {
         Format::Yaml => "yaml",
         Format::Final => "final",
         Format::Table => "table",
+        Format::Csv => "csv",
+        Format::Tsv => "tsv",
     }
 }
 
