@@ -74,8 +74,18 @@ pub struct LineInfo {
 /// Parse one line of the answer, handing its rows to `sink`. An error means the line is not a
 /// JSON object of the expected shape (after the rows before the fault were handed over).
 pub fn read_line(line: &[u8], sink: &mut dyn RowSink) -> Result<LineInfo, serde_json::Error> {
+    // One UTF-8 check of the whole line is cheaper than serde_json's check of every string.
+    match std::str::from_utf8(line) {
+        Ok(text) => read_from(serde_json::Deserializer::from_str(text), sink),
+        Err(_) => read_from(serde_json::Deserializer::from_slice(line), sink),
+    }
+}
+
+fn read_from<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+    sink: &mut dyn RowSink,
+) -> Result<LineInfo, serde_json::Error> {
     let mut info = LineInfo::default();
-    let mut de = serde_json::Deserializer::from_slice(line);
     let result = LineSeed {
         sink,
         info: &mut info,
