@@ -2,7 +2,7 @@
 //! the same run, as a Markdown table of medians and ratios.
 //!
 //! Run: `cargo bench --bench compare [NAME...]`, where NAME picks rows by name: extract-final,
-//! relay, ttff, render, startup, load, scim. BENCH_MB (default 400) sets the size of the stream
+//! relay, ttff, render, startup, load, scim, sql. BENCH_MB (default 400) sets the size of the stream
 //! file, BENCH_RELAY_MB (200) the relayed stream, BENCH_RUNS (5) the runs per figure,
 //! BENCH_CHATS (1000) the concurrent chats, BENCH_USERS (10000) the SCIM users. Needs `jq`,
 //! `curl` and `wc` on PATH. The engine's own figures (dataset build, answer latency) are in
@@ -413,6 +413,104 @@ fn scim(
     }]
 }
 
+/// A data API answer of `rows` rows: the schema line, then `{data}` lines of 1,000 rows each,
+/// values as strings (as the service sends them).
+fn data_answer(rows: u64) -> Vec<u8> {
+    let mut body = Vec::with_capacity(rows as usize * 70);
+    body.extend_from_slice(br#"{"schema":[{"name":"orders.created_at","column_type":"Timestamp"},{"name":"orders.category","column_type":"String"},{"name":"orders.revenue","column_type":"Decimal"},{"name":"orders.count","column_type":"Int64"}],"lastRefreshTime":"2025-01-13T12:00:00.000Z"}"#);
+    body.push(b'\n');
+    let categories = [
+        "Books",
+        "Toys, Games & Puzzles",
+        "Garden",
+        r#"Caf\u00e9 \"Deluxe\""#,
+        "Home",
+    ];
+    let mut i = 0u64;
+    while i < rows {
+        body.extend_from_slice(b"{\"data\":[");
+        let end = (i + 1000).min(rows);
+        for r in i..end {
+            if r > i {
+                body.push(b',');
+            }
+            body.extend_from_slice(
+                format!(
+                    "[\"2024-{:02}-{:02}T00:00:00.000\",\"{}\",\"{}.{:02}\",\"{}\"]",
+                    r % 12 + 1,
+                    r % 28 + 1,
+                    categories[(r % 5) as usize],
+                    r * 7 % 100_000,
+                    r % 100,
+                    r % 1000
+                )
+                .as_bytes(),
+            );
+        }
+        body.extend_from_slice(b"]}\n");
+        i = end;
+    }
+    body
+}
+
+fn sql(bin: &str, runs: usize) -> Vec<Row> {
+    let rows = 1_000_000u64;
+    let body = data_answer(rows);
+    let size = body.len();
+    // The emulator's data API, pre-rendered: a loopback server writing a prepared answer, so
+    // that neither a SQL engine nor the server is what is measured.
+    let port = relay::serve_body(std::sync::Arc::new(body));
+    let url = format!("http://127.0.0.1:{port}/cubejs-api/v1/cubesql");
+    let raw = data_dir().join("sql-raw.ndjson");
+    let csv = data_dir().join("sql-out.csv");
+    let curl_args = format!(
+        "-sN -X POST -H 'Content-Type: application/json' -H 'Authorization: bench' -d '{{\"query\":\"SELECT 1\"}}' {url}"
+    );
+    let curl = median(&format!("curl {curl_args} > {}", raw.display()), runs);
+    let ours = median(
+        &format!(
+            "{CHAT_ENV} ANALYST_DATA_TOKEN=bench {bin} sql --data-url http://127.0.0.1:{port} -o csv 'SELECT 1' > {}",
+            csv.display()
+        ),
+        runs,
+    );
+    // Each row as CSV (`.data[]?` skips the schema line; `@csv` takes a row array).
+    let jq = median(
+        &format!("curl {curl_args} | jq -r '.data[]? | @csv' > /dev/null"),
+        1,
+    );
+    let vs_curl = ours.wall.as_secs_f64() / curl.wall.as_secs_f64();
+    let vs_jq = jq.wall.as_secs_f64() / ours.wall.as_secs_f64();
+    let rate = rows as f64 / ours.wall.as_secs_f64();
+    let rss_mb = ours.max_rss_kib as f64 / 1024.0;
+    vec![
+        Row {
+            figure: format!("sql -o csv, 1M rows ({} MB answer)", size / 1_000_000),
+            ours: format!("{} ({rate:.0} rows/s)", ms(ours.wall)),
+            peer: format!("curl -sN to a file: {}", ms(curl.wall)),
+            ratio: format!("{vs_curl:.2}x curl"),
+            target: "≤ 1.5x curl".into(),
+            met: vs_curl <= 1.5,
+        },
+        Row {
+            figure: "sql -o csv, 1M rows".into(),
+            ours: ms(ours.wall),
+            peer: format!("curl | jq -r '.data[]? | @csv': {}", ms(jq.wall)),
+            ratio: format!("{vs_jq:.1}x faster than curl | jq"),
+            target: "≥ 10x curl | jq".into(),
+            met: vs_jq >= 10.0,
+        },
+        Row {
+            figure: "sql peak RSS, 1M rows".into(),
+            ours: format!("{rss_mb:.1} MB"),
+            peer: format!("curl: {:.1} MB", curl.max_rss_kib as f64 / 1024.0),
+            ratio: "-".into(),
+            target: "< 30 MB".into(),
+            met: rss_mb < 30.0,
+        },
+    ]
+}
+
 fn main() {
     // `cargo bench` passes --bench; a filter argument picks figures by name.
     let filter: Vec<String> = std::env::args()
@@ -444,6 +542,9 @@ fn main() {
     }
     if wanted("startup") {
         add(startup(bin, runs));
+    }
+    if wanted("sql") {
+        add(sql(bin, runs));
     }
     if wanted("load") || wanted("scim") {
         let (rt, emu) = load::emulator();

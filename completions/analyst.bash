@@ -37,6 +37,9 @@ _analyst() {
             analyst,serve)
                 cmd="analyst__subcmd__serve"
                 ;;
+            analyst,sql)
+                cmd="analyst__subcmd__sql"
+                ;;
             analyst,state)
                 cmd="analyst__subcmd__state"
                 ;;
@@ -60,6 +63,9 @@ _analyst() {
                 ;;
             analyst__subcmd__help,serve)
                 cmd="analyst__subcmd__help__subcmd__serve"
+                ;;
+            analyst__subcmd__help,sql)
+                cmd="analyst__subcmd__help__subcmd__sql"
                 ;;
             analyst__subcmd__help,state)
                 cmd="analyst__subcmd__help__subcmd__state"
@@ -86,18 +92,18 @@ _analyst() {
 
     case "${cmd}" in
         analyst)
-            opts="-o -v -q -h -V --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help --version chat state abort scim extract-final serve completions help"
+            opts="-o -v -q -h -V --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help --version chat state abort scim extract-final sql serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -203,11 +209,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -353,11 +359,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -395,11 +401,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -437,11 +443,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -472,7 +478,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help)
-            opts="chat state abort scim extract-final serve completions help"
+            opts="chat state abort scim extract-final sql serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -597,6 +603,20 @@ _analyst() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        analyst__subcmd__help__subcmd__sql)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         analyst__subcmd__help__subcmd__state)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -619,11 +639,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -755,11 +775,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -837,11 +857,149 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__sql)
+            opts="-c -o -v -q -h --from --chat-id --continue --pick --all --list --limit --cache --rows --no-header --demo --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chat-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pick)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache)
+                    COMPREPLY=($(compgen -W "stale-if-slow stale-while-revalidate must-revalidate no-cache" -- "${cur}"))
+                    return 0
+                    ;;
+                --rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --external-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --internal-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --email)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --security-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -951,11 +1109,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --color)

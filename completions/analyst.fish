@@ -29,7 +29,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_needs_command" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -47,6 +49,7 @@ complete -c analyst -n "__fish_analyst_needs_command" -f -a "state" -d 'Read a t
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running stream'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -76,7 +79,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand chat" -l attr -d 'User a
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l group -d 'Group (repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l role -d 'Role (repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l security-context -d 'Security context object: inline JSON, @FILE, FILE or - for stdin' -r
-complete -c analyst -n "__fish_analyst_using_subcommand chat" -l timezone -d 'IANA time zone, e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
@@ -84,7 +87,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -120,7 +125,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand state" -l attr -d 'User 
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l group -d 'Group (repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l role -d 'Role (repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l security-context -d 'Security context object: inline JSON, @FILE, FILE or - for stdin' -r
-complete -c analyst -n "__fish_analyst_using_subcommand state" -l timezone -d 'IANA time zone, e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand state" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
@@ -128,7 +133,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -156,7 +163,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l attr -d 'User 
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l group -d 'Group (repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l role -d 'Role (repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l security-context -d 'Security context object: inline JSON, @FILE, FILE or - for stdin' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timezone -d 'IANA time zone, e.g. Europe/Berlin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
@@ -164,7 +171,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -183,7 +192,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -214,7 +225,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -236,7 +249,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -250,6 +265,58 @@ complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s v -l v
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l from -d 'Take the SQL from a saved chat stream (FILE, or - for stdin)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l chat-id -d 'The thread (chat) id' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l pick -d 'Which SQL of the answer to run, from 1 (default: the last)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l limit -d 'Stop after N rows and cancel the query on the service' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l cache -d 'Cache policy of the query' -r -f -a "stale-if-slow\t'Serve from cache when the query is slow'
+stale-while-revalidate\t'Serve from cache and refresh in the background'
+must-revalidate\t'Always check freshness first'
+no-cache\t'Bypass the cache'"
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l rows -d 'Rows shown in a table (then a count); 0 = all' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l data-url -d 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l data-token-file -d 'Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the token itself; with token auth the chat token is the default' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l agent -d 'Agent id [env: ANALYST_AGENT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l api-key-file -d 'Read the API key from FILE (- for stdin), or set ANALYST_API_KEY to the key itself' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l token-file -d 'Read a token from FILE (- for stdin) and send it as X-Cube-Auth-Token instead of an API key, or set ANALYST_TOKEN to the token itself' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l external-id -d 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l internal-id -d 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l email -d 'The user\'s email' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l attr -d 'User attribute for row-level security (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l group -d 'Group (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l role -d 'Role (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l security-context -d 'Security context object: inline JSON, @FILE, FILE or - for stdin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -s c -l continue -d 'The last thread used with this profile'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l all -d 'Run every SQL of the answer, one after another'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l list -d 'List the SQL of the answer (index, title, rows shown, totalRows) and send nothing'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l no-header -d 'csv and tsv: no header row'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l demo -d 'Run against the built-in emulator, started in-process (--from a --demo run works)'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l persist-user -d 'Keep the external user (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l listen -d 'Address to listen on' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l account -d 'Account name in the chat URL' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l agent -d 'Agent id in the chat URL' -r
@@ -267,7 +334,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -284,7 +353,9 @@ ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
 yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch)'"
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -296,12 +367,13 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l ver
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "state" -d 'Read a thread\'s current state'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "abort" -d 'Stop a running stream'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "state" -d 'Read a thread\'s current state'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "abort" -d 'Stop a running stream'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from scim" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'

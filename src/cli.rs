@@ -71,8 +71,12 @@ pub enum Format {
     Yaml,
     /// Only the final answer's text (chat)
     Final,
-    /// A table (state, scim patch)
+    /// A table (state, scim patch, sql)
     Table,
+    /// Comma-separated values, RFC 4180 (sql)
+    Csv,
+    /// Tab-separated values (sql)
+    Tsv,
 }
 
 /// `--dialect` values: the wire variants of PROTOCOL.md.
@@ -123,6 +127,8 @@ pub enum Command {
     Scim(ScimCommand),
     /// Print the final answer from saved NDJSON
     ExtractFinal(ExtractFinalArgs),
+    /// Run SQL on the data query API and stream every row (the full results behind an answer)
+    Sql(SqlArgs),
     /// Run the built-in local emulator of the service (chat, abort, SCIM)
     Serve(ServeArgs),
     /// Print a shell completion script
@@ -179,7 +185,7 @@ pub struct IdentityArgs {
     /// Security context object: inline JSON, @FILE, FILE or - for stdin
     #[arg(long, value_name = "JSON|@FILE")]
     pub security_context: Option<String>,
-    /// IANA time zone, e.g. Europe/Berlin
+    /// IANA time zone, e.g. Europe/Berlin (for sql: the query's time zone)
     #[arg(long, value_name = "TZ")]
     pub timezone: Option<String>,
     /// Keep the external user (isEphemeral: false)
@@ -463,6 +469,100 @@ pub struct ServeArgs {
     /// Wire variant to speak: the service's document, the vendor's examples, older servers
     #[arg(long, value_enum, value_name = "DIALECT", default_value = "seed")]
     pub dialect: DialectArg,
+}
+
+/// `analyst sql`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+The query comes from QUERY, stdin (-), or the SQL tool calls of an answer: --from a saved stream
+(chat --save or -o ndjson; - for stdin) or --chat-id/-c (the thread's state). --pick N takes the
+N-th (default the last), --all runs each in turn, --list shows them and sends nothing.
+
+Formats: table (default on a terminal), csv (default otherwise), tsv, ndjson, json, yaml.
+
+Examples:
+  analyst sql 'SELECT status, MEASURE(count) FROM orders GROUP BY 1'
+  analyst sql --from run.ndjson -o csv > all.csv
+  analyst sql --from run.ndjson --list
+  analyst sql -c --pick 2 --limit 1000 -o ndjson
+
+Exit status: 0 every row written (or --limit reached); 1 an error line from the service (the rows
+already written stay) or 5xx; 2 usage or a 400 (the service's message is shown); 3 the token was
+refused (401, 403); 6 network; 130 interrupted (the query is cancelled on the service).")]
+pub struct SqlArgs {
+    /// The SQL; - reads it from stdin
+    #[arg(value_name = "QUERY", conflicts_with_all = ["from", "chat_id", "continue_last"])]
+    pub query: Option<String>,
+    /// Take the SQL from a saved chat stream (FILE, or - for stdin)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["chat_id", "continue_last"])]
+    pub from: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArgs,
+    /// Which SQL of the answer to run, from 1 (default: the last)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          conflicts_with_all = ["all", "list"])]
+    pub pick: Option<u32>,
+    /// Run every SQL of the answer, one after another
+    #[arg(long, conflicts_with = "list")]
+    pub all: bool,
+    /// List the SQL of the answer (index, title, rows shown, totalRows) and send nothing
+    #[arg(long)]
+    pub list: bool,
+    /// Stop after N rows and cancel the query on the service
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+    /// Cache policy of the query
+    #[arg(long, value_name = "POLICY")]
+    pub cache: Option<CachePolicy>,
+    /// Rows shown in a table (then a count); 0 = all
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub rows: usize,
+    /// csv and tsv: no header row
+    #[arg(long)]
+    pub no_header: bool,
+    /// Run against the built-in emulator, started in-process (--from a --demo run works)
+    #[arg(long, conflicts_with_all = ["url", "base_url", "data_url"])]
+    pub demo: bool,
+    /// Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets
+    /// /cubejs-api appended) [env: ANALYST_DATA_URL]
+    #[arg(long, value_name = "URL", help_heading = "Data API")]
+    pub data_url: Option<String>,
+    /// Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the
+    /// token itself; with token auth the chat token is the default
+    #[arg(long, value_name = "FILE", help_heading = "Data API")]
+    pub data_token_file: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub service: ServiceArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub identity: IdentityArgs,
+}
+
+/// `--cache` values of the data query API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CachePolicy {
+    /// Serve from cache when the query is slow
+    StaleIfSlow,
+    /// Serve from cache and refresh in the background
+    StaleWhileRevalidate,
+    /// Always check freshness first
+    MustRevalidate,
+    /// Bypass the cache
+    NoCache,
+}
+
+impl CachePolicy {
+    /// The value as sent in the body.
+    pub fn wire(self) -> &'static str {
+        match self {
+            CachePolicy::StaleIfSlow => "stale-if-slow",
+            CachePolicy::StaleWhileRevalidate => "stale-while-revalidate",
+            CachePolicy::MustRevalidate => "must-revalidate",
+            CachePolicy::NoCache => "no-cache",
+        }
+    }
 }
 
 /// `analyst completions`.

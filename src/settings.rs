@@ -6,6 +6,7 @@
 //! configured `api_key_command` never runs for `scim patch`.
 
 mod config;
+mod data;
 mod identity;
 mod secret;
 mod source;
@@ -13,10 +14,11 @@ mod urls;
 
 pub use crate::duration::parse_duration;
 pub use config::{Config, Profile};
+pub use data::DataSettings;
 pub use identity::IdentityFlags;
 pub use secret::Secret;
 pub use source::{read_document, read_text_source, Env};
-pub use urls::{endpoint_from_url, redact_url, scim_root};
+pub use urls::{data_root, endpoint_from_url, redact_url, scim_root};
 use urls::{parse_http_url, split_chat_url};
 
 use crate::exit::usage;
@@ -376,7 +378,7 @@ impl Resolver {
         identity::resolve_demo(flags, body_session)
     }
 
-    fn profile_secret(
+    pub(crate) fn profile_secret(
         &self,
         literal: &Option<String>,
         env_name: &Option<String>,

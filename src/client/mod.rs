@@ -4,6 +4,7 @@
 
 pub mod abort;
 pub mod chat;
+pub mod data;
 pub mod http;
 pub mod resume;
 pub mod scim;

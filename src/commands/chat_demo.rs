@@ -17,6 +17,11 @@ use std::path::PathBuf;
 pub struct Demo {
     /// Where it listens and its key.
     pub target: Override,
+    /// Its data query API root (`.../cubejs-api`), for `sql --demo`; `None` until the emulator
+    /// serves one.
+    pub data_url: Option<String>,
+    /// A data API token (a JWT) for the demo user, with `data_url`.
+    pub data_token: Option<String>,
     /// The threads kept when it started, and where they are kept.
     kept: DemoThreads,
     path: Option<PathBuf>,
@@ -44,6 +49,9 @@ pub async fn start(ctx: &Ctx, dialect: Dialect) -> Result<Demo> {
             url: running.chat_url.clone(),
             api_key: running.api_key.clone(),
         },
+        // The emulator has no data API yet; when it has, these come from `running`.
+        data_url: None,
+        data_token: None,
         kept,
         path,
         running,

@@ -10,6 +10,7 @@ pub mod completions;
 mod extract_final;
 mod scim;
 mod serve;
+mod sql;
 mod state;
 mod thread_store;
 
@@ -79,6 +80,7 @@ fn globals_of(command: &Command) -> (&'static str, Globals) {
         Command::Abort(_) => ("abort", g(none, all, all, all)),
         Command::Scim(ScimCommand::Patch(_)) => ("scim patch", g(all, all, all, all)),
         Command::ExtractFinal(_) => ("extract-final", g(all, none, none, none)),
+        Command::Sql(_) => ("sql", g(all, all, all, all)),
         Command::Serve(_) => ("serve", g(all, none, none, none)),
         Command::Completions(_) => ("completions", g(none, none, none, none)),
     }
@@ -191,5 +193,6 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
             scim::run(&ctx, command, sub)
         }
         Command::Serve(args) => serve::run(&ctx, args),
+        Command::Sql(args) => sql::run(&ctx, args),
     }
 }

@@ -4,6 +4,7 @@
 //! read as absent); building is strict (validation before anything is sent).
 
 pub mod chat;
+pub mod data;
 pub mod dialect;
 pub mod emit;
 pub mod frame;

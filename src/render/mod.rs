@@ -7,6 +7,7 @@ pub mod chat_doc;
 pub mod chat_text;
 pub mod numbers;
 pub mod result_view;
+pub mod rows;
 pub mod scim;
 pub mod spinner;
 pub mod state_table;
@@ -129,6 +130,8 @@ pub fn format_name(f: Format) -> &'static str {
         Format::Yaml => "yaml",
         Format::Final => "final",
         Format::Table => "table",
+        Format::Csv => "csv",
+        Format::Tsv => "tsv",
     }
 }
 

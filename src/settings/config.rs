@@ -47,6 +47,14 @@ pub struct Profile {
     pub scim_token_env: Option<String>,
     /// Command printing the SCIM token.
     pub scim_token_command: Option<String>,
+    /// Data query API root (`.../cubejs-api`).
+    pub data_url: Option<String>,
+    /// Data API token, literally.
+    pub data_token: Option<String>,
+    /// Environment variable holding the data API token.
+    pub data_token_env: Option<String>,
+    /// Command printing the data API token.
+    pub data_token_command: Option<String>,
     /// sessionSettings, keys as on the wire.
     pub session: Option<serde_json::Value>,
 }
@@ -113,7 +121,7 @@ impl Config {
         if config
             .profiles
             .values()
-            .any(|p| p.api_key.is_some() || p.scim_token.is_some())
+            .any(|p| p.api_key.is_some() || p.scim_token.is_some() || p.data_token.is_some())
         {
             warn_if_readable_by_others(path);
         }

@@ -117,3 +117,22 @@ pub fn scim_root(s: &str, origin: &str) -> Result<Url> {
     url.set_path(&segs.join("/"));
     Ok(url)
 }
+
+/// The data query API root: as given (trailing `/` dropped) when it has a path, else with
+/// `/cubejs-api` appended to the bare origin. No query or fragment.
+pub fn data_root(s: &str, origin: &str) -> Result<Url> {
+    let mut url = parse_http_url(s, origin)?;
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(usage(format!(
+            "{origin} must not have a query or fragment: {}",
+            redact_url(s)
+        )));
+    }
+    let path = url.path().trim_end_matches('/').to_owned();
+    if path.is_empty() {
+        url.set_path("/cubejs-api");
+    } else {
+        url.set_path(&path);
+    }
+    Ok(url)
+}

@@ -1,0 +1,310 @@
+//! Running one query: send it, write its rows as they arrive, stop at `--limit`, and cancel it
+//! on the service (`DELETE .../running-query/{requestId}`) when the rows are no longer wanted:
+//! the limit was reached, Ctrl-C was pressed, or stdout was closed.
+
+use crate::client::data::{request_id, DataClient};
+use crate::client::stream::{read_body, Ended, Framed, Lines};
+use crate::exit::{fail, Status};
+use crate::protocol::data::{read_line, Cell, QueryRequest, RowSink};
+use crate::protocol::tool::Column;
+use crate::render::rows::RowWriter;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// How to run.
+pub struct Run<'a> {
+    /// The data API.
+    pub client: &'a DataClient,
+    /// The longest wait for the next byte.
+    pub idle: Duration,
+    /// `--limit`.
+    pub limit: Option<u64>,
+    /// Show rows and rows/s on stderr.
+    pub progress: bool,
+    /// Say on stderr when the limit stopped the query.
+    pub chatty: bool,
+}
+
+/// The rows stopped coming because enough were written: not an error.
+#[derive(Debug)]
+struct Enough;
+
+impl std::fmt::Display for Enough {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the --limit was reached")
+    }
+}
+
+impl std::error::Error for Enough {}
+
+/// The answer's lines into the writer.
+struct Answer<'w, W: Write> {
+    writer: &'w mut RowWriter<W>,
+    limit: Option<u64>,
+    names: Vec<String>,
+    line: u64,
+    schema: bool,
+    /// The service's error line: message and requestId.
+    error: Option<(String, Option<String>)>,
+    /// A write that failed while rows were handed over.
+    failed: Option<anyhow::Error>,
+    limited: bool,
+    progress: Progress,
+}
+
+impl<W: Write> RowSink for Answer<'_, W> {
+    fn schema(&mut self, columns: Vec<Column>) {
+        self.schema = true;
+        self.names = columns
+            .iter()
+            .map(|c| c.name.clone().unwrap_or_default())
+            .collect();
+        if let Err(e) = self.writer.start(columns) {
+            self.failed.get_or_insert(e);
+        }
+    }
+
+    fn column(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    fn width(&self) -> usize {
+        self.names.len()
+    }
+
+    fn row(&mut self, cells: &[Cell<'_>]) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        if !self.schema {
+            // Rows before any schema: columns by position, named by number.
+            self.schema(
+                (1..=cells.len())
+                    .map(|i| Column {
+                        name: Some(format!("column{i}")),
+                        column_type: None,
+                    })
+                    .collect(),
+            );
+        }
+        if let Err(e) = self.writer.row(cells) {
+            self.failed = Some(e);
+            return false;
+        }
+        if self.limit == Some(self.writer.rows()) {
+            self.limited = true;
+            return false;
+        }
+        true
+    }
+}
+
+impl<W: Write> Lines for Answer<'_, W> {
+    fn line(&mut self, _raw: &[u8], text: &[u8]) -> Result<()> {
+        self.line += 1;
+        if text.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let info = read_line(text, self);
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        if self.limited {
+            return Err(anyhow::Error::new(Enough));
+        }
+        match info {
+            Ok(info) => {
+                if let Some(message) = info.error {
+                    self.error = Some((message, info.request_id));
+                }
+                Ok(())
+            }
+            Err(e) => Err(fail(
+                Status::Failure,
+                format!(
+                    "line {} of the data API's answer is not what it sends ({e}); the result is incomplete: {} {} written",
+                    self.line,
+                    self.writer.rows(),
+                    rows_word(self.writer.rows())
+                ),
+            )),
+        }
+    }
+
+    fn chunk_done(&mut self) -> Result<()> {
+        self.writer.flush()?;
+        self.progress.tick(self.writer.rows());
+        Ok(())
+    }
+}
+
+/// Run `query`, writing its rows to `writer`. The status is what the run ends with; errors are
+/// failures before or while streaming (HTTP status, output).
+pub async fn run_query<W: Write>(
+    run: &Run<'_>,
+    query: &QueryRequest,
+    writer: &mut RowWriter<W>,
+) -> Result<Status> {
+    let id = request_id();
+    let mut answer = Answer {
+        writer,
+        limit: run.limit,
+        names: Vec::new(),
+        line: 0,
+        schema: false,
+        error: None,
+        failed: None,
+        limited: false,
+        progress: Progress::new(run.progress),
+    };
+    let streamed = tokio::select! {
+        r = stream(run, query, &id, &mut answer) => Some(r),
+        _ = tokio::signal::ctrl_c() => None,
+    };
+    answer.progress.clear();
+    let rows = answer.writer.rows();
+    let sent = match streamed {
+        None => {
+            let _ = answer.writer.end();
+            crate::render::diag(format_args!(
+                "analyst: interrupted after {rows} {}; cancelling the query (Ctrl-C again to quit at once)",
+                rows_word(rows)
+            ));
+            tokio::select! {
+                r = run.client.cancel(&id) => match r {
+                    Ok(()) => crate::render::diag(format_args!("cancelled query {id}")),
+                    Err(e) => crate::render::diag(format_args!("analyst: could not cancel query {id}: {e:#}")),
+                },
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return Ok(Status::Interrupted);
+        }
+        Some(r) => r,
+    };
+    let ended = match sent {
+        Ok(ended) => ended,
+        Err(e) if e.is::<Enough>() => {
+            answer.writer.end()?;
+            if run.chatty {
+                crate::render::diag(format_args!(
+                    "analyst: stopped after {rows} {} (--limit); cancelling the query",
+                    rows_word(rows)
+                ));
+            }
+            if let Err(e) = run.client.cancel(&id).await {
+                crate::render::warn(format!("could not cancel query {id}: {e:#}"));
+            }
+            return Ok(Status::Success);
+        }
+        Err(e) => {
+            // The rows are not wanted any more (stdout closed, a bad line): stop the query.
+            let began = answer.schema;
+            let _ = answer.writer.end();
+            if began {
+                let _ = run.client.cancel(&id).await;
+            }
+            return Err(e);
+        }
+    };
+    answer.writer.end()?;
+    if let Some((message, rid)) = answer.error.take() {
+        let rid = rid.map(|r| format!(" (requestId {r})")).unwrap_or_default();
+        let tail = if answer.schema {
+            format!(
+                "; the result is incomplete: {rows} {} written",
+                rows_word(rows)
+            )
+        } else {
+            String::new()
+        };
+        return Err(fail(
+            Status::Failure,
+            format!("sql: the service reported: {message}{rid}{tail}"),
+        ));
+    }
+    if let Ended::Lost(why) = ended {
+        return Err(fail(
+            Status::Network,
+            format!(
+                "sql: connection lost ({why}); the result is incomplete: {rows} {} written",
+                rows_word(rows)
+            ),
+        ));
+    }
+    if !answer.schema {
+        return Err(fail(
+            Status::Failure,
+            "sql: the data API's answer had no schema and no rows (an empty body)",
+        ));
+    }
+    Ok(Status::Success)
+}
+
+async fn stream<W: Write>(
+    run: &Run<'_>,
+    query: &QueryRequest,
+    id: &str,
+    answer: &mut Answer<'_, W>,
+) -> Result<Ended> {
+    let mut response = run.client.open(query, id).await?;
+    let mut framed = Framed::new(answer);
+    let ended = read_body(&mut response, run.idle, &mut framed).await?;
+    if ended == Ended::Closed && !framed.finish_response()? {
+        return Ok(Ended::Lost(
+            "the connection closed in the middle of a line".into(),
+        ));
+    }
+    Ok(ended)
+}
+
+fn rows_word(n: u64) -> &'static str {
+    if n == 1 {
+        "row"
+    } else {
+        "rows"
+    }
+}
+
+/// Rows received and rows per second on stderr (a terminal, not `-q`).
+struct Progress {
+    bar: Option<ProgressBar>,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(enabled: bool) -> Progress {
+        let bar = enabled.then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg} {elapsed:.dim}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar.set_message("waiting for rows");
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        });
+        Progress {
+            bar,
+            started: Instant::now(),
+        }
+    }
+
+    fn tick(&mut self, rows: u64) {
+        if let Some(bar) = &self.bar {
+            let secs = self.started.elapsed().as_secs_f64().max(1e-3);
+            bar.set_message(format!(
+                "{rows} {} ({:.0} rows/s)",
+                rows_word(rows),
+                rows as f64 / secs
+            ));
+        }
+    }
+
+    fn clear(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}

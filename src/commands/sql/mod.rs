@@ -1,0 +1,405 @@
+//! `analyst sql`: run SQL on the data query API and stream every row (CLI.md, `sql`).
+//!
+//! The query comes from the argument, stdin, or the SQL tool calls of an answer (a saved
+//! stream, or a thread's state read through the chat service). `--list` sends nothing.
+
+mod exec;
+mod found;
+
+use super::chat_request::{service, thread_id};
+use super::Ctx;
+use crate::cli::{Format, SqlArgs};
+use crate::client::data::{request_id, DataClient};
+use crate::client::resume::read_state;
+use crate::client::stream::{Chunks, Framed};
+use crate::client::Http;
+use crate::exit::{usage, Status};
+use crate::protocol::data::QueryRequest;
+use crate::protocol::ChatRequest;
+use crate::render::rows::{RowFormat, RowOptions, RowWriter};
+use crate::render::{pick_format, write_document};
+use crate::settings::{read_text_source, DataSettings, Secret, ServiceFlags};
+use anyhow::Result;
+use exec::{run_query, Run};
+use found::{Finder, Found};
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Where the SQL comes from.
+enum Source<'a> {
+    /// The argument, or stdin.
+    Given(&'a str),
+    /// A saved stream (a file, or stdin).
+    Saved(&'a Path),
+    /// A thread's state.
+    Thread,
+}
+
+/// Which of the answer's queries to run.
+#[derive(Clone, Copy)]
+enum Choice {
+    /// The N-th, from 1.
+    Pick(usize),
+    /// The last.
+    Last,
+    /// Each.
+    All,
+}
+
+/// Run the command.
+pub fn run(ctx: &Ctx, args: SqlArgs) -> Result<Status> {
+    let format = pick_format(
+        ctx.global.output,
+        &[
+            Format::Table,
+            Format::Csv,
+            Format::Tsv,
+            Format::Ndjson,
+            Format::Json,
+            Format::Yaml,
+        ],
+        Format::Table,
+        Format::Csv,
+        "sql",
+    )?;
+    let source = match (&args.query, &args.from) {
+        (Some(q), _) => Source::Given(q),
+        (None, Some(path)) => Source::Saved(path),
+        (None, None) if args.thread.chat_id.is_some() || args.thread.continue_last => {
+            Source::Thread
+        }
+        (None, None) => {
+            return Err(usage(
+                "no query: pass the SQL as QUERY (- for stdin), or take it from an answer with --from FILE or --chat-id ID (-c for the last thread)",
+            ))
+        }
+    };
+    if matches!(source, Source::Given(_)) {
+        for (given, flag) in [
+            (args.list, "--list"),
+            (args.all, "--all"),
+            (args.pick.is_some(), "--pick"),
+        ] {
+            if given {
+                return Err(usage(format!(
+                    "{flag} chooses among the SQL of an answer: use it with --from FILE or --chat-id ID, not with QUERY"
+                )));
+            }
+        }
+    }
+    let choice = match (args.pick, args.all) {
+        (Some(n), _) => Choice::Pick(n as usize),
+        (None, true) => Choice::All,
+        (None, false) => Choice::Last,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run_async(ctx, &args, format, source, choice))
+}
+
+async fn run_async(
+    ctx: &Ctx,
+    args: &SqlArgs,
+    format: Format,
+    source: Source<'_>,
+    choice: Choice,
+) -> Result<Status> {
+    // The demo's data API: needed unless nothing is sent to it.
+    let demo = if args.demo && (!args.list || matches!(source, Source::Thread)) {
+        Some(super::chat_demo::start(ctx, crate::protocol::Dialect::Seed).await?)
+    } else {
+        None
+    };
+    let demo_data = match &demo {
+        Some(d) if !args.list => Some(demo_data(d)?),
+        _ => None,
+    };
+    // The SQL, or the answer's queries.
+    let queries: Vec<Found> = match source {
+        Source::Given(q) => vec![Found {
+            sql: given_sql(q)?,
+            ..Found::default()
+        }],
+        Source::Saved(path) => saved_queries(path)?,
+        Source::Thread => {
+            let svc = service(
+                ctx,
+                &args.service,
+                &args.identity,
+                None,
+                demo.as_ref().map(|d| &d.target),
+            )?;
+            let chat_id = match &demo {
+                Some(d) => d.thread_id(ctx, &args.thread, None)?,
+                None => thread_id(ctx, &args.thread, svc.profile(), None)?,
+            }
+            .ok_or_else(|| usage("sql: which thread? pass --chat-id ID, or -c for the last one"))?;
+            let request = ChatRequest {
+                chat_id: Some(chat_id.clone()),
+                session_settings: svc.identity.clone(),
+                ..ChatRequest::default()
+            };
+            if ctx.global.dry_run {
+                // Nothing is sent, not even the state read: the query is shown as a placeholder.
+                let data = data_settings(ctx, args, demo_data)?;
+                let client = DataClient::new(http(ctx)?, &data)?;
+                let state_read = svc.client.describe(
+                    &svc.client.endpoint.stream,
+                    &serde_json::to_vec_pretty(&request)?,
+                );
+                let which = match choice {
+                    Choice::Pick(n) => format!("query {n}"),
+                    Choice::Last => "the last query".into(),
+                    Choice::All => "each query, one request each".into(),
+                };
+                let body = query_body(args, format!("<the SQL of {which} of thread {chat_id}>"));
+                let requests = [
+                    state_read,
+                    client.describe(&serde_json::to_vec_pretty(&body)?, &request_id()),
+                ];
+                super::write_dry_run(ctx.global.output, &requests)?;
+                return Ok(Status::Success);
+            }
+            let probe = read_state(&svc.client, &request, svc.idle()).await?;
+            let mut finder = Finder::default();
+            for line in &probe.lines {
+                finder.text(line);
+            }
+            finder.finish()
+        }
+    };
+    if args.list {
+        return list(ctx, &queries);
+    }
+    let chosen = choose(&queries, choice, args)?;
+    let data = data_settings(ctx, args, demo_data)?;
+    let client = DataClient::new(http(ctx)?, &data)?;
+    let bodies: Vec<QueryRequest> = chosen
+        .iter()
+        .map(|f| query_body(args, f.sql.clone()))
+        .collect();
+    if ctx.global.dry_run {
+        let requests: Vec<_> = bodies
+            .iter()
+            .map(|b| Ok(client.describe(&serde_json::to_vec_pretty(b)?, &request_id())))
+            .collect::<Result<_>>()?;
+        super::write_dry_run(ctx.global.output, &requests)?;
+        return Ok(Status::Success);
+    }
+    let mut writer = RowWriter::new(
+        crate::exit::stdout(),
+        RowOptions {
+            format: row_format(format),
+            header: !args.no_header,
+            table_rows: args.rows,
+            style: ctx.out_style,
+            many: matches!(choice, Choice::All),
+        },
+    );
+    let run = Run {
+        client: &client,
+        idle: client
+            .http
+            .idle_timeout
+            .unwrap_or(super::chat_request::DEFAULT_IDLE),
+        limit: args.limit,
+        progress: ctx.chatty(),
+        chatty: ctx.chatty(),
+    };
+    for body in &bodies {
+        match run_query(&run, body, &mut writer).await {
+            Ok(Status::Success) => {}
+            Ok(other) => {
+                let _ = writer.finish();
+                return Ok(other);
+            }
+            Err(e) => {
+                let _ = writer.finish();
+                return Err(e);
+            }
+        }
+    }
+    writer.finish()?;
+    Ok(Status::Success)
+}
+
+/// The demo emulator's data API, once it has one.
+fn demo_data(demo: &super::chat_demo::Demo) -> Result<DataSettings> {
+    match (&demo.data_url, &demo.data_token) {
+        (Some(url), Some(token)) => Ok(DataSettings {
+            root: crate::settings::data_root(url, "the demo emulator")?,
+            token: Secret::new(token.clone(), "the demo emulator")?,
+        }),
+        _ => Err(usage(
+            "sql --demo: the built-in emulator has no data API yet; run against a service with --data-url and --data-token-file \
+             (--demo --list --from FILE works: it sends nothing)",
+        )),
+    }
+}
+
+fn http(ctx: &Ctx) -> Result<Http> {
+    let common = ctx.resolver()?.common(&ctx.global)?;
+    Http::new(
+        common.connect_timeout,
+        common.idle_timeout,
+        ctx.global.verbose,
+    )
+}
+
+fn data_settings(ctx: &Ctx, args: &SqlArgs, demo: Option<DataSettings>) -> Result<DataSettings> {
+    if let Some(d) = demo {
+        return Ok(d);
+    }
+    ctx.resolver()?.data(
+        args.data_url.as_deref(),
+        args.data_token_file.as_deref(),
+        &ServiceFlags::from(&args.service),
+    )
+}
+
+fn query_body(args: &SqlArgs, sql: String) -> QueryRequest {
+    QueryRequest {
+        query: sql,
+        timezone: args.identity.timezone.clone(),
+        cache: args.cache.map(|c| c.wire().to_owned()),
+    }
+}
+
+/// QUERY, or stdin for `-`; never empty.
+fn given_sql(q: &str) -> Result<String> {
+    let sql = if q == "-" {
+        read_text_source("QUERY", "-")?
+    } else {
+        q.to_owned()
+    };
+    let sql = sql.trim();
+    if sql.is_empty() {
+        return Err(usage("QUERY is empty"));
+    }
+    Ok(sql.to_owned())
+}
+
+/// The SQL tool calls of a saved stream, read as it is framed (any size).
+fn saved_queries(path: &Path) -> Result<Vec<Found>> {
+    let mut finder = Finder::default();
+    let name = path.display().to_string();
+    {
+        let mut framed = Framed::new(&mut finder);
+        let mut input: Box<dyn Read> = if path.as_os_str() == "-" {
+            Box::new(std::io::stdin().lock())
+        } else {
+            Box::new(
+                std::fs::File::open(path)
+                    .map_err(|e| usage(format!("--from: cannot read {name}: {e}")))?,
+            )
+        };
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = input
+                .read(&mut buf)
+                .map_err(|e| usage(format!("--from: cannot read {name}: {e}")))?;
+            if n == 0 {
+                break;
+            }
+            framed.chunk(&buf[..n])?;
+        }
+        framed.finish()?;
+    }
+    if finder.skipped > 0 {
+        crate::render::warn(format!(
+            "--from {name}: {} {} not JSON, skipped",
+            finder.skipped,
+            if finder.skipped == 1 {
+                "line was"
+            } else {
+                "lines were"
+            }
+        ));
+    }
+    Ok(finder.finish())
+}
+
+fn choose<'a>(queries: &'a [Found], choice: Choice, args: &SqlArgs) -> Result<Vec<&'a Found>> {
+    let from = match &args.from {
+        Some(p) => format!("--from {}", p.display()),
+        None => "the thread".to_owned(),
+    };
+    if queries.is_empty() {
+        return Err(usage(format!(
+            "{from}: no SQL tool call found (nothing to run)"
+        )));
+    }
+    Ok(match choice {
+        Choice::All => queries.iter().collect(),
+        Choice::Last => vec![queries.last().expect("not empty")],
+        Choice::Pick(n) => match queries.get(n - 1) {
+            Some(q) => vec![q],
+            None => {
+                return Err(usage(format!(
+                    "--pick {n}: {from} has {} SQL {} (see --list)",
+                    queries.len(),
+                    if queries.len() == 1 {
+                        "query"
+                    } else {
+                        "queries"
+                    }
+                )))
+            }
+        },
+    })
+}
+
+/// `--list`: one line per query (`N<TAB>title<TAB>rows shown<TAB>totalRows`), or documents.
+fn list(ctx: &Ctx, queries: &[Found]) -> Result<Status> {
+    let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
+    let docs = || {
+        queries
+            .iter()
+            .enumerate()
+            .map(|(i, f)| f.to_json(i + 1))
+            .collect::<Vec<_>>()
+    };
+    match ctx.global.output {
+        Some(f @ (Format::Json | Format::Yaml)) => {
+            write_document(&mut out, &serde_json::Value::Array(docs()), f)?
+        }
+        Some(Format::Ndjson) => {
+            for d in docs() {
+                serde_json::to_writer(&mut out, &d)?;
+                out.write_all(b"\n")?;
+            }
+        }
+        _ => {
+            let num = |n: Option<String>| n.unwrap_or_else(|| "-".into());
+            for (i, f) in queries.iter().enumerate() {
+                let title = f
+                    .title
+                    .as_deref()
+                    .unwrap_or("")
+                    .replace(['\t', '\n', '\r'], " ");
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}",
+                    i + 1,
+                    title,
+                    num(f.rows.map(|r| r.to_string())),
+                    num(f.total_rows.map(|r| r.to_string()))
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Status::Success)
+}
+
+fn row_format(f: Format) -> RowFormat {
+    match f {
+        Format::Csv => RowFormat::Csv,
+        Format::Tsv => RowFormat::Tsv,
+        Format::Ndjson => RowFormat::Ndjson,
+        Format::Json => RowFormat::Json,
+        Format::Yaml => RowFormat::Yaml,
+        _ => RowFormat::Table,
+    }
+}

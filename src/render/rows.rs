@@ -1,0 +1,509 @@
+//! Rows of the data query API as they arrive -> csv (RFC 4180), tsv, ndjson, json, yaml or a
+//! table. Every format but `table` writes each row the moment it is given and keeps nothing
+//! of it, so memory stays flat however many rows come; `table` keeps its first `--rows`.
+//!
+//! One writer serves one run: several results (`sql --all`) are separated as CLI.md says
+//! (a blank line for csv and tsv, one JSON array, one YAML sequence).
+
+use super::{table, Style};
+use crate::protocol::data::Cell;
+use crate::protocol::tool::Column;
+use anyhow::Result;
+use std::io::{BufWriter, Write};
+
+/// The formats of `analyst sql`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowFormat {
+    /// A table of the first rows, then a count.
+    Table,
+    /// RFC 4180.
+    Csv,
+    /// Tab-separated, with `\t`, `\n`, `\r`, `\\` escaped.
+    Tsv,
+    /// One object per row, keys the column names.
+    Ndjson,
+    /// `{schema, rows, rowCount}`.
+    Json,
+    /// The same document as YAML.
+    Yaml,
+}
+
+/// How to write.
+#[derive(Clone, Copy, Debug)]
+pub struct RowOptions {
+    /// The format.
+    pub format: RowFormat,
+    /// csv and tsv: a header row.
+    pub header: bool,
+    /// table: rows shown (0 = all).
+    pub table_rows: usize,
+    /// table: colours.
+    pub style: Style,
+    /// Several results: json an array, yaml a sequence.
+    pub many: bool,
+}
+
+enum Out<W: Write> {
+    /// Taken out for a moment between two results (`--all`).
+    Csv(Option<Box<csv::Writer<W>>>),
+    Plain(BufWriter<W>),
+}
+
+/// Writes results, row by row.
+pub struct RowWriter<W: Write> {
+    out: Out<W>,
+    opts: RowOptions,
+    columns: Vec<Column>,
+    /// ndjson: each column's `"name":` as JSON, made once per result.
+    keys: Vec<Vec<u8>>,
+    /// table: the rows kept.
+    kept: Vec<Vec<String>>,
+    rows: u64,
+    results: usize,
+    open: bool,
+}
+
+const OUT_BUFFER: usize = 64 * 1024;
+
+impl<W: Write> RowWriter<W> {
+    /// A writer to `out`.
+    pub fn new(out: W, opts: RowOptions) -> RowWriter<W> {
+        let out = match opts.format {
+            RowFormat::Csv => Out::Csv(Some(Box::new(csv_writer(out)))),
+            _ => Out::Plain(BufWriter::with_capacity(OUT_BUFFER, out)),
+        };
+        RowWriter {
+            out,
+            opts,
+            columns: Vec::new(),
+            keys: Vec::new(),
+            kept: Vec::new(),
+            rows: 0,
+            results: 0,
+            open: false,
+        }
+    }
+
+    /// Rows written for the current result.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Column names of the current result.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The output of every format but csv.
+    fn plain(&mut self) -> &mut dyn Write {
+        match &mut self.out {
+            Out::Plain(w) => w,
+            Out::Csv(_) => unreachable!("csv is written through its writer"),
+        }
+    }
+
+    fn csv(&mut self) -> &mut csv::Writer<W> {
+        match &mut self.out {
+            Out::Csv(Some(w)) => w,
+            _ => unreachable!("only csv has a csv writer"),
+        }
+    }
+
+    /// A result begins with its schema (ends the previous one if it is still open).
+    pub fn start(&mut self, columns: Vec<Column>) -> Result<()> {
+        if self.open {
+            self.end()?;
+        }
+        let names: Vec<String> = columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("column{}", i + 1)))
+            .collect();
+        let first = self.results == 0;
+        self.results += 1;
+        self.rows = 0;
+        self.open = true;
+        self.kept.clear();
+        let (header, many) = (self.opts.header, self.opts.many);
+        match self.opts.format {
+            RowFormat::Csv => {
+                if !first {
+                    // A blank line between results: csv's writer only writes records.
+                    if let Out::Csv(slot) = &mut self.out {
+                        let writer = slot.take().expect("the csv writer is in place");
+                        let mut inner = writer.into_inner().map_err(|e| e.into_error())?;
+                        inner.write_all(b"\n")?;
+                        *slot = Some(Box::new(csv_writer(inner)));
+                    }
+                }
+                if header {
+                    self.csv().write_record(&names)?;
+                }
+            }
+            RowFormat::Tsv => {
+                let out = self.plain();
+                if !first {
+                    out.write_all(b"\n")?;
+                }
+                if header {
+                    for (i, n) in names.iter().enumerate() {
+                        if i > 0 {
+                            out.write_all(b"\t")?;
+                        }
+                        write_tsv(out, n)?;
+                    }
+                    out.write_all(b"\n")?;
+                }
+            }
+            RowFormat::Ndjson => {
+                self.keys = names
+                    .iter()
+                    .map(|n| {
+                        let mut k = serde_json::to_vec(n).unwrap_or_default();
+                        k.push(b':');
+                        k
+                    })
+                    .collect();
+            }
+            RowFormat::Json => {
+                let schema = serde_json::to_string(&columns)?;
+                let out = self.plain();
+                let (lead, pad) = if many { ("  ", "    ") } else { ("", "  ") };
+                match (many, first) {
+                    (true, true) => out.write_all(b"[\n")?,
+                    (true, false) => out.write_all(b",\n")?,
+                    _ => {}
+                }
+                write!(
+                    out,
+                    "{lead}{{\n{pad}\"schema\": {schema},\n{pad}\"rows\": ["
+                )?;
+            }
+            RowFormat::Yaml => {
+                let schema = serde_yaml::to_string(&columns)?;
+                let out = self.plain();
+                let (first_lead, lead) = if many { ("- ", "  ") } else { ("", "") };
+                if columns.is_empty() {
+                    writeln!(out, "{first_lead}schema: []")?;
+                } else {
+                    writeln!(out, "{first_lead}schema:")?;
+                    for line in schema.lines() {
+                        writeln!(out, "{lead}{line}")?;
+                    }
+                }
+                write!(out, "{lead}rows:")?;
+            }
+            RowFormat::Table => {}
+        }
+        self.columns = columns;
+        Ok(())
+    }
+
+    /// One row, written at once (table: kept while there is room).
+    pub fn row(&mut self, cells: &[Cell<'_>]) -> Result<()> {
+        self.rows += 1;
+        let many = self.opts.many;
+        match self.opts.format {
+            RowFormat::Csv => {
+                self.csv()
+                    .write_record(cells.iter().map(|c| c.text().unwrap_or("")))?;
+            }
+            RowFormat::Tsv => {
+                let out = self.plain();
+                for (i, c) in cells.iter().enumerate() {
+                    if i > 0 {
+                        out.write_all(b"\t")?;
+                    }
+                    if let Some(t) = c.text() {
+                        write_tsv(out, t)?;
+                    }
+                }
+                out.write_all(b"\n")?;
+            }
+            RowFormat::Ndjson => {
+                let Out::Plain(out) = &mut self.out else {
+                    unreachable!()
+                };
+                out.write_all(b"{")?;
+                for (i, c) in cells.iter().enumerate() {
+                    if i > 0 {
+                        out.write_all(b",")?;
+                    }
+                    match self.keys.get(i) {
+                        Some(k) => out.write_all(k)?,
+                        None => write!(out, "\"column{}\":", i + 1)?,
+                    }
+                    write_json(out, c)?;
+                }
+                out.write_all(b"}\n")?;
+            }
+            RowFormat::Json => {
+                let first = self.rows == 1;
+                let out = self.plain();
+                let pad = if many { "      " } else { "    " };
+                out.write_all(if first { b"\n" } else { b",\n" })?;
+                out.write_all(pad.as_bytes())?;
+                write_array(out, cells)?;
+            }
+            RowFormat::Yaml => {
+                let out = self.plain();
+                let lead = if many { "\n  - " } else { "\n- " };
+                out.write_all(lead.as_bytes())?;
+                // A JSON array is a YAML flow sequence; JSON strings are YAML double-quoted scalars.
+                write_array(out, cells)?;
+            }
+            RowFormat::Table => {
+                let room = self.opts.table_rows == 0 || self.kept.len() < self.opts.table_rows;
+                if room {
+                    self.kept.push(
+                        cells
+                            .iter()
+                            .map(|c| c.text().unwrap_or("").to_owned())
+                            .collect(),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The current result is over (complete or not): close its document, draw its table.
+    pub fn end(&mut self) -> Result<()> {
+        if !self.open {
+            return Ok(());
+        }
+        self.open = false;
+        let (rows, many) = (self.rows, self.opts.many);
+        match self.opts.format {
+            RowFormat::Json => {
+                let out = self.plain();
+                let (lead, pad) = if many { ("  ", "    ") } else { ("", "  ") };
+                if rows > 0 {
+                    write!(out, "\n{pad}")?;
+                }
+                write!(out, "],\n{pad}\"rowCount\": {rows}\n{lead}}}")?;
+                if !many {
+                    out.write_all(b"\n")?;
+                }
+            }
+            RowFormat::Yaml => {
+                let out = self.plain();
+                let lead = if many { "  " } else { "" };
+                if rows == 0 {
+                    out.write_all(b" []")?;
+                }
+                write!(out, "\n{lead}rowCount: {rows}\n")?;
+            }
+            RowFormat::Table => self.draw_table()?,
+            _ => {}
+        }
+        self.flush()
+    }
+
+    fn draw_table(&mut self) -> Result<()> {
+        let mut grid = table(self.opts.style);
+        grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+        grid.set_header(
+            self.columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("column{}", i + 1))),
+        );
+        for row in self.kept.drain(..) {
+            grid.add_row(row);
+        }
+        let shown = (self.opts.table_rows as u64).min(self.rows);
+        let count = if self.opts.table_rows == 0 || self.rows <= shown {
+            format!("{} {}", self.rows, plural(self.rows))
+        } else {
+            format!("{shown} of {} rows shown (--rows N for more)", self.rows)
+        };
+        let style = self.opts.style;
+        let first = self.results == 1;
+        let out = self.plain();
+        if !first {
+            out.write_all(b"\n")?;
+        }
+        writeln!(out, "{grid}")?;
+        writeln!(out, "{}", style.dim(&count))?;
+        Ok(())
+    }
+
+    /// Everything is written: close a `--all` JSON array.
+    pub fn finish(&mut self) -> Result<()> {
+        self.end()?;
+        if self.opts.many && self.opts.format == RowFormat::Json {
+            let close: &[u8] = if self.results == 0 { b"[]\n" } else { b"\n]\n" };
+            self.plain().write_all(close)?;
+        }
+        self.flush()
+    }
+
+    /// Hand what is buffered to the output.
+    pub fn flush(&mut self) -> Result<()> {
+        match &mut self.out {
+            Out::Csv(Some(w)) => w.flush()?,
+            Out::Csv(None) => {}
+            Out::Plain(w) => w.flush()?,
+        }
+        Ok(())
+    }
+}
+
+fn csv_writer<W: Write>(out: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .flexible(true)
+        .buffer_capacity(OUT_BUFFER)
+        .from_writer(out)
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        "row"
+    } else {
+        "rows"
+    }
+}
+
+/// A tsv field: tab, LF, CR and backslash as `\t`, `\n`, `\r`, `\\`.
+fn write_tsv(out: &mut dyn Write, s: &str) -> std::io::Result<()> {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\\' => b"\\\\",
+            _ => continue,
+        };
+        out.write_all(&bytes[start..i])?;
+        out.write_all(esc)?;
+        start = i + 1;
+    }
+    out.write_all(&bytes[start..])
+}
+
+fn write_json(out: &mut dyn Write, cell: &Cell<'_>) -> std::io::Result<()> {
+    match cell.text() {
+        None => out.write_all(b"null"),
+        Some(t) => serde_json::to_writer(out, t).map_err(std::io::Error::from),
+    }
+}
+
+fn write_array(out: &mut dyn Write, cells: &[Cell<'_>]) -> std::io::Result<()> {
+    out.write_all(b"[")?;
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b", ")?;
+        }
+        write_json(out, c)?;
+    }
+    out.write_all(b"]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    fn cols(names: &[&str]) -> Vec<Column> {
+        names
+            .iter()
+            .map(|n| Column {
+                name: Some((*n).into()),
+                column_type: Some("String".into()),
+            })
+            .collect()
+    }
+
+    fn t(s: &str) -> Cell<'_> {
+        Cell::Text(Cow::Borrowed(s))
+    }
+
+    fn render(format: RowFormat, many: bool, results: &[&[Vec<Cell<'_>>]]) -> String {
+        let mut buf = Vec::new();
+        {
+            let mut w = RowWriter::new(
+                &mut buf,
+                RowOptions {
+                    format,
+                    header: true,
+                    table_rows: 1,
+                    style: Style::default(),
+                    many,
+                },
+            );
+            for rows in results {
+                w.start(cols(&["a", "b"])).unwrap();
+                for r in rows.iter() {
+                    w.row(r).unwrap();
+                }
+                w.end().unwrap();
+            }
+            w.finish().unwrap();
+        }
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn csv_quotes_what_it_must() {
+        let rows = [
+            vec![t("x,y"), t("say \"hi\"")],
+            vec![t("two\nlines"), Cell::Null],
+            vec![t("ünï"), t("")],
+        ];
+        assert_eq!(
+            render(RowFormat::Csv, false, &[&rows]),
+            "a,b\n\"x,y\",\"say \"\"hi\"\"\"\n\"two\nlines\",\nünï,\n"
+        );
+        let one = [vec![t("1"), t("2")]];
+        assert_eq!(
+            render(RowFormat::Csv, true, &[&one, &one]),
+            "a,b\n1,2\n\na,b\n1,2\n"
+        );
+    }
+
+    #[test]
+    fn tsv_escapes() {
+        let rows = [vec![t("a\tb\\c"), t("l1\r\nl2")], vec![Cell::Null, t("z")]];
+        assert_eq!(
+            render(RowFormat::Tsv, false, &[&rows]),
+            "a\tb\na\\tb\\\\c\tl1\\r\\nl2\n\tz\n"
+        );
+    }
+
+    #[test]
+    fn json_yaml_ndjson_documents_parse() {
+        let rows = [vec![t("x\"y"), Cell::Null], vec![t("é"), t("2")]];
+        let doc: serde_json::Value =
+            serde_json::from_str(&render(RowFormat::Json, false, &[&rows])).unwrap();
+        assert_eq!(
+            doc,
+            serde_json::json!({"schema": [{"name":"a","column_type":"String"},{"name":"b","column_type":"String"}],
+                "rows": [["x\"y", null], ["é", "2"]], "rowCount": 2})
+        );
+        let many: serde_json::Value =
+            serde_json::from_str(&render(RowFormat::Json, true, &[&rows, &[]])).unwrap();
+        assert_eq!(many[1]["rows"], serde_json::json!([]));
+        assert_eq!(many[0], doc);
+        let y: serde_json::Value =
+            serde_yaml::from_str(&render(RowFormat::Yaml, false, &[&rows])).unwrap();
+        assert_eq!(y, doc);
+        let y: serde_json::Value =
+            serde_yaml::from_str(&render(RowFormat::Yaml, true, &[&rows, &[]])).unwrap();
+        assert_eq!(y[0], doc);
+        assert_eq!(y[1]["rowCount"], 0);
+        let nd = render(RowFormat::Ndjson, false, &[&rows]);
+        let first: serde_json::Value = serde_json::from_str(nd.lines().next().unwrap()).unwrap();
+        assert_eq!(first, serde_json::json!({"a": "x\"y", "b": null}));
+    }
+
+    #[test]
+    fn table_shows_the_first_rows_then_a_count() {
+        let rows = [vec![t("1"), t("2")], vec![t("3"), t("4")]];
+        let text = render(RowFormat::Table, false, &[&rows]);
+        assert!(text.contains('1') && !text.contains('3'), "{text}");
+        assert!(text.contains("1 of 2 rows shown"), "{text}");
+    }
+}

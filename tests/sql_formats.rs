@@ -1,0 +1,154 @@
+//! `analyst sql` output formats, byte for byte, and the request it sends.
+
+mod sql_support;
+mod support;
+
+use serde_json::{json, Value};
+use sql_support::*;
+use support::{text, Part, Reply, Server};
+
+fn tricky() -> Vec<String> {
+    vec![
+        schema(&["name", "note"]),
+        data(json!([["a,b", "say \"hi\""], ["two\nlines", null]])),
+        data(json!([["ünïcødé ✓", ""], ["tab\there", "back\\slash\r"]])),
+    ]
+}
+
+fn run(format: &str, extra: &[&str]) -> (String, Server) {
+    let home = tempfile::tempdir().unwrap();
+    let server = data_api(tricky());
+    let out = sql(home.path(), &server)
+        .args(["-o", format])
+        .args(extra)
+        .arg("SELECT name, note FROM things")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_no_token(&out);
+    (text(&out.stdout), server)
+}
+
+#[test]
+fn csv_is_rfc_4180_with_nulls_empty() {
+    let (out, _) = run("csv", &[]);
+    assert_eq!(
+        out,
+        "name,note\n\"a,b\",\"say \"\"hi\"\"\"\n\"two\nlines\",\nünïcødé ✓,\ntab\there,\"back\\slash\r\"\n"
+    );
+    let (out, _) = run("csv", &["--no-header"]);
+    assert!(out.starts_with("\"a,b\""), "{out}");
+}
+
+#[test]
+fn csv_is_the_default_on_a_pipe() {
+    let home = tempfile::tempdir().unwrap();
+    let server = data_api(tricky());
+    let out = sql(home.path(), &server).arg("SELECT 1").output().unwrap();
+    assert!(text(&out.stdout).starts_with("name,note\n\"a,b\""));
+}
+
+#[test]
+fn tsv_escapes_tabs_newlines_and_backslashes() {
+    let (out, _) = run("tsv", &[]);
+    assert_eq!(
+        out,
+        "name\tnote\na,b\tsay \"hi\"\ntwo\\nlines\t\nünïcødé ✓\t\ntab\\there\tback\\\\slash\\r\n"
+    );
+}
+
+#[test]
+fn ndjson_is_one_object_per_row() {
+    let (out, _) = run("ndjson", &[]);
+    let rows: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0], json!({"name": "a,b", "note": "say \"hi\""}));
+    assert_eq!(rows[1], json!({"name": "two\nlines", "note": null}));
+    assert_eq!(rows[2]["name"], "ünïcødé ✓");
+}
+
+#[test]
+fn json_and_yaml_are_one_document() {
+    let (out, _) = run("json", &[]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["rowCount"], 4);
+    assert_eq!(
+        doc["schema"][0],
+        json!({"name": "name", "column_type": "String"})
+    );
+    assert_eq!(doc["rows"][1], json!(["two\nlines", null]));
+    let (out, _) = run("yaml", &[]);
+    let y: Value = serde_yaml::from_str(&out).unwrap();
+    assert_eq!(y, doc);
+}
+
+#[test]
+fn table_shows_the_first_rows_then_a_count() {
+    let (out, _) = run("table", &["--rows", "2"]);
+    assert!(out.contains("a,b") && out.contains("name"), "{out}");
+    assert!(!out.contains("ünïcødé"), "{out}");
+    assert!(out.contains("2 of 4 rows shown"), "{out}");
+}
+
+#[test]
+fn the_request_is_as_the_api_expects() {
+    let (_, server) = run(
+        "csv",
+        &["--timezone", "Europe/Berlin", "--cache", "must-revalidate"],
+    );
+    let q = &queries(&server)[0];
+    assert_eq!(q.header("authorization"), Some(DATA_TOKEN), "no prefix");
+    assert_eq!(q.header("content-type"), Some("application/json"));
+    let id = q.header("x-request-id").unwrap();
+    assert_eq!(id.len(), 36, "{id}");
+    assert_eq!(
+        q.body,
+        json!({"query": "SELECT name, note FROM things", "timezone": "Europe/Berlin", "cache": "must-revalidate"})
+    );
+    let (_, server) = run("csv", &[]);
+    assert_eq!(
+        queries(&server)[0].body,
+        json!({"query": "SELECT name, note FROM things"})
+    );
+}
+
+#[test]
+fn rows_split_across_chunks_and_object_rows() {
+    let home = tempfile::tempdir().unwrap();
+    let line = data(json!([["1", "x"], ["2", "y"]])) + "\n";
+    let (a, b) = line.as_bytes().split_at(9);
+    let (a, b) = (a.to_vec(), b.to_vec());
+    let head = schema(&["n", "s"]) + "\n";
+    let objects = data(json!([{"s": "z", "n": "3"}])) + "\n";
+    let server = Server::start(move |_, _| Reply {
+        status: 200,
+        parts: vec![
+            Part::Data(head.clone().into_bytes()),
+            Part::Data(a.clone()),
+            Part::Data(b.clone()),
+            Part::Data(objects.clone().into_bytes()),
+        ],
+    });
+    let out = sql(home.path(), &server).arg("SELECT 1").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "n,s\n1,x\n2,y\n3,z\n");
+}
+
+#[test]
+fn an_empty_result_is_a_header_only() {
+    let home = tempfile::tempdir().unwrap();
+    let server = data_api(vec![schema(&["a"])]);
+    let out = sql(home.path(), &server).arg("SELECT 1").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "a\n");
+    let out = sql(home.path(), &server)
+        .args(["-o", "json", "SELECT 1"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["rows"], json!([]));
+    assert_eq!(doc["rowCount"], 0);
+}
