@@ -180,6 +180,10 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
         global: cli.global,
         env,
     };
+    // Spinners and progress bars (indicatif) style through `console`, which decides colour by
+    // itself from stdout; they draw on stderr, so our decision for stderr is the one to hold.
+    console::set_colors_enabled(ctx.err_style.color);
+    console::set_colors_enabled_stderr(ctx.err_style.color);
     match cli.command {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
