@@ -47,6 +47,10 @@ pub struct Profile {
     pub scim_token_env: Option<String>,
     /// Command printing the SCIM token.
     pub scim_token_command: Option<String>,
+    /// Data query API root (`.../cubejs-api`).
+    pub data_url: Option<String>,
+    /// Data API token (a JWT), literally.
+    pub data_token: Option<String>,
     /// sessionSettings, keys as on the wire.
     pub session: Option<serde_json::Value>,
 }
