@@ -81,6 +81,14 @@ impl Sink for Collect {
     fn chunk_done(&mut self) -> Result<()> {
         Ok(())
     }
+
+    /// The thread is named first, so a caller can look at it or stop it while it answers.
+    fn chat_id(&mut self, id: &str) -> Result<()> {
+        if let Some(tx) = &self.progress {
+            let _ = tx.send(format!("thread {id}"));
+        }
+        Ok(())
+    }
 }
 
 /// The SQL queries among a thread's messages (as [`StateView::to_value`] gives them), in order:

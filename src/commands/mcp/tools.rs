@@ -207,7 +207,8 @@ impl Analyst {
                 } else {
                     ""
                 };
-                answer(format!("thread {id}: {n} messages{streaming}"), doc)
+                let s = if n == 1 { "" } else { "s" };
+                answer(format!("thread {id}: {n} message{s}{streaming}"), doc)
             }
             Err(e) => failed(e),
         })
