@@ -104,9 +104,9 @@ fn failure(e: &anyhow::Error) -> CallToolResult {
 }
 
 /// The arguments as `T`, or a tool error naming what does not fit.
-fn args<T: DeserializeOwned>(tool: &str, given: JsonObject) -> Result<T, CallToolResult> {
+fn args<T: DeserializeOwned>(tool: &str, given: JsonObject) -> Result<T, String> {
     serde_json::from_value(Value::Object(given))
-        .map_err(|e| failed(format!("{tool}: invalid arguments: {e}")))
+        .map_err(|e| format!("{tool}: invalid arguments: {e}"))
 }
 
 /// A result: `text` for people and older clients, `doc` as structured content.
@@ -117,10 +117,10 @@ fn answer(text: String, doc: Value) -> CallToolResult {
 }
 
 /// A chatId as given: not empty.
-fn thread(tool: &str, id: &str) -> Result<String, CallToolResult> {
+fn thread(tool: &str, id: &str) -> Result<String, String> {
     let id = id.trim();
     if id.is_empty() {
-        return Err(failed(format!("{tool}: chatId must not be empty")));
+        return Err(format!("{tool}: chatId must not be empty"));
     }
     Ok(id.to_owned())
 }
@@ -146,13 +146,13 @@ impl Analyst {
     ) -> Result<CallToolResult, ErrorData> {
         let input: AskInput = match args("ask", given) {
             Ok(a) => a,
-            Err(e) => return Ok(e),
+            Err(e) => return Ok(failed(e)),
         };
         if input.question.trim().is_empty() {
             return Ok(failed("ask: the question is empty"));
         }
         let chat_id = match input.chat_id.as_deref().map(|id| thread("ask", id)) {
-            Some(Err(e)) => return Ok(e),
+            Some(Err(e)) => return Ok(failed(e)),
             Some(Ok(id)) => Some(id),
             None => None,
         };
@@ -188,11 +188,11 @@ impl Analyst {
     async fn thread_state(&self, given: JsonObject) -> Result<CallToolResult, ErrorData> {
         let input: ThreadInput = match args("thread_state", given) {
             Ok(a) => a,
-            Err(e) => return Ok(e),
+            Err(e) => return Ok(failed(e)),
         };
         let id = match thread("thread_state", &input.chat_id) {
             Ok(id) => id,
-            Err(e) => return Ok(e),
+            Err(e) => return Ok(failed(e)),
         };
         let shared = self.shared.clone();
         let read = {
@@ -222,11 +222,11 @@ impl Analyst {
     async fn abort(&self, given: JsonObject) -> Result<CallToolResult, ErrorData> {
         let input: ThreadInput = match args("abort", given) {
             Ok(a) => a,
-            Err(e) => return Ok(e),
+            Err(e) => return Ok(failed(e)),
         };
         let id = match thread("abort", &input.chat_id) {
             Ok(id) => id,
-            Err(e) => return Ok(e),
+            Err(e) => return Ok(failed(e)),
         };
         let svc = &self.shared.svc;
         let request = AbortRequest {
@@ -250,10 +250,10 @@ impl Analyst {
     async fn run_sql(&self, given: JsonObject) -> Result<CallToolResult, ErrorData> {
         let input: SqlInput = match args("run_sql", given) {
             Ok(a) => a,
-            Err(e) => return Ok(e),
+            Err(e) => return Ok(failed(e)),
         };
         let shared = self.shared.clone();
-        Ok(local(move || async move { sql(&shared, input).await.unwrap_or_else(|e| e) }).await)
+        Ok(local(move || async move { sql(&shared, input).await.unwrap_or_else(failed) }).await)
     }
 }
 
@@ -367,40 +367,39 @@ async fn state(shared: &Shared, id: &str) -> anyhow::Result<Value> {
 }
 
 /// `run_sql`: the SQL from `query` or from the thread, then the data API.
-async fn sql(shared: &Shared, input: SqlInput) -> Result<CallToolResult, CallToolResult> {
+async fn sql(shared: &Shared, input: SqlInput) -> Result<CallToolResult, String> {
     let limit = input.limit.unwrap_or(1000);
     if limit == 0 {
-        return Err(failed("run_sql: limit must be at least 1"));
+        return Err("run_sql: limit must be at least 1".to_owned());
     }
     if input.pick.is_some() && input.chat_id.is_none() {
-        return Err(failed("run_sql: pick needs chatId"));
+        return Err("run_sql: pick needs chatId".to_owned());
     }
     let sql = match (&input.query, &input.chat_id) {
         (Some(q), None) if !q.trim().is_empty() => q.clone(),
-        (Some(_), None) => return Err(failed("run_sql: the query is empty")),
+        (Some(_), None) => return Err("run_sql: the query is empty".to_owned()),
         (Some(_), Some(_)) => {
-            return Err(failed(
-                "run_sql: give either query or chatId (with pick), not both",
-            ))
+            return Err("run_sql: give either query or chatId (with pick), not both".to_owned())
         }
         (None, None) => {
-            return Err(failed(
-                "run_sql: give query (SQL), or chatId (and pick) to rerun a query of a thread",
-            ))
+            return Err(
+                "run_sql: give query (SQL), or chatId (and pick) to rerun a query of a thread"
+                    .to_owned(),
+            )
         }
         (None, Some(id)) => {
             let id = thread("run_sql", id)?;
-            let doc = state(shared, &id).await.map_err(|e| failure(&e))?;
+            let doc = state(shared, &id).await.map_err(|e| format!("{e:#}"))?;
             pick(&id, &queries(&doc["messages"], 0), input.pick)?
         }
     };
     let data = shared
         .data
         .as_ref()
-        .map_err(|why| failed(format!("run_sql: {why}")))?;
+        .map_err(|why| format!("run_sql: {why}"))?;
     let mut doc = run_data_query(data, &sql, limit)
         .await
-        .map_err(|e| failure(&e))?;
+        .map_err(|e| format!("{e:#}"))?;
     let n = doc["rowCount"].as_u64().unwrap_or(0);
     let more = if doc["truncated"] == true {
         format!(" (cut at limit {limit}; more exist)")
@@ -416,23 +415,23 @@ async fn sql(shared: &Shared, input: SqlInput) -> Result<CallToolResult, CallToo
 }
 
 /// The SQL of query `pick` (1-based; default the last) among a thread's queries.
-fn pick(id: &str, found: &[Value], pick: Option<usize>) -> Result<String, CallToolResult> {
+fn pick(id: &str, found: &[Value], pick: Option<usize>) -> Result<String, String> {
     if found.is_empty() {
-        return Err(failed(format!("run_sql: thread {id} ran no SQL query")));
+        return Err(format!("run_sql: thread {id} ran no SQL query"));
     }
     let n = pick.unwrap_or(found.len());
     let q = n.checked_sub(1).and_then(|i| found.get(i)).ok_or_else(|| {
-        failed(format!(
+        format!(
             "run_sql: pick {n}: thread {id} ran {} SQL quer{} (1 to {})",
             found.len(),
             if found.len() == 1 { "y" } else { "ies" },
             found.len()
-        ))
+        )
     })?;
     q["sql"]
         .as_str()
         .map(str::to_owned)
-        .ok_or_else(|| failed(format!("run_sql: query {n} of thread {id} carries no SQL")))
+        .ok_or_else(|| format!("run_sql: query {n} of thread {id} carries no SQL"))
 }
 
 #[tool_handler(router = self.tool_router)]
