@@ -31,6 +31,9 @@ _analyst() {
             analyst,help)
                 cmd="analyst__subcmd__help"
                 ;;
+            analyst,mcp)
+                cmd="analyst__subcmd__mcp"
+                ;;
             analyst,scim)
                 cmd="analyst__subcmd__scim"
                 ;;
@@ -57,6 +60,9 @@ _analyst() {
                 ;;
             analyst__subcmd__help,help)
                 cmd="analyst__subcmd__help__subcmd__help"
+                ;;
+            analyst__subcmd__help,mcp)
+                cmd="analyst__subcmd__help__subcmd__mcp"
                 ;;
             analyst__subcmd__help,scim)
                 cmd="analyst__subcmd__help__subcmd__scim"
@@ -92,7 +98,7 @@ _analyst() {
 
     case "${cmd}" in
         analyst)
-            opts="-o -v -q -h -V --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help --version chat state abort scim extract-final sql serve completions help"
+            opts="-o -v -q -h -V --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help --version chat state abort scim extract-final sql mcp serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -478,7 +484,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help)
-            opts="chat state abort scim extract-final sql serve completions help"
+            opts="chat state abort scim extract-final sql mcp serve completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -561,6 +567,20 @@ _analyst() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        analyst__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         analyst__subcmd__help__subcmd__scim)
             opts="patch"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -624,6 +644,120 @@ _analyst() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__mcp)
+            opts="-o -v -q -h --demo --dialect --fallback --retries --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dialect)
+                    COMPREPLY=($(compgen -W "seed docs legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --account)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --external-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --internal-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --email)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --security-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -129,6 +129,8 @@ pub enum Command {
     ExtractFinal(ExtractFinalArgs),
     /// Run SQL on the data query API and stream every row (the full results behind an answer)
     Sql(SqlArgs),
+    /// Serve the agent to AI assistants over the Model Context Protocol (stdio)
+    Mcp(McpArgs),
     /// Run the built-in local emulator of the service (chat, abort, SCIM)
     Serve(ServeArgs),
     /// Print a shell completion script
@@ -313,6 +315,43 @@ pub struct AbortArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub thread: ThreadArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub service: ServiceArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub identity: IdentityArgs,
+}
+
+/// `analyst mcp`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+JSON-RPC on stdin and stdout; logs only on stderr. Tools: ask (question, optional chatId),
+thread_state (chatId), abort (chatId), run_sql (query, or chatId and pick; limit). Failures come
+back as tool errors with the message the CLI would print; a bad request never ends the server.
+
+An assistant's configuration (e.g. Claude Desktop's mcpServers):
+  {\"analyst\": {\"command\": \"analyst\", \"args\": [\"mcp\", \"--profile\", \"prod\"]}}
+Try it without an account: \"args\": [\"mcp\", \"--demo\"]")]
+pub struct McpArgs {
+    /// Serve the built-in emulator, started in-process on a free loopback port
+    #[arg(long, conflicts_with_all = ["url", "base_url"])]
+    pub demo: bool,
+    /// Wire variant the --demo emulator speaks (see `analyst serve --dialect`)
+    #[arg(
+        long,
+        value_enum,
+        value_name = "DIALECT",
+        default_value = "seed",
+        requires = "demo"
+    )]
+    pub dialect: DialectArg,
+    /// With no final frame in the stream, take the last complete assistant message
+    #[arg(long)]
+    pub fallback: bool,
+    /// How often `ask` resumes a dropped stream
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub service: ServiceArgs,

@@ -8,6 +8,7 @@ mod chat_request;
 mod chat_sink;
 pub mod completions;
 mod extract_final;
+mod mcp;
 mod scim;
 mod serve;
 mod sql;
@@ -81,6 +82,8 @@ fn globals_of(command: &Command) -> (&'static str, Globals) {
         Command::Scim(ScimCommand::Patch(_)) => ("scim patch", g(all, all, all, all)),
         Command::ExtractFinal(_) => ("extract-final", g(all, none, none, none)),
         Command::Sql(_) => ("sql", g(all, all, all, all)),
+        // stdout carries only the protocol; no request is shown instead of being sent.
+        Command::Mcp(_) => ("mcp", g(none, none, all, all)),
         Command::Serve(_) => ("serve", g(all, none, none, none)),
         Command::Completions(_) => ("completions", g(none, none, none, none)),
     }
@@ -196,6 +199,7 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
                 .and_then(|m| m.subcommand().map(|(_, m)| m));
             scim::run(&ctx, command, sub)
         }
+        Command::Mcp(args) => mcp::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),
         Command::Sql(args) => sql::run(&ctx, args),
     }

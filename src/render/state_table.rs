@@ -141,6 +141,11 @@ impl StateView {
 
     /// Write the document: `chatId`, `isStreaming`, `messages`.
     pub fn write_doc(&self, out: &mut impl Write, format: Format) -> Result<()> {
+        write_document(out, &self.to_value(), format)
+    }
+
+    /// The thread as one document: `{chatId, isStreaming, messages}`.
+    pub fn to_value(&self) -> Value {
         let messages: Vec<Value> = self
             .rows()
             .into_iter()
@@ -152,9 +157,7 @@ impl StateView {
                 m
             })
             .collect();
-        let doc =
-            json!({"chatId": self.chat_id, "isStreaming": self.streaming, "messages": messages});
-        write_document(out, &doc, format)
+        json!({"chatId": self.chat_id, "isStreaming": self.streaming, "messages": messages})
     }
 }
 

@@ -1,0 +1,87 @@
+//! `analyst mcp`: the data agent as a Model Context Protocol server over stdio, so AI
+//! assistants and agent frameworks can ask it questions. stdout carries only JSON-RPC; every
+//! diagnostic goes to stderr. The tools are in [`tools`]; a turn of `ask` runs the same client
+//! path as `chat` (resume included) into the collecting sink of [`collect`].
+
+mod collect;
+mod data;
+mod tools;
+
+use super::chat_request::service;
+use super::Ctx;
+use crate::cli::McpArgs;
+use crate::exit::{fail, Status};
+use anyhow::Result;
+use rmcp::ServiceExt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Run the command: serve until the client closes stdin.
+pub fn run(ctx: &Ctx, args: McpArgs) -> Result<Status> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(serve(ctx, args))
+}
+
+async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
+    // The demo is kept alive (and its threads saved when dropped) for as long as the server runs.
+    let demo = if args.demo {
+        Some(super::chat_demo::start(ctx, args.dialect.into()).await?)
+    } else {
+        None
+    };
+    // Settings are resolved once, before the first message: a missing URL or key is said at
+    // start (exit 2), not as the answer to every question.
+    let svc = service(
+        ctx,
+        &args.service,
+        &args.identity,
+        None,
+        demo.as_ref().map(|d| &d.target),
+    )?;
+    let data = if args.demo {
+        Err(
+            "the built-in emulator (--demo) does not serve the data query API yet; \
+             run_sql needs a service with one (ANALYST_DATA_URL)"
+                .to_owned(),
+        )
+    } else {
+        data::DataSettings::resolve(&svc).map_err(|e| format!("{e:#}"))
+    };
+    let backoff = ctx
+        .env
+        .get("ANALYST_TEST_BACKOFF_MS")
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(Duration::from_millis(200));
+    let server = tools::Analyst::new(Arc::new(tools::Shared {
+        svc,
+        data,
+        retries: args.retries,
+        fallback: args.fallback,
+        backoff,
+    }));
+    if !ctx.global.quiet {
+        crate::render::diag(format_args!(
+            "analyst mcp: serving on stdio{}",
+            if args.demo { " (--demo)" } else { "" }
+        ));
+    }
+    let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| {
+        fail(
+            Status::Failure,
+            format!("mcp: the session did not start: {e}"),
+        )
+    })?;
+    let end = running.waiting().await;
+    drop(demo);
+    match end {
+        Ok(_) => Ok(Status::Success),
+        Err(e) => Err(fail(
+            Status::Failure,
+            format!("mcp: the session failed: {e}"),
+        )),
+    }
+}
