@@ -15,7 +15,12 @@ pub struct Demo {
 
 /// Start the emulator with its demo options.
 pub async fn start() -> Result<Demo> {
-    let running = start_emulator(ServeOptions::demo()).await.map_err(|e| {
+    start_with(ServeOptions::demo()).await
+}
+
+/// Start the emulator with these options (`eval --demo` fixes its date).
+pub async fn start_with(options: ServeOptions) -> Result<Demo> {
+    let running = start_emulator(options).await.map_err(|e| {
         fail(
             Status::Failure,
             format!("--demo: cannot start the emulator: {e:#}"),

@@ -6,6 +6,7 @@ mod chat_demo;
 mod chat_request;
 mod chat_sink;
 pub mod completions;
+mod eval;
 mod extract_final;
 mod scim;
 mod serve;
@@ -78,6 +79,7 @@ fn globals_of(command: &Command) -> (&'static str, Globals) {
         Command::Abort(_) => ("abort", g(none, all, all, all)),
         Command::Scim(ScimCommand::Patch(_)) => ("scim patch", g(all, all, all, all)),
         Command::ExtractFinal(_) => ("extract-final", g(all, none, none, none)),
+        Command::Eval(_) => ("eval", g(all, all, all, all)),
         Command::Serve(_) => ("serve", g(all, none, none, none)),
         Command::Completions(_) => ("completions", g(none, none, none, none)),
     }
@@ -181,6 +183,7 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
         Command::Chat(args) => chat::run(&ctx, args),
+        Command::Eval(args) => eval::run(&ctx, args),
         Command::State(args) => state::run(&ctx, args),
         Command::Abort(args) => abort::run(&ctx, args),
         Command::Scim(command) => {
