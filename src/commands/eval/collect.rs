@@ -3,6 +3,7 @@
 //! case is on, so that Ctrl-C and timeouts can abort it.
 
 use crate::client::tracker::Sink;
+use crate::protocol::thread::state_messages;
 use crate::protocol::tool::{parse_input, parse_result, tool_error};
 use crate::protocol::{Frame, FrameKind, SessionSettings};
 use anyhow::{Context, Result};
@@ -79,14 +80,50 @@ impl<'a> Collect<'a> {
     }
 }
 
+/// The tool calls of the thread's last turn (after its last user message), from `__state__`:
+/// each assistant tool call with the result of the tool message that answers it.
+fn last_turn_calls(state: &Value) -> Vec<Call> {
+    let messages = state_messages(state);
+    let start = messages
+        .iter()
+        .rposition(|m| m.role == "user")
+        .map_or(0, |i| i + 1);
+    let turn = &messages[start..];
+    let mut calls = Vec::new();
+    for m in turn {
+        for c in &m.tool_calls {
+            let result = turn
+                .iter()
+                .find(|t| t.role == "tool" && t.tool_call_id.is_some() && t.tool_call_id == c.id)
+                .map(|t| parse_result(&Value::String(t.text.clone())));
+            calls.push(Call {
+                name: c.name.clone(),
+                input: parse_input(&c.args),
+                error: result.as_ref().and_then(tool_error),
+                result,
+            });
+        }
+    }
+    calls
+}
+
 impl Sink for Collect<'_> {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         if let Some((name, out)) = &mut self.save {
             out.write_all(raw)
                 .with_context(|| format!("--save-dir: writing {name}"))?;
         }
-        if let Some(f) = frame.filter(|f| f.kind() == FrameKind::ToolCall) {
-            self.tool(f);
+        match frame.map(|f| (f.kind(), f)) {
+            Some((FrameKind::ToolCall, f)) => self.tool(f),
+            Some((FrameKind::State, f)) => {
+                // Tool calls made while a dropped connection was being resumed never arrive as
+                // frames; the thread's state names them all.
+                let known = f.state.as_ref().map(last_turn_calls).unwrap_or_default();
+                if known.len() > self.calls.len() {
+                    self.calls = known;
+                }
+            }
+            _ => {}
         }
         Ok(())
     }
