@@ -68,8 +68,10 @@ pub fn rows(bin: &str, runs: usize, cases: usize) -> Vec<Row> {
         writeln!(f, "{q}").unwrap();
     }
     let (mut server, url, key) = serve(bin);
+    // One emulator user per measured run (`$$`, the shell's pid): it keeps at most 1000 threads
+    // per user.
     let env = format!(
-        "ANALYST_CHAT_URL='{url}' ANALYST_API_KEY='{key}' ANALYST_EXTERNAL_ID=bench ANALYST_CONFIG=/dev/null HOME={d} XDG_CONFIG_HOME={d} XDG_STATE_HOME={d} NO_COLOR=1",
+        "ANALYST_CHAT_URL='{url}' ANALYST_API_KEY='{key}' ANALYST_EXTERNAL_ID=bench-$$ ANALYST_CONFIG=/dev/null HOME={d} XDG_CONFIG_HOME={d} XDG_STATE_HOME={d} NO_COLOR=1",
         d = dir.display()
     );
     let s = suite.display();
