@@ -664,3 +664,39 @@ fn ctrl_c_aborts_every_running_case_and_reports_what_finished() {
         "{stderr}"
     );
 }
+
+#[test]
+fn ndjson_is_a_case_per_line_and_repeat_names_each_run() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(stream("c1", "Total: $3."));
+    let suite = write(
+        home.path(),
+        "s.yaml",
+        "cases:\n  - {name: a, question: q, expect: {number: 3}}\n  - {name: b, question: r, expect: {number: 4}}\n",
+    );
+    let out = eval(home.path(), &server)
+        .args(["-o", "ndjson", "--repeat", "2", "-j", "2"])
+        .arg(&suite)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut names: Vec<&str> = lines.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["a#1", "a#2", "b#1", "b#2"], "no summary line");
+    assert!(lines
+        .iter()
+        .all(|c| c["passed"] == c["name"].as_str().unwrap().starts_with('a')));
+    let yaml = eval(home.path(), &server)
+        .args(["-o", "yaml", "--filter", "^a$"])
+        .arg(&suite)
+        .output()
+        .unwrap();
+    assert_eq!(yaml.status.code(), Some(0), "{}", text(&yaml.stderr));
+    let doc: Value = serde_yaml::from_slice(&yaml.stdout).unwrap();
+    assert_eq!(doc["summary"]["total"], 1);
+    assert_eq!(doc["cases"][0]["answer"], "Total: $3.");
+}
