@@ -2,12 +2,14 @@
 //! the same run, as a Markdown table of medians and ratios.
 //!
 //! Run: `cargo bench --bench compare [NAME...]`, where NAME picks rows by name: extract-final,
-//! relay, ttff, render, startup, load, scim, sql. BENCH_MB (default 400) sets the size of the stream
-//! file, BENCH_RELAY_MB (200) the relayed stream, BENCH_RUNS (5) the runs per figure,
-//! BENCH_CHATS (1000) the concurrent chats, BENCH_USERS (10000) the SCIM users. Needs `jq`,
-//! `curl` and `wc` on PATH. The engine's own figures (dataset build, answer latency) are in
-//! `cargo bench --bench engine`.
+//! relay, ttff, render, startup, load, scim, sql, eval. BENCH_MB (default 400) sets the size of
+//! the stream file, BENCH_RELAY_MB (200) the relayed stream, BENCH_RUNS (5) the runs per figure,
+//! BENCH_CHATS (1000) the concurrent chats, BENCH_USERS (10000) the SCIM users, BENCH_CASES
+//! (200) the eval cases. Needs `jq`, `curl` and `wc` on PATH. The engine's own figures (dataset
+//! build, answer latency) are in `cargo bench --bench engine`.
 
+#[path = "support/eval.rs"]
+mod eval;
 #[path = "support/load.rs"]
 mod load;
 #[path = "support/measure.rs"]
@@ -545,6 +547,9 @@ fn main() {
     }
     if wanted("sql") {
         add(sql(bin, runs));
+    }
+    if wanted("eval") {
+        add(eval::rows(bin, runs, env_u64("BENCH_CASES", 200) as usize));
     }
     if wanted("load") || wanted("scim") {
         let (rt, emu) = load::emulator();

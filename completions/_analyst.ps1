@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('extract-final', 'extract-final', [CompletionResultType]::ParameterValue, 'Print the final answer from saved NDJSON')
             [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'Run SQL on the data query API and stream every row (the full results behind an answer)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the agent to AI assistants over the Model Context Protocol (stdio)')
+            [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Run suites of questions with expectations; report for people and CI (JUnit)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -347,6 +348,50 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'analyst;eval' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Run only cases whose name this regex matches (anywhere in it)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Cases run at once')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Cases run at once')
+            [CompletionResult]::new('--repeat', '--repeat', [CompletionResultType]::ParameterName, 'Run each case N times (reported as NAME#1, NAME#2, ...)')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Also write JUnit XML to FILE')
+            [CompletionResult]::new('--save-dir', '--save-dir', [CompletionResultType]::ParameterName, 'Keep each case''s raw stream as DIR/NAME.ndjson (DIR is created when missing)')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Compare with an earlier `-o json` result and report regressions')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How often to resume a dropped stream, per turn')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]')
+            [CompletionResult]::new('--account', '--account', [CompletionResultType]::ParameterName, 'Account name [env: ANALYST_ACCOUNT]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Agent id [env: ANALYST_AGENT]')
+            [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key from FILE (- for stdin), or set ANALYST_API_KEY to the key itself')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'Read a token from FILE (- for stdin) and send it as X-Cube-Auth-Token instead of an API key, or set ANALYST_TOKEN to the token itself')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]')
+            [CompletionResult]::new('--internal-id', '--internal-id', [CompletionResultType]::ParameterName, 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]')
+            [CompletionResult]::new('--email', '--email', [CompletionResultType]::ParameterName, 'The user''s email')
+            [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'User attribute for row-level security (repeat)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Group (repeat)')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Role (repeat)')
+            [CompletionResult]::new('--security-context', '--security-context', [CompletionResultType]::ParameterName, 'Security context object: inline JSON, @FILE, FILE or - for stdin')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'IANA time zone, e.g. Europe/Berlin (for sql: the query''s time zone)')
+            [CompletionResult]::new('--user-ttl', '--user-ttl', [CompletionResultType]::ParameterName, 'Lifetime of an ephemeral user, e.g. 2h or 7d')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('--fallback', '--fallback', [CompletionResultType]::ParameterName, 'With no final frame in a stream, take the last complete assistant message')
+            [CompletionResult]::new('--demo', '--demo', [CompletionResultType]::ParameterName, 'Talk to the built-in emulator, started in-process on a free loopback port')
+            [CompletionResult]::new('--persist-user', '--persist-user', [CompletionResultType]::ParameterName, 'Keep the external user (isEphemeral: false)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'analyst;serve' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address to listen on')
             [CompletionResult]::new('--account', '--account', [CompletionResultType]::ParameterName, 'Account name in the chat URL')
@@ -399,6 +444,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('extract-final', 'extract-final', [CompletionResultType]::ParameterValue, 'Print the final answer from saved NDJSON')
             [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'Run SQL on the data query API and stream every row (the full results behind an answer)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the agent to AI assistants over the Model Context Protocol (stdio)')
+            [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Run suites of questions with expectations; report for people and CI (JUnit)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -427,6 +473,9 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;mcp' {
+            break
+        }
+        'analyst;help;eval' {
             break
         }
         'analyst;help;serve' {

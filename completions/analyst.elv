@@ -41,6 +41,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand extract-final 'Print the final answer from saved NDJSON'
             cand sql 'Run SQL on the data query API and stream every row (the full results behind an answer)'
             cand mcp 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
+            cand eval 'Run suites of questions with expectations; report for people and CI (JUnit)'
             cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -332,6 +333,49 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'analyst;eval'= {
+            cand --filter 'Run only cases whose name this regex matches (anywhere in it)'
+            cand -j 'Cases run at once'
+            cand --concurrency 'Cases run at once'
+            cand --repeat 'Run each case N times (reported as NAME#1, NAME#2, ...)'
+            cand --junit 'Also write JUnit XML to FILE'
+            cand --save-dir 'Keep each case''s raw stream as DIR/NAME.ndjson (DIR is created when missing)'
+            cand --baseline 'Compare with an earlier `-o json` result and report regressions'
+            cand --retries 'How often to resume a dropped stream, per turn'
+            cand --url 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]'
+            cand --base-url 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]'
+            cand --account 'Account name [env: ANALYST_ACCOUNT]'
+            cand --agent 'Agent id [env: ANALYST_AGENT]'
+            cand --api-key-file 'Read the API key from FILE (- for stdin), or set ANALYST_API_KEY to the key itself'
+            cand --token-file 'Read a token from FILE (- for stdin) and send it as X-Cube-Auth-Token instead of an API key, or set ANALYST_TOKEN to the token itself'
+            cand --external-id 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]'
+            cand --internal-id 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]'
+            cand --email 'The user''s email'
+            cand --attr 'User attribute for row-level security (repeat)'
+            cand --group 'Group (repeat)'
+            cand --role 'Role (repeat)'
+            cand --security-context 'Security context object: inline JSON, @FILE, FILE or - for stdin'
+            cand --timezone 'IANA time zone, e.g. Europe/Berlin (for sql: the query''s time zone)'
+            cand --user-ttl 'Lifetime of an ephemeral user, e.g. 2h or 7d'
+            cand --session 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields'
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand --fallback 'With no final frame in a stream, take the last complete assistant message'
+            cand --demo 'Talk to the built-in emulator, started in-process on a free loopback port'
+            cand --persist-user 'Keep the external user (isEphemeral: false)'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'analyst;serve'= {
             cand --listen 'Address to listen on'
             cand --account 'Account name in the chat URL'
@@ -382,6 +426,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand extract-final 'Print the final answer from saved NDJSON'
             cand sql 'Run SQL on the data query API and stream every row (the full results behind an answer)'
             cand mcp 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
+            cand eval 'Run suites of questions with expectations; report for people and CI (JUnit)'
             cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -402,6 +447,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;sql'= {
         }
         &'analyst;help;mcp'= {
+        }
+        &'analyst;help;eval'= {
         }
         &'analyst;help;serve'= {
         }

@@ -51,6 +51,7 @@ complete -c analyst -n "__fish_analyst_needs_command" -f -a "scim" -d 'Patch SCI
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "mcp" -d 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "eval" -d 'Run suites of questions with expectations; report for people and CI (JUnit)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -360,6 +361,51 @@ complete -c analyst -n "__fish_analyst_using_subcommand mcp" -s v -l verbose -d 
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l filter -d 'Run only cases whose name this regex matches (anywhere in it)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -s j -l concurrency -d 'Cases run at once' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l repeat -d 'Run each case N times (reported as NAME#1, NAME#2, ...)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l junit -d 'Also write JUnit XML to FILE' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l save-dir -d 'Keep each case\'s raw stream as DIR/NAME.ndjson (DIR is created when missing)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l baseline -d 'Compare with an earlier `-o json` result and report regressions' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l retries -d 'How often to resume a dropped stream, per turn' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l agent -d 'Agent id [env: ANALYST_AGENT]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l api-key-file -d 'Read the API key from FILE (- for stdin), or set ANALYST_API_KEY to the key itself' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l token-file -d 'Read a token from FILE (- for stdin) and send it as X-Cube-Auth-Token instead of an API key, or set ANALYST_TOKEN to the token itself' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l external-id -d 'External user id: lowercase, no spaces [env: ANALYST_EXTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l internal-id -d 'Existing internal user, usually an email [env: ANALYST_INTERNAL_ID]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l email -d 'The user\'s email' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l attr -d 'User attribute for row-level security (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l group -d 'Group (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l role -d 'Role (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l security-context -d 'Security context object: inline JSON, @FILE, FILE or - for stdin' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l fallback -d 'With no final frame in a stream, take the last complete assistant message'
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l demo -d 'Talk to the built-in emulator, started in-process on a free loopback port'
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l persist-user -d 'Keep the external user (isEphemeral: false)'
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l listen -d 'Address to listen on' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l account -d 'Account name in the chat URL' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l agent -d 'Agent id in the chat URL' -r
@@ -410,14 +456,15 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l ver
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "state" -d 'Read a thread\'s current state'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "abort" -d 'Stop a running stream'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "mcp" -d 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "state" -d 'Read a thread\'s current state'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "abort" -d 'Stop a running stream'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "mcp" -d 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "eval" -d 'Run suites of questions with expectations; report for people and CI (JUnit)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from scim" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'

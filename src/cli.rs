@@ -131,6 +131,8 @@ pub enum Command {
     Sql(SqlArgs),
     /// Serve the agent to AI assistants over the Model Context Protocol (stdio)
     Mcp(McpArgs),
+    /// Run suites of questions with expectations; report for people and CI (JUnit)
+    Eval(EvalArgs),
     /// Run the built-in local emulator of the service (chat, abort, SCIM)
     Serve(ServeArgs),
     /// Print a shell completion script
@@ -447,6 +449,70 @@ pub struct ExtractFinalArgs {
     /// Stop at the first malformed line instead of skipping it
     #[arg(long)]
     pub strict: bool,
+}
+
+/// `analyst eval`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+A suite (YAML):
+  defaults: {session: {externalId: ci-bot}, timeout: 2m}
+  cases:
+    - name: revenue-2025
+      question: Total revenue in 2025
+      then: [\"And in 2024?\"]          # follow-ups in the same thread
+      expect:
+        answer_contains: [revenue]      # also answer_matches, answer_excludes
+        number: {value: 3809438.61, tolerance: 0.005}
+        sql_matches: 'SUM|MEASURE'
+        tools: [dataSqlApi]
+        rows: {min: 1, max: 100}
+        no_tool_errors: true
+        max_seconds: 30
+
+--baseline reports cases that passed and now fail, changed answers, cases more than twice as
+slow (and at least 1 s slower) and tokens up by more than half, each a line on stderr; any of
+them exits 1. --demo fixes the emulator's date at 2026-06-30, so expected numbers stay true.
+
+Formats: table (default on a terminal), json (default otherwise), ndjson (a case per line as it
+finishes), yaml. Exit status: 0 every case passed, 1 any failed or regressed; 2, 3 or 6 only
+when no case got a stream at all.")]
+pub struct EvalArgs {
+    /// Suite files (YAML)
+    #[arg(value_name = "SUITE", required = true)]
+    pub suites: Vec<PathBuf>,
+    /// Run only cases whose name this regex matches (anywhere in it)
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Cases run at once
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 4)]
+    pub concurrency: usize,
+    /// Run each case N times (reported as NAME#1, NAME#2, ...)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: usize,
+    /// Also write JUnit XML to FILE
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Keep each case's raw stream as DIR/NAME.ndjson (DIR is created when missing)
+    #[arg(long, value_name = "DIR")]
+    pub save_dir: Option<PathBuf>,
+    /// Compare with an earlier `-o json` result and report regressions
+    #[arg(long, value_name = "RESULTS.json")]
+    pub baseline: Option<PathBuf>,
+    /// How often to resume a dropped stream, per turn
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+    /// With no final frame in a stream, take the last complete assistant message
+    #[arg(long)]
+    pub fallback: bool,
+    /// Talk to the built-in emulator, started in-process on a free loopback port
+    #[arg(long, conflicts_with_all = ["url", "base_url"])]
+    pub demo: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub service: ServiceArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub identity: IdentityArgs,
 }
 
 /// `analyst serve`.

@@ -35,13 +35,19 @@ pub async fn start(ctx: &Ctx, dialect: Dialect) -> Result<Demo> {
         dialect,
         ..ServeOptions::demo()
     };
-    let running = start_emulator(opts).await.map_err(|e| {
+    start_with(ctx, opts, true).await
+}
+
+/// Start the emulator with these options; `keep` loads and saves the threads of demo runs
+/// (`eval --demo` fixes its date and keeps nothing: its many threads are not a user's).
+pub async fn start_with(ctx: &Ctx, options: ServeOptions, keep: bool) -> Result<Demo> {
+    let running = start_emulator(options).await.map_err(|e| {
         fail(
             Status::Failure,
             format!("--demo: cannot start the emulator: {e:#}"),
         )
     })?;
-    let path = DemoThreads::path(&ctx.env);
+    let path = DemoThreads::path(&ctx.env).filter(|_| keep);
     let kept = DemoThreads::load(path.as_deref());
     running.import_threads(kept.threads.clone());
     Ok(Demo {

@@ -7,6 +7,7 @@ mod chat_interactive;
 mod chat_request;
 mod chat_sink;
 pub mod completions;
+mod eval;
 mod extract_final;
 mod mcp;
 mod scim;
@@ -84,6 +85,7 @@ fn globals_of(command: &Command) -> (&'static str, Globals) {
         Command::Sql(_) => ("sql", g(all, all, all, all)),
         // stdout carries only the protocol; no request is shown instead of being sent.
         Command::Mcp(_) => ("mcp", g(none, none, all, all)),
+        Command::Eval(_) => ("eval", g(all, all, all, all)),
         Command::Serve(_) => ("serve", g(all, none, none, none)),
         Command::Completions(_) => ("completions", g(none, none, none, none)),
     }
@@ -191,6 +193,7 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
         Command::Chat(args) => chat::run(&ctx, args),
+        Command::Eval(args) => eval::run(&ctx, args),
         Command::State(args) => state::run(&ctx, args),
         Command::Abort(args) => abort::run(&ctx, args),
         Command::Scim(command) => {

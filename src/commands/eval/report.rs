@@ -1,0 +1,190 @@
+//! The reports of a run: a table for people, json / yaml / ndjson for machines, JUnit XML for CI.
+
+use super::baseline::Findings;
+use super::run::CaseResult;
+use crate::cli::Format;
+use crate::render::{write_document, Style};
+use anyhow::{Context, Result};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+/// One case as json reports it (`-o json`, `-o ndjson`, `--baseline` reads it back).
+pub fn case_json(r: &CaseResult) -> Value {
+    json!({
+        "name": r.name,
+        "suite": r.suite,
+        "passed": r.passed(),
+        "failures": r.failures,
+        "answer": r.answer,
+        "chatId": r.chat_id,
+        "seconds": (r.seconds * 1000.0).round() / 1000.0,
+        "usage": r.usage,
+        "sql": r.sql,
+    })
+}
+
+/// `{summary, cases, baseline?}`.
+pub fn document(results: &[CaseResult], findings: Option<&Findings>) -> Value {
+    let passed = results.iter().filter(|r| r.passed()).count();
+    let mut doc = json!({
+        "summary": {
+            "total": results.len(),
+            "passed": passed,
+            "failed": results.len() - passed,
+            "regressed": findings.map_or(0, Findings::regressed_cases),
+        },
+        "cases": results.iter().map(case_json).collect::<Vec<_>>(),
+    });
+    if let Some(f) = findings {
+        doc["baseline"] = f.to_json();
+    }
+    doc
+}
+
+/// Write the report of `format` (not ndjson: its lines go out as cases finish).
+pub fn write(
+    out: &mut impl Write,
+    format: Format,
+    results: &[CaseResult],
+    findings: Option<&Findings>,
+    style: Style,
+) -> Result<()> {
+    match format {
+        Format::Json | Format::Yaml => write_document(out, &document(results, findings), format)?,
+        Format::Table => {
+            let mut table = crate::render::table(style);
+            table.set_header(["CASE", "VERDICT", "SECONDS", "TOKENS", "FIRST FAILURE"]);
+            for r in results {
+                let verdict = if r.passed() {
+                    style.green("pass")
+                } else if r.error.is_some() {
+                    style.red("ERROR")
+                } else {
+                    style.red("FAIL")
+                };
+                table.add_row([
+                    r.name.clone(),
+                    verdict,
+                    format!("{:.2}", r.seconds),
+                    r.tokens().map(|t| t.to_string()).unwrap_or_default(),
+                    r.failures
+                        .first()
+                        .map(|f| one_line(f, 100))
+                        .unwrap_or_default(),
+                ]);
+            }
+            writeln!(out, "{table}")?;
+        }
+        _ => {}
+    }
+    Ok(out.flush()?)
+}
+
+/// One case's line of `-o ndjson`.
+pub fn write_ndjson_line(out: &mut impl Write, r: &CaseResult) -> Result<()> {
+    serde_json::to_writer(&mut *out, &case_json(r))?;
+    out.write_all(b"\n")?;
+    Ok(out.flush()?)
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let flat: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > max {
+        let cut: String = flat.chars().take(max - 3).collect();
+        format!("{cut}...")
+    } else {
+        flat
+    }
+}
+
+/// JUnit XML: one testsuite per suite file (in the order given), one testcase per case, a
+/// `<failure>` listing the unmet expectations or an `<error>` for a stream that failed, the
+/// answer in `<system-out>`.
+pub fn junit(results: &[CaseResult], total: Duration) -> Result<String> {
+    let mut report = Report::new("analyst eval");
+    report.set_time(total);
+    let mut suites: Vec<(String, TestSuite)> = Vec::new();
+    for r in results {
+        let index = match suites.iter().position(|(name, _)| *name == r.suite) {
+            Some(i) => i,
+            None => {
+                suites.push((r.suite.clone(), TestSuite::new(r.suite.as_str())));
+                suites.len() - 1
+            }
+        };
+        let status = match (&r.error, r.failures.as_slice()) {
+            (Some((_, message)), _) => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                s.set_message(one_line(message, 500)).set_type("stream");
+                s.set_description(message.as_str());
+                s
+            }
+            (None, []) => TestCaseStatus::success(),
+            (None, failures) => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                let first = &failures[0];
+                let key = first.split(':').next().unwrap_or("expect");
+                let message = if failures.len() == 1 {
+                    one_line(first, 500)
+                } else {
+                    format!(
+                        "{} expectations unmet; first {}",
+                        failures.len(),
+                        one_line(first, 400)
+                    )
+                };
+                s.set_message(message).set_type(key);
+                s.set_description(failures.join("\n"));
+                s
+            }
+        };
+        let mut case = TestCase::new(r.name.as_str(), status);
+        case.set_classname(class_name(&r.suite));
+        case.set_time(Duration::from_secs_f64(r.seconds));
+        let mut out = format!("question: {}\n", r.question);
+        if let Some(id) = &r.chat_id {
+            out.push_str(&format!("chatId: {id}\n"));
+        }
+        out.push_str(&format!(
+            "answer: {}\n",
+            r.answer.as_deref().unwrap_or("(none)")
+        ));
+        for sql in &r.sql {
+            out.push_str(&format!("sql: {sql}\n"));
+        }
+        case.set_system_out(out);
+        suites[index].1.add_test_case(case);
+    }
+    for (_, mut suite) in suites {
+        let seconds: f64 = suite
+            .test_cases
+            .iter()
+            .filter_map(|c| c.time)
+            .map(|d| d.as_secs_f64())
+            .sum();
+        suite.set_time(Duration::from_secs_f64(seconds));
+        report.add_test_suite(suite);
+    }
+    report.to_string().context("writing JUnit XML")
+}
+
+/// A suite file's stem, as CI systems group test cases by class.
+fn class_name(suite: &str) -> String {
+    Path::new(suite)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| suite.to_owned())
+}
+
+/// Write the JUnit file.
+pub fn write_junit(path: &Path, results: &[CaseResult], total: Duration) -> Result<()> {
+    let xml = junit(results, total)?;
+    std::fs::write(path, xml)
+        .map_err(|e| crate::exit::usage(format!("--junit {}: cannot write: {e}", path.display())))
+}
