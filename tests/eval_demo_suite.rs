@@ -5,8 +5,8 @@
 #[path = "common/isolation.rs"]
 mod isolation;
 
+use analyst::emulator::engine::warehouse::Cell;
 use analyst::emulator::engine::Engine;
-use analyst::emulator::warehouse::Cell;
 use serde_json::Value;
 use std::path::Path;
 

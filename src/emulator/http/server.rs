@@ -220,6 +220,12 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         let signal = async move {
             let _ = stopped.wait_for(|s| *s).await;
         };
+        // Without TCP_NODELAY a response on a kept-alive connection waits out the client's
+        // delayed ACK (40 ms a turn): clients that reuse connections (eval, mcp) would crawl.
+        use axum::serve::ListenerExt;
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         if let Err(e) = axum::serve(listener, app)
             .with_graceful_shutdown(signal)
             .await
