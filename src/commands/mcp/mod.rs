@@ -11,6 +11,7 @@ use super::chat_request::service;
 use super::Ctx;
 use crate::cli::McpArgs;
 use crate::exit::{fail, Status};
+use crate::settings::ServiceFlags;
 use anyhow::Result;
 use rmcp::ServiceExt;
 use std::sync::Arc;
@@ -48,7 +49,10 @@ async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
                 .to_owned(),
         )
     } else {
-        data::DataSettings::resolve(&svc).map_err(|e| format!("{e:#}"))
+        ctx.resolver()
+            .and_then(|r| r.data(None, None, &ServiceFlags::from(&args.service)))
+            .and_then(|settings| data::DataApi::new(svc.client.http.clone(), &settings, svc.idle()))
+            .map_err(|e| format!("{e:#}"))
     };
     let backoff = ctx
         .env

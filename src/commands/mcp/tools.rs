@@ -4,7 +4,7 @@
 
 use super::super::chat_request::{message_id, Service};
 use super::collect::{last_turn, queries, Collect, FIRST_ROWS};
-use super::data::{run_data_query, DataSettings};
+use super::data::{run_data_query, DataApi};
 use crate::answer::FinalTracker;
 use crate::client::abort::abort;
 use crate::client::resume::{converse, read_request, read_state, Plan};
@@ -32,7 +32,7 @@ pub struct Shared {
     /// Chat URL, auth and identity.
     pub svc: Service,
     /// The data query API, or why `run_sql` cannot run.
-    pub data: Result<DataSettings, String>,
+    pub data: Result<DataApi, String>,
     /// Recoveries per `ask` turn.
     pub retries: u32,
     /// The last complete assistant message answers when no final frame comes.
