@@ -3,11 +3,20 @@
 //! final-answer rule needs are (`id`, `role`, `content`, `isDelta`, `graphPath`, `toolCall`),
 //! and the two a chat relay needs to pass a frame on without parsing it (`sort`, `type`).
 //!
-//! Strings, which make up most of a chat stream, are skipped eight bytes at a time: only a byte
-//! that is a quote, a backslash, a control character or non-ASCII stops the skip, and the
-//! position of that byte comes straight from the word's bit mask. UTF-8 is validated as part of
-//! the same pass (non-ASCII bytes may only appear inside strings).
+//! Two scanners share the work. [`index`] classifies the line 64 bytes at a time into bit masks
+//! (AVX2 when the CPU has it, else SSE2, else a portable table) and checks the grammar from the
+//! positions where tokens start, so the bytes inside strings cost almost nothing; it only says
+//! yes or no. A line it refuses goes to [`precise`], the byte-at-a-time scanner, which says
+//! where and why ([`Invalid`]). Both accept exactly the same lines (the property tests in
+//! `jsonscan/tests/props.rs` hold them, and a reference scanner, to serde_json's verdict).
+//!
+//! What is accepted is RFC 8259 JSON: serde_json's verdict, but for two lines serde refuses and
+//! this scanner does not, on purpose. A `\u` escape of a lone UTF-16 surrogate is valid JSON
+//! text (a server that chunks UTF-16 text sends them; the answer rule repairs them), and so is a
+//! number beyond f64's range (the rule salvages such a line's fields). Depth is bounded by
+//! [`MAX_DEPTH`] as serde's is; duplicate keys are accepted and the last one counts, as in serde.
 
+mod index;
 mod precise;
 
 /// Why a line is not a JSON object.
@@ -82,7 +91,15 @@ pub fn check_object(s: &[u8]) -> Result<(), Invalid> {
 
 /// Check that `s` is one JSON object and note where its rule-relevant top-level fields are.
 pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
-    precise::scan_whole(s, |p| p.object())
+    match index::scan(s) {
+        Some(top) => Ok(top),
+        None => {
+            // Rare, and only this scanner says where and why.
+            let exact = precise::scan_whole(s, |p| p.object());
+            debug_assert!(exact.is_err(), "the scanners disagree on {s:?}");
+            exact
+        }
+    }
 }
 
 /// Which top-level key the scanner is under.
@@ -101,20 +118,47 @@ enum Key {
 
 #[inline]
 fn key_of(name: &[u8]) -> Key {
-    // Every key of every line comes through here: compare fixed-size arrays, which compile to
-    // a load and a compare, rather than slices, which call memcmp.
-    fn is<const N: usize>(name: &[u8], word: &[u8; N]) -> bool {
-        <&[u8; N]>::try_from(name).is_ok_and(|n| n == word)
+    // Every key of every line comes through here: compare whole words loaded from the name
+    // (two overlapping ones for 7 and 9 bytes), which compile to loads and compares; slice and
+    // array compares of odd lengths call memcmp.
+    fn w4(b: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+    }
+    fn w8(b: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+    }
+    const fn c4(b: &[u8]) -> u32 {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    const fn c8(b: &[u8]) -> u64 {
+        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
     }
     match name.len() {
-        2 if is(name, b"id") => Key::Id,
-        4 if is(name, b"role") => Key::Role,
-        4 if is(name, b"sort") => Key::Sort,
-        4 if is(name, b"type") => Key::Type,
-        7 if is(name, b"content") => Key::Content,
-        7 if is(name, b"isDelta") => Key::IsDelta,
-        8 if is(name, b"toolCall") => Key::ToolCall,
-        9 if is(name, b"graphPath") => Key::GraphPath,
+        2 if name == b"id" => Key::Id,
+        4 => {
+            const ROLE: u32 = c4(b"role");
+            const SORT: u32 = c4(b"sort");
+            const TYPE: u32 = c4(b"type");
+            match w4(name, 0) {
+                ROLE => Key::Role,
+                SORT => Key::Sort,
+                TYPE => Key::Type,
+                _ => Key::Other,
+            }
+        }
+        7 => {
+            const CONT: u32 = c4(b"cont");
+            const TENT: u32 = c4(b"tent");
+            const ISDE: u32 = c4(b"isDe");
+            const ELTA: u32 = c4(b"elta");
+            match (w4(name, 0), w4(name, 3)) {
+                (CONT, TENT) => Key::Content,
+                (ISDE, ELTA) => Key::IsDelta,
+                _ => Key::Other,
+            }
+        }
+        8 if w8(name, 0) == c8(b"toolCall") => Key::ToolCall,
+        9 if w8(name, 0) == c8(b"graphPat") && name[8] == b'h' => Key::GraphPath,
         _ => Key::Other,
     }
 }
@@ -161,6 +205,20 @@ impl TopFields {
             Key::Sort => self.sort = None,
             Key::Type => self.has_type = false,
             Key::Other => {}
+        }
+    }
+
+    /// A top-level string value.
+    #[inline]
+    fn record_str(&mut self, key: Key, span: Span) {
+        match key {
+            Key::Id => self.id = Some(Field::Str(span)),
+            Key::Role => self.role = Some(Field::Str(span)),
+            Key::Content => self.content = Some(Field::Str(span)),
+            Key::ToolCall => self.tool_call = true,
+            Key::Sort => self.sort = Some(Field::Str(span)),
+            Key::Type => self.has_type = true,
+            _ => {}
         }
     }
 

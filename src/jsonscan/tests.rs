@@ -434,3 +434,5 @@ fn the_split_scanner_agrees_with_the_single_loop_reference() {
         same(&deep(r#"{"graphPath":["#, "]}"));
     }
 }
+
+mod props;
