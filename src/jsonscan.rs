@@ -3,10 +3,21 @@
 //! final-answer rule needs are (`id`, `role`, `content`, `isDelta`, `graphPath`, `toolCall`),
 //! and the two a chat relay needs to pass a frame on without parsing it (`sort`, `type`).
 //!
-//! Strings, which make up most of a chat stream, are skipped eight bytes at a time: only a byte
-//! that is a quote, a backslash, a control character or non-ASCII stops the skip, and the
-//! position of that byte comes straight from the word's bit mask. UTF-8 is validated as part of
-//! the same pass (non-ASCII bytes may only appear inside strings).
+//! Two scanners share the work. [`index`] classifies the line 64 bytes at a time into bit masks
+//! (AVX2 when the CPU has it, else SSE2, else a portable table) and checks the grammar from the
+//! positions where tokens start, so the bytes inside strings cost almost nothing; it only says
+//! yes or no. A line it refuses goes to [`precise`], the byte-at-a-time scanner, which says
+//! where and why ([`Invalid`]). Both accept exactly the same lines (the property tests in
+//! `jsonscan/tests/props.rs` hold them, and a reference scanner, to serde_json's verdict).
+//!
+//! What is accepted is RFC 8259 JSON: serde_json's verdict, but for two lines serde refuses and
+//! this scanner does not, on purpose. A `\u` escape of a lone UTF-16 surrogate is valid JSON
+//! text (a server that chunks UTF-16 text sends them; the answer rule repairs them), and so is a
+//! number beyond f64's range (the rule salvages such a line's fields). Depth is bounded by
+//! [`MAX_DEPTH`] as serde's is; duplicate keys are accepted and the last one counts, as in serde.
+
+mod index;
+mod precise;
 
 /// Why a line is not a JSON object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,37 +89,17 @@ pub fn check_object(s: &[u8]) -> Result<(), Invalid> {
     scan_frame(s).map(|_| ())
 }
 
-/// [`scan_frame`] with the scanner that came before it, for tests.
-#[cfg(test)]
-fn scan_frame_reference(s: &[u8]) -> Result<TopFields, Invalid> {
-    scan_whole(s, |p| p.value())
-}
-
 /// Check that `s` is one JSON object and note where its rule-relevant top-level fields are.
 pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
-    scan_whole(s, |p| p.object())
-}
-
-/// One object filling the whole line (white space aside), read by `body`.
-fn scan_whole<'s>(
-    s: &'s [u8],
-    body: impl FnOnce(&mut Scanner<'s>) -> Result<(), Invalid>,
-) -> Result<TopFields, Invalid> {
-    let mut p = Scanner {
-        s,
-        i: 0,
-        top: TopFields::default(),
-    };
-    p.ws();
-    if p.peek() != Some(b'{') {
-        return Err(p.err("'{' (a JSON object)"));
+    match index::scan(s) {
+        Some(top) => Ok(top),
+        None => {
+            // Rare, and only this scanner says where and why.
+            let exact = precise::scan_whole(s, |p| p.object());
+            debug_assert!(exact.is_err(), "the scanners disagree on {s:?}");
+            exact
+        }
     }
-    body(&mut p)?;
-    p.ws();
-    if p.i != s.len() {
-        return Err(p.err("end of line after the object"));
-    }
-    Ok(p.top)
 }
 
 /// Which top-level key the scanner is under.
@@ -127,20 +118,47 @@ enum Key {
 
 #[inline]
 fn key_of(name: &[u8]) -> Key {
-    // Every key of every line comes through here: compare fixed-size arrays, which compile to
-    // a load and a compare, rather than slices, which call memcmp.
-    fn is<const N: usize>(name: &[u8], word: &[u8; N]) -> bool {
-        <&[u8; N]>::try_from(name).is_ok_and(|n| n == word)
+    // Every key of every line comes through here: compare whole words loaded from the name
+    // (two overlapping ones for 7 and 9 bytes), which compile to loads and compares; slice and
+    // array compares of odd lengths call memcmp.
+    fn w4(b: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+    }
+    fn w8(b: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+    }
+    const fn c4(b: &[u8]) -> u32 {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    const fn c8(b: &[u8]) -> u64 {
+        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
     }
     match name.len() {
-        2 if is(name, b"id") => Key::Id,
-        4 if is(name, b"role") => Key::Role,
-        4 if is(name, b"sort") => Key::Sort,
-        4 if is(name, b"type") => Key::Type,
-        7 if is(name, b"content") => Key::Content,
-        7 if is(name, b"isDelta") => Key::IsDelta,
-        8 if is(name, b"toolCall") => Key::ToolCall,
-        9 if is(name, b"graphPath") => Key::GraphPath,
+        2 if name == b"id" => Key::Id,
+        4 => {
+            const ROLE: u32 = c4(b"role");
+            const SORT: u32 = c4(b"sort");
+            const TYPE: u32 = c4(b"type");
+            match w4(name, 0) {
+                ROLE => Key::Role,
+                SORT => Key::Sort,
+                TYPE => Key::Type,
+                _ => Key::Other,
+            }
+        }
+        7 => {
+            const CONT: u32 = c4(b"cont");
+            const TENT: u32 = c4(b"tent");
+            const ISDE: u32 = c4(b"isDe");
+            const ELTA: u32 = c4(b"elta");
+            match (w4(name, 0), w4(name, 3)) {
+                (CONT, TENT) => Key::Content,
+                (ISDE, ELTA) => Key::IsDelta,
+                _ => Key::Other,
+            }
+        }
+        8 if w8(name, 0) == c8(b"toolCall") => Key::ToolCall,
+        9 if w8(name, 0) == c8(b"graphPat") && name[8] == b'h' => Key::GraphPath,
         _ => Key::Other,
     }
 }
@@ -173,526 +191,48 @@ impl BitStack {
     }
 }
 
-struct Scanner<'a> {
-    s: &'a [u8],
-    i: usize,
-    top: TopFields,
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// High bit set in each lane of `w` that is zero (exact: no carries between lanes).
-#[inline]
-fn zero_bytes(w: u64) -> u64 {
-    !(((w & !HI).wrapping_add(!HI)) | w | !HI)
-}
-
-/// High bit set in each lane of `w` holding `"`, `\`, a control character, or a non-ASCII byte.
-#[inline]
-fn special_lanes(w: u64) -> u64 {
-    let quote = zero_bytes(w ^ (LO * b'"' as u64));
-    let backslash = zero_bytes(w ^ (LO * b'\\' as u64));
-    let control = zero_bytes(w & (LO * 0xE0));
-    quote | backslash | control | (w & HI)
-}
-
-/// The offset of the first byte at or after `i` that ends a run of plain string bytes (a quote,
-/// a backslash, a control character or a non-ASCII byte), or `s.len()`. Sixteen bytes at a time
-/// with SSE2 (part of every x86_64), then eight at a time in a machine word.
-#[inline(always)]
-fn skip_plain(s: &[u8], mut i: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        // SAFETY: SSE2 is always available on x86_64, and every load reads 16 bytes that lie
-        // inside `s` (checked by the loop condition).
-        unsafe {
-            let quote = _mm_set1_epi8(b'"' as i8);
-            let backslash = _mm_set1_epi8(b'\\' as i8);
-            let space = _mm_set1_epi8(0x20);
-            while i + 16 <= s.len() {
-                let v = _mm_loadu_si128(s.as_ptr().add(i).cast());
-                // Signed compare: bytes 0x80..=0xFF are negative, so "< 0x20" also catches
-                // non-ASCII bytes.
-                let stop = _mm_or_si128(
-                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                    _mm_cmplt_epi8(v, space),
-                );
-                let mask = _mm_movemask_epi8(stop);
-                if mask != 0 {
-                    return i + mask.trailing_zeros() as usize;
-                }
-                i += 16;
-            }
-        }
-    }
-    while let Some(chunk) = s.get(i..i + 8) {
-        let lanes = special_lanes(u64::from_le_bytes(chunk.try_into().unwrap()));
-        if lanes != 0 {
-            return i + (lanes.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < s.len() && !matches!(s[i], b'"' | b'\\' | 0..=0x1F | 0x80..=0xFF) {
-        i += 1;
-    }
-    i
-}
-
-impl Scanner<'_> {
-    #[inline]
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.i).copied()
-    }
-
-    fn err(&self, expected: &'static str) -> Invalid {
-        Invalid {
-            offset: self.i,
-            expected,
-        }
-    }
-
-    #[inline]
-    fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.i += 1;
-        }
-    }
-
-    /// The line's object, at its `{`: its keys are matched and the values of the keys the rule
-    /// reads noted; nested values are only validated (see [`Scanner::nested`]), so most tokens
-    /// of a line cost no bookkeeping.
-    fn object(&mut self) -> Result<(), Invalid> {
-        self.i += 1;
-        self.ws();
-        if self.peek() == Some(b'}') {
-            self.i += 1;
-            return Ok(());
-        }
-        loop {
-            let key = self.key(true)?;
-            self.forget(key);
-            self.ws();
-            let start = self.i;
-            match self.peek() {
-                Some(b'"') => {
-                    let span = self.string()?;
-                    match key {
-                        Key::Id => self.top.id = Some(Field::Str(span)),
-                        Key::Role => self.top.role = Some(Field::Str(span)),
-                        Key::Content => self.top.content = Some(Field::Str(span)),
-                        Key::ToolCall => self.top.tool_call = true,
-                        Key::Sort => self.top.sort = Some(Field::Str(span)),
-                        Key::Type => self.top.has_type = true,
-                        _ => {}
-                    }
-                }
-                Some(b'[') if key == Key::GraphPath => self.graph_path()?,
-                Some(b'n') => self.literal(b"null")?, // null reads as absent
-                Some(b't') => {
-                    self.literal(b"true")?;
-                    if key == Key::IsDelta {
-                        self.top.is_delta = true;
-                    }
-                    self.record_raw(key, start, self.i);
-                }
-                _ => {
-                    self.nested(1)?;
-                    self.record_raw(key, start, self.i);
-                }
-            }
-            self.ws();
-            match self.peek() {
-                Some(b',') => {
-                    self.i += 1;
-                    self.ws();
-                }
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                _ => return Err(self.err("',' or '}'")),
-            }
-        }
-    }
-
-    /// `graphPath`'s array, at its `[`: count the elements and keep the first if a string.
-    fn graph_path(&mut self) -> Result<(), Invalid> {
-        let mut path = GraphPath::default();
-        self.i += 1;
-        self.ws();
-        if self.peek() == Some(b']') {
-            self.i += 1;
-            self.top.graph_path = Some(path);
-            return Ok(());
-        }
-        loop {
-            self.ws();
-            path.len += 1;
-            if self.peek() == Some(b'"') {
-                let span = self.string()?;
-                if path.len == 1 {
-                    path.head = Some(span);
-                }
-            } else {
-                self.nested(2)?;
-            }
-            self.ws();
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.i += 1;
-                    self.top.graph_path = Some(path);
-                    return Ok(());
-                }
-                _ => return Err(self.err("',' or ']'")),
-            }
-        }
-    }
-
-    /// One value inside `outer` open containers, validated and skipped, without recursion: a
-    /// stack of open containers (true = object), kept as bits so that no line costs an
-    /// allocation.
-    fn nested(&mut self, outer: usize) -> Result<(), Invalid> {
-        let mut stack = BitStack::default();
-        loop {
-            self.ws();
-            match self.peek() {
-                Some(open @ (b'{' | b'[')) => {
-                    self.i += 1;
-                    self.ws();
-                    if outer + stack.len() >= MAX_DEPTH {
-                        return Err(self.err("less nesting"));
-                    }
-                    let close = if open == b'{' { b'}' } else { b']' };
-                    if self.peek() == Some(close) {
-                        self.i += 1;
-                    } else {
-                        stack.push(open == b'{');
-                        if open == b'{' {
-                            self.key(false)?;
-                        }
-                        continue;
-                    }
-                }
-                Some(b'"') => {
-                    self.string()?;
-                }
-                Some(b't') => self.literal(b"true")?,
-                Some(b'f') => self.literal(b"false")?,
-                Some(b'n') => self.literal(b"null")?,
-                Some(b'-' | b'0'..=b'9') => self.number()?,
-                _ => return Err(self.err("a value")),
-            }
-            // After a value: close containers or move to the next element.
-            loop {
-                if stack.len() == 0 {
-                    return Ok(());
-                }
-                let is_object = stack.last_is_object();
-                self.ws();
-                match (self.peek(), is_object) {
-                    (Some(b','), true) => {
-                        self.i += 1;
-                        self.ws();
-                        self.key(false)?;
-                        break;
-                    }
-                    (Some(b','), false) => {
-                        self.i += 1;
-                        break;
-                    }
-                    (Some(b'}'), true) | (Some(b']'), false) => {
-                        self.i += 1;
-                        stack.pop();
-                    }
-                    (_, true) => return Err(self.err("',' or '}'")),
-                    (_, false) => return Err(self.err("',' or ']'")),
-                }
-            }
-        }
-    }
-
-    /// The scanner before [`Scanner::object`] split the line's own object from nested values:
-    /// one loop for everything. Kept for tests, as the reference the new one must agree with.
-    #[cfg(test)]
-    fn value(&mut self) -> Result<(), Invalid> {
-        let mut stack = BitStack::default();
-        // The top-level key being read, and where its value started when it is a container.
-        let mut key = Key::Other;
-        let mut container_start = 0;
-        loop {
-            self.ws();
-            let depth = stack.len();
-            let start = self.i;
-            // graphPath elements: count them and keep the first if it is a string.
-            let in_path = depth == 2 && key == Key::GraphPath && !stack.last_is_object();
-            let scalar = match self.peek() {
-                Some(open @ (b'{' | b'[')) => {
-                    self.i += 1;
-                    self.ws();
-                    let close = if open == b'{' { b'}' } else { b']' };
-                    if depth >= MAX_DEPTH {
-                        return Err(self.err("less nesting"));
-                    }
-                    if in_path {
-                        self.top
-                            .graph_path
-                            .get_or_insert_with(GraphPath::default)
-                            .len += 1;
-                    }
-                    if depth == 1 && key == Key::GraphPath && open == b'[' {
-                        self.top.graph_path = Some(GraphPath::default());
-                    }
-                    if self.peek() == Some(close) {
-                        self.i += 1;
-                        true
-                    } else {
-                        if depth == 1 {
-                            container_start = start;
-                        }
-                        stack.push(open == b'{');
-                        if open == b'{' {
-                            let name = self.key(stack.len() == 1)?;
-                            if stack.len() == 1 {
-                                key = name;
-                                self.forget(key);
-                            }
-                        }
-                        continue;
-                    }
-                }
-                Some(b'"') => {
-                    let span = self.string()?;
-                    if depth == 1 {
-                        match key {
-                            Key::Id => self.top.id = Some(Field::Str(span)),
-                            Key::Role => self.top.role = Some(Field::Str(span)),
-                            Key::Content => self.top.content = Some(Field::Str(span)),
-                            Key::ToolCall => self.top.tool_call = true,
-                            Key::Sort => self.top.sort = Some(Field::Str(span)),
-                            Key::Type => self.top.has_type = true,
-                            _ => {}
-                        }
-                    } else if in_path {
-                        let path = self.top.graph_path.get_or_insert_with(GraphPath::default);
-                        path.len += 1;
-                        if path.len == 1 {
-                            path.head = Some(span);
-                        }
-                    }
-                    false
-                }
-                Some(b't') => {
-                    self.literal(b"true")?;
-                    if depth == 1 && key == Key::IsDelta {
-                        self.top.is_delta = true;
-                    }
-                    true
-                }
-                Some(b'f') => self.literal(b"false").map(|_| true)?,
-                Some(b'n') => {
-                    self.literal(b"null")?;
-                    if in_path {
-                        self.top
-                            .graph_path
-                            .get_or_insert_with(GraphPath::default)
-                            .len += 1;
-                    }
-                    false // null reads as absent
-                }
-                Some(b'-' | b'0'..=b'9') => self.number().map(|_| true)?,
-                _ => return Err(self.err("a value")),
-            };
-            if scalar {
-                if in_path && !matches!(self.s[start], b'{' | b'[') {
-                    self.top
-                        .graph_path
-                        .get_or_insert_with(GraphPath::default)
-                        .len += 1;
-                }
-                if depth == 1 {
-                    self.record_raw(key, start, self.i);
-                }
-            }
-            // After a value: close containers or move to the next element.
-            loop {
-                if stack.len() == 0 {
-                    return Ok(());
-                }
-                let is_object = stack.last_is_object();
-                self.ws();
-                match (self.peek(), is_object) {
-                    (Some(b','), true) => {
-                        self.i += 1;
-                        self.ws();
-                        let name = self.key(stack.len() == 1)?;
-                        if stack.len() == 1 {
-                            key = name;
-                            self.forget(key);
-                        }
-                        break;
-                    }
-                    (Some(b','), false) => {
-                        self.i += 1;
-                        break;
-                    }
-                    (Some(b'}'), true) | (Some(b']'), false) => {
-                        self.i += 1;
-                        stack.pop();
-                        if stack.len() == 1 {
-                            self.record_raw(key, container_start, self.i);
-                        }
-                    }
-                    (_, true) => return Err(self.err("',' or '}'")),
-                    (_, false) => return Err(self.err("',' or ']'")),
-                }
-            }
-        }
-    }
-
+impl TopFields {
     /// A top-level key seen (again): its earlier value no longer counts, so that with duplicate
     /// keys the last one wins, as it does for serde_json.
     fn forget(&mut self, key: Key) {
         match key {
-            Key::Id => self.top.id = None,
-            Key::Role => self.top.role = None,
-            Key::Content => self.top.content = None,
-            Key::IsDelta => self.top.is_delta = false,
-            Key::GraphPath => self.top.graph_path = None,
-            Key::ToolCall => self.top.tool_call = false,
-            Key::Sort => self.top.sort = None,
-            Key::Type => self.top.has_type = false,
+            Key::Id => self.id = None,
+            Key::Role => self.role = None,
+            Key::Content => self.content = None,
+            Key::IsDelta => self.is_delta = false,
+            Key::GraphPath => self.graph_path = None,
+            Key::ToolCall => self.tool_call = false,
+            Key::Sort => self.sort = None,
+            Key::Type => self.has_type = false,
             Key::Other => {}
+        }
+    }
+
+    /// A top-level string value.
+    #[inline]
+    fn record_str(&mut self, key: Key, span: Span) {
+        match key {
+            Key::Id => self.id = Some(Field::Str(span)),
+            Key::Role => self.role = Some(Field::Str(span)),
+            Key::Content => self.content = Some(Field::Str(span)),
+            Key::ToolCall => self.tool_call = true,
+            Key::Sort => self.sort = Some(Field::Str(span)),
+            Key::Type => self.has_type = true,
+            _ => {}
         }
     }
 
     /// A top-level non-string value just ended at `end`.
     fn record_raw(&mut self, key: Key, start: usize, end: usize) {
         match key {
-            Key::Id => self.top.id = Some(Field::Raw(start, end)),
-            Key::Role => self.top.role = Some(Field::Raw(start, end)),
-            Key::Content => self.top.content = Some(Field::Raw(start, end)),
-            Key::ToolCall => self.top.tool_call = true,
-            Key::Sort => self.top.sort = Some(Field::Raw(start, end)),
-            Key::Type => self.top.has_type = true,
+            Key::Id => self.id = Some(Field::Raw(start, end)),
+            Key::Role => self.role = Some(Field::Raw(start, end)),
+            Key::Content => self.content = Some(Field::Raw(start, end)),
+            Key::ToolCall => self.tool_call = true,
+            Key::Sort => self.sort = Some(Field::Raw(start, end)),
+            Key::Type => self.has_type = true,
             _ => {}
         }
-    }
-
-    /// `"key"` then `:`; at the top level, returns which rule-relevant key it is.
-    #[inline]
-    fn key(&mut self, top_level: bool) -> Result<Key, Invalid> {
-        if self.peek() != Some(b'"') {
-            return Err(self.err("a string key"));
-        }
-        let span = self.string()?;
-        self.ws();
-        if self.peek() != Some(b':') {
-            return Err(self.err("':'"));
-        }
-        self.i += 1;
-        Ok(if !top_level {
-            Key::Other
-        } else if span.escaped {
-            unescape(self.s, span).map_or(Key::Other, |k| key_of(k.as_bytes()))
-        } else {
-            key_of(&self.s[span.start..span.end])
-        })
-    }
-
-    #[inline(always)]
-    fn string(&mut self) -> Result<Span, Invalid> {
-        self.i += 1; // opening quote
-        let start = self.i;
-        let mut escaped = false;
-        let s = self.s;
-        loop {
-            self.i = skip_plain(s, self.i);
-            match s.get(self.i) {
-                None => return Err(self.err("a closing '\"'")),
-                Some(b'"') => {
-                    self.i += 1;
-                    return Ok(Span {
-                        start,
-                        end: self.i - 1,
-                        escaped,
-                    });
-                }
-                Some(b'\\') => {
-                    escaped = true;
-                    self.i += 1;
-                    match s.get(self.i) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 1,
-                        Some(b'u') => {
-                            let hex = s.get(self.i + 1..self.i + 5);
-                            if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                                return Err(self.err("four hex digits after \\u"));
-                            }
-                            self.i += 5;
-                        }
-                        _ => return Err(self.err("a valid escape")),
-                    }
-                }
-                Some(&b) if b < 0x20 => return Err(self.err("no control character in a string")),
-                Some(&b) if b >= 0x80 => {
-                    self.i += utf8_len(&s[self.i..]).ok_or(Invalid {
-                        offset: self.i,
-                        expected: "valid UTF-8",
-                    })?
-                }
-                Some(_) => self.i += 1,
-            }
-        }
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Result<(), Invalid> {
-        if self.s[self.i..].starts_with(word) {
-            self.i += word.len();
-            Ok(())
-        } else {
-            Err(self.err("true, false or null"))
-        }
-    }
-
-    fn number(&mut self) -> Result<(), Invalid> {
-        let digits = |p: &mut Self| {
-            let start = p.i;
-            while p.peek().is_some_and(|b| b.is_ascii_digit()) {
-                p.i += 1;
-            }
-            p.i > start
-        };
-        if self.peek() == Some(b'-') {
-            self.i += 1;
-        }
-        match self.peek() {
-            Some(b'0') => self.i += 1,
-            Some(b'1'..=b'9') => {
-                digits(self);
-            }
-            _ => return Err(self.err("a digit")),
-        }
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            if !digits(self) {
-                return Err(self.err("a digit after '.'"));
-            }
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.i += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.i += 1;
-            }
-            if !digits(self) {
-                return Err(self.err("a digit in the exponent"));
-            }
-        }
-        Ok(())
     }
 }
 

@@ -1,4 +1,149 @@
+use super::precise::{scan_whole, skip_plain, special_lanes, Scanner};
 use super::*;
+
+/// [`scan_frame`] with the scanner that came before it, for tests.
+fn scan_frame_reference(s: &[u8]) -> Result<TopFields, Invalid> {
+    scan_whole(s, |p| p.value())
+}
+
+impl Scanner<'_> {
+    /// The scanner before [`Scanner::object`] split the line's own object from nested values:
+    /// one loop for everything. Kept for tests, as the reference the new one must agree with.
+    fn value(&mut self) -> Result<(), Invalid> {
+        let mut stack = BitStack::default();
+        // The top-level key being read, and where its value started when it is a container.
+        let mut key = Key::Other;
+        let mut container_start = 0;
+        loop {
+            self.ws();
+            let depth = stack.len();
+            let start = self.i;
+            // graphPath elements: count them and keep the first if it is a string.
+            let in_path = depth == 2 && key == Key::GraphPath && !stack.last_is_object();
+            let scalar = match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
+                    self.i += 1;
+                    self.ws();
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if depth >= MAX_DEPTH {
+                        return Err(self.err("less nesting"));
+                    }
+                    if in_path {
+                        self.top
+                            .graph_path
+                            .get_or_insert_with(GraphPath::default)
+                            .len += 1;
+                    }
+                    if depth == 1 && key == Key::GraphPath && open == b'[' {
+                        self.top.graph_path = Some(GraphPath::default());
+                    }
+                    if self.peek() == Some(close) {
+                        self.i += 1;
+                        true
+                    } else {
+                        if depth == 1 {
+                            container_start = start;
+                        }
+                        stack.push(open == b'{');
+                        if open == b'{' {
+                            let name = self.key(stack.len() == 1)?;
+                            if stack.len() == 1 {
+                                key = name;
+                                self.top.forget(key);
+                            }
+                        }
+                        continue;
+                    }
+                }
+                Some(b'"') => {
+                    let span = self.string()?;
+                    if depth == 1 {
+                        match key {
+                            Key::Id => self.top.id = Some(Field::Str(span)),
+                            Key::Role => self.top.role = Some(Field::Str(span)),
+                            Key::Content => self.top.content = Some(Field::Str(span)),
+                            Key::ToolCall => self.top.tool_call = true,
+                            Key::Sort => self.top.sort = Some(Field::Str(span)),
+                            Key::Type => self.top.has_type = true,
+                            _ => {}
+                        }
+                    } else if in_path {
+                        let path = self.top.graph_path.get_or_insert_with(GraphPath::default);
+                        path.len += 1;
+                        if path.len == 1 {
+                            path.head = Some(span);
+                        }
+                    }
+                    false
+                }
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    if depth == 1 && key == Key::IsDelta {
+                        self.top.is_delta = true;
+                    }
+                    true
+                }
+                Some(b'f') => self.literal(b"false").map(|_| true)?,
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    if in_path {
+                        self.top
+                            .graph_path
+                            .get_or_insert_with(GraphPath::default)
+                            .len += 1;
+                    }
+                    false // null reads as absent
+                }
+                Some(b'-' | b'0'..=b'9') => self.number().map(|_| true)?,
+                _ => return Err(self.err("a value")),
+            };
+            if scalar {
+                if in_path && !matches!(self.s[start], b'{' | b'[') {
+                    self.top
+                        .graph_path
+                        .get_or_insert_with(GraphPath::default)
+                        .len += 1;
+                }
+                if depth == 1 {
+                    self.top.record_raw(key, start, self.i);
+                }
+            }
+            // After a value: close containers or move to the next element.
+            loop {
+                if stack.len() == 0 {
+                    return Ok(());
+                }
+                let is_object = stack.last_is_object();
+                self.ws();
+                match (self.peek(), is_object) {
+                    (Some(b','), true) => {
+                        self.i += 1;
+                        self.ws();
+                        let name = self.key(stack.len() == 1)?;
+                        if stack.len() == 1 {
+                            key = name;
+                            self.top.forget(key);
+                        }
+                        break;
+                    }
+                    (Some(b','), false) => {
+                        self.i += 1;
+                        break;
+                    }
+                    (Some(b'}'), true) | (Some(b']'), false) => {
+                        self.i += 1;
+                        stack.pop();
+                        if stack.len() == 1 {
+                            self.top.record_raw(key, container_start, self.i);
+                        }
+                    }
+                    (_, true) => return Err(self.err("',' or '}'")),
+                    (_, false) => return Err(self.err("',' or ']'")),
+                }
+            }
+        }
+    }
+}
 
 const VALID: &[&str] = &[
     "{}",
@@ -289,3 +434,5 @@ fn the_split_scanner_agrees_with_the_single_loop_reference() {
         same(&deep(r#"{"graphPath":["#, "]}"));
     }
 }
+
+mod props;

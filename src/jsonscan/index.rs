@@ -1,0 +1,503 @@
+//! The structural-index scanner (the simdjson approach, validating only): the line is read 64
+//! bytes at a time and each block is classified into bit masks (quotes, backslashes, the six
+//! structural characters, spaces, control and non-ASCII bytes); escapes and string interiors are
+//! resolved with bit arithmetic, which leaves one mask per block of the positions where a token
+//! starts (a structural character, a quote, the first byte of a number or literal). The grammar
+//! is then checked token by token from those positions, so the bytes inside strings, which are
+//! most of a line, cost nothing past their classification.
+//!
+//! It only answers whether a line is valid (and where the rule's fields are): the caller asks
+//! the byte-at-a-time scanner ([`super::precise`]) where and why a rejected line is not, so
+//! both must agree on every input (the property tests check that against serde_json).
+//!
+//! Classification runs on AVX2 when the CPU has it (detected once at run time), else on SSE2
+//! (part of every x86_64), else on a portable table lookup.
+
+use super::{key_of, unescape, utf8_len, BitStack, GraphPath, Key, Span, TopFields, MAX_DEPTH};
+
+mod classify;
+
+#[cfg(test)]
+pub(super) use classify::portable;
+#[cfg(not(target_arch = "x86_64"))]
+use classify::portable::Portable;
+#[cfg(target_arch = "x86_64")]
+pub(super) use classify::{Avx2, Sse2};
+pub(super) use classify::{Classify, Masks};
+
+/// Whether `s` is one JSON object, and its fields if so; None says only "invalid".
+#[inline]
+pub(super) fn scan(s: &[u8]) -> Option<TopFields> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match Avx2::detect() {
+            Some(avx2) => scan_with(s, avx2),
+            None => scan_with(s, Sse2),
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    scan_with(s, Portable)
+}
+
+/// The odd bits of a word: a backslash run that starts on one ends on an even bit when its
+/// length is odd.
+const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+const EVEN: u64 = !ODD;
+
+/// The bytes escaped by a backslash (those right after an odd-length run of backslashes),
+/// carrying a run that ends the block into the next one. simdjson's
+/// `find_odd_backslash_sequences`.
+#[inline(always)]
+pub(super) fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+    if backslash == 0 {
+        return std::mem::take(carry);
+    }
+    let start_edges = backslash & !(backslash << 1);
+    // A run continued from the previous block starts one byte "earlier" than bit 0.
+    let even_start_mask = EVEN ^ *carry;
+    let even_starts = start_edges & even_start_mask;
+    let odd_starts = start_edges & !even_start_mask;
+    let even_carries = backslash.wrapping_add(even_starts);
+    let (mut odd_carries, overflow) = backslash.overflowing_add(odd_starts);
+    odd_carries |= *carry;
+    *carry = u64::from(overflow);
+    let even_carry_ends = even_carries & !backslash;
+    let odd_carry_ends = odd_carries & !backslash;
+    (even_carry_ends & ODD) | (odd_carry_ends & EVEN)
+}
+
+/// Bit `i` is the parity of the bits `0..=i` of `x`.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// The tokens of a line, in order, block by block.
+pub(super) struct Cursor<'a, C> {
+    s: &'a [u8],
+    classify: C,
+    /// Offset of the block the pending tokens are in.
+    base: usize,
+    /// Offset of the next block to classify.
+    next_block: usize,
+    /// Token starts of the current block not handed out yet.
+    tokens: u64,
+    /// Backslashes of the current block, and 1 + the offset of the last one before it (0:
+    /// none), for a string's `escaped`.
+    backslash: u64,
+    backslash_before: usize,
+    /// Carries into the next block: a pending escape (0/1), inside a string (0/all ones),
+    /// a number or literal running on (0/1).
+    escape_carry: u64,
+    in_string: u64,
+    scalar_carry: u64,
+    /// A byte no valid line holds was met (a control character or a bad escape).
+    bad: bool,
+    /// Where the last run of non-ASCII bytes checked to be UTF-8 ended.
+    utf8_done: usize,
+}
+
+impl<'a, C: Classify> Cursor<'a, C> {
+    fn new(s: &'a [u8], classify: C) -> Self {
+        Cursor {
+            s,
+            classify,
+            base: 0,
+            next_block: 0,
+            tokens: 0,
+            backslash: 0,
+            backslash_before: 0,
+            escape_carry: 0,
+            in_string: 0,
+            scalar_carry: 0,
+            bad: false,
+            utf8_done: 0,
+        }
+    }
+
+    /// The offset of the next token, or None at the end of the line (or after a bad byte).
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        while self.tokens == 0 {
+            if self.next_block >= self.s.len() {
+                return None;
+            }
+            C::fill(self);
+        }
+        let at = self.base + self.tokens.trailing_zeros() as usize;
+        self.tokens &= self.tokens - 1;
+        Some(at)
+    }
+
+    /// Classify the next block and find its tokens.
+    #[inline(always)]
+    fn fill_block(&mut self) {
+        let s = self.s;
+        let base = self.next_block;
+        let rest = s.len() - base;
+        let (m, valid) = if let Some(block) = s[base..].first_chunk::<64>() {
+            (self.classify.classify(block), !0)
+        } else if let Some(tail) = s.last_chunk::<64>() {
+            // The last, short block of a long line: the line's last 64 bytes, shifted so that
+            // bit 0 is `base`; bits past the end come in as zero.
+            let m = self.classify.classify(tail);
+            let shift = 64 - rest;
+            let m = Masks {
+                quote: m.quote >> shift,
+                backslash: m.backslash >> shift,
+                op: m.op >> shift,
+                space: m.space >> shift,
+                low: m.low >> shift,
+                high: m.high >> shift,
+            };
+            (m, (1u64 << rest) - 1)
+        } else {
+            // A line shorter than a block: padded with spaces.
+            let mut block = [b' '; 64];
+            block[..rest].copy_from_slice(&s[base..]);
+            (self.classify.classify(&block), (1u64 << rest) - 1)
+        };
+        if self.backslash != 0 {
+            self.backslash_before = self.base + 64 - self.backslash.leading_zeros() as usize;
+        }
+        self.base = base;
+        self.next_block = base + 64;
+        let escaped = escaped_bytes(m.backslash, &mut self.escape_carry);
+        let quote = m.quote & !escaped;
+        // From an opening quote (included) to its closing quote (excluded).
+        let in_string = prefix_xor(quote) ^ self.in_string;
+        self.in_string = ((in_string as i64) >> 63) as u64;
+        // Past the end of the line is white space (and nothing else).
+        let mut white = m.space | !valid;
+        let control = m.low & !m.high;
+        if control != 0 {
+            // Tab, line feed and carriage return are white space outside strings; every other
+            // control character, and any inside a string, makes the line invalid.
+            let mut allowed = 0;
+            let mut c = control;
+            while c != 0 {
+                let i = c.trailing_zeros();
+                c &= c - 1;
+                if matches!(s[base + i as usize], b'\t' | b'\n' | b'\r') {
+                    allowed |= 1 << i;
+                }
+            }
+            if control & (in_string | !allowed) != 0 {
+                return self.fail();
+            }
+            white |= allowed;
+        }
+        if escaped != 0 && !self.escapes_are_valid(base, escaped) {
+            return self.fail();
+        }
+        if m.high != 0 && !self.utf8_is_valid(base, m.high) {
+            return self.fail();
+        }
+        // Bytes outside strings that are neither structure nor white space: numbers and
+        // literals (and anything invalid, which their own check refuses). A token starts
+        // where such a run starts.
+        let scalar = !(m.op | white | quote | in_string);
+        let scalar_start = scalar & !((scalar << 1) | self.scalar_carry);
+        self.scalar_carry = scalar >> 63;
+        self.tokens = (m.op & !in_string) | quote | scalar_start;
+        self.backslash = m.backslash;
+    }
+
+    /// Each escaped byte (at `base` + its bit) is one JSON allows after a backslash.
+    fn escapes_are_valid(&self, base: usize, mut escaped: u64) -> bool {
+        while escaped != 0 {
+            let at = base + escaped.trailing_zeros() as usize;
+            escaped &= escaped - 1;
+            match self.s.get(at) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
+                Some(b'u') => {
+                    let hex = self.s.get(at + 1..at + 5);
+                    if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// The runs of non-ASCII bytes that start in the block at `base` (bits of `high`) are
+    /// well-formed UTF-8. A sequence lies wholly inside one run (ASCII bytes are never part of
+    /// one), so checking the runs checks the line; a run may go on into the next block.
+    fn utf8_is_valid(&mut self, base: usize, mut high: u64) -> bool {
+        if self.utf8_done > base {
+            high &= !((1u64 << (self.utf8_done - base)) - 1);
+        }
+        while high != 0 {
+            let mut i = base + high.trailing_zeros() as usize;
+            while i < self.s.len() && self.s[i] >= 0x80 {
+                match utf8_len(&self.s[i..]) {
+                    Some(n) => i += n,
+                    None => return false,
+                }
+            }
+            self.utf8_done = i;
+            if i >= base + 64 {
+                break;
+            }
+            high &= !((1u64 << (i - base)) - 1);
+        }
+        true
+    }
+
+    #[cold]
+    fn fail(&mut self) {
+        self.bad = true;
+        self.tokens = 0;
+        self.next_block = self.s.len();
+    }
+
+    /// Whether the string between `start` and the closing quote at `end` (the token just
+    /// handed out) holds a backslash.
+    #[inline(always)]
+    fn escaped(&self, start: usize, end: usize) -> bool {
+        let below = |i: usize| (1u64 << (i - self.base)) - 1;
+        if start >= self.base {
+            self.backslash & below(end) & !below(start) != 0
+        } else {
+            self.backslash_before > start || self.backslash & below(end) != 0
+        }
+    }
+
+    /// The string whose opening quote is at `open`: its span (the closing quote is the next
+    /// token; `escaped` is worked out only when `want_escaped`).
+    #[inline(always)]
+    fn string(&mut self, open: usize, want_escaped: bool) -> Option<Span> {
+        let end = self.next()?;
+        Some(Span {
+            start: open + 1,
+            end,
+            escaped: want_escaped && self.escaped(open + 1, end),
+        })
+    }
+
+    /// `"key"` and `:` at `open`: at the top level, which key it is.
+    #[inline(always)]
+    fn key(&mut self, open: usize, top_level: bool) -> Option<Key> {
+        if self.s[open] != b'"' {
+            return None;
+        }
+        let end = self.next()?;
+        let key = if top_level {
+            match key_of(&self.s[open + 1..end]) {
+                // A known key holds no backslash; any other might be one escaped.
+                Key::Other if self.escaped(open + 1, end) => {
+                    let span = Span {
+                        start: open + 1,
+                        end,
+                        escaped: true,
+                    };
+                    unescape(self.s, span).map_or(Key::Other, |k| key_of(k.as_bytes()))
+                }
+                key => key,
+            }
+        } else {
+            Key::Other
+        };
+        (self.s[self.next()?] == b':').then_some(key)
+    }
+
+    /// A number or literal starting at `at`: where it ends. It must fill its whole run of
+    /// non-structural bytes.
+    #[inline(always)]
+    fn atom(&self, at: usize) -> Option<usize> {
+        let s = self.s;
+        // Fixed-size compares: a load and a compare each, no memcmp call.
+        let is = |word: &[u8; 4]| s.get(at..at + 4) == Some(word.as_slice());
+        let end = match s[at] {
+            b't' if is(b"true") => at + 4,
+            b'f' if s.get(at + 1..at + 5) == Some(b"alse".as_slice()) => at + 5,
+            b'n' if is(b"null") => at + 4,
+            _ => number(s, at)?,
+        };
+        match s.get(end) {
+            None | Some(b'{' | b'}' | b'[' | b']' | b':' | b',' | b'"') => Some(end),
+            Some(b' ' | b'\t' | b'\n' | b'\r') => Some(end),
+            Some(_) => None,
+        }
+    }
+
+    /// One value starting at token `at`, inside `outer` containers, validated: where it ends.
+    /// Without recursion: open containers are bits (1 = object).
+    fn value(&mut self, mut at: usize, outer: usize) -> Option<usize> {
+        let s = self.s;
+        let mut stack = BitStack::default();
+        loop {
+            let mut end = match s[at] {
+                open @ (b'{' | b'[') => {
+                    if outer + stack.len() >= MAX_DEPTH {
+                        return None;
+                    }
+                    let next = self.next()?;
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if s[next] == close {
+                        next + 1
+                    } else {
+                        stack.push(open == b'{');
+                        at = next;
+                        if open == b'{' {
+                            self.key(next, false)?;
+                            at = self.next()?;
+                        }
+                        continue;
+                    }
+                }
+                b'"' => self.next()? + 1,
+                _ => self.atom(at)?,
+            };
+            // After a value: close containers or move to the next element.
+            loop {
+                if stack.len() == 0 {
+                    return Some(end);
+                }
+                let next = self.next()?;
+                match (s[next], stack.last_is_object()) {
+                    (b',', true) => {
+                        let key = self.next()?;
+                        self.key(key, false)?;
+                        at = self.next()?;
+                        break;
+                    }
+                    (b',', false) => {
+                        at = self.next()?;
+                        break;
+                    }
+                    (b'}', true) | (b']', false) => {
+                        stack.pop();
+                        end = next + 1;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// The line's object, at its `{`: keys matched and the rule's fields noted.
+    #[inline(always)]
+    fn object(&mut self, top: &mut TopFields) -> Option<()> {
+        let s = self.s;
+        let mut at = self.next()?;
+        if s[at] == b'}' {
+            return Some(());
+        }
+        loop {
+            let key = self.key(at, true)?;
+            top.forget(key);
+            let v = self.next()?;
+            match s[v] {
+                b'"' => {
+                    let wanted = matches!(key, Key::Id | Key::Role | Key::Content | Key::Sort);
+                    let span = self.string(v, wanted)?;
+                    top.record_str(key, span);
+                }
+                b'[' if key == Key::GraphPath => self.graph_path(top)?,
+                b'{' | b'[' => {
+                    let end = self.value(v, 1)?;
+                    top.record_raw(key, v, end);
+                }
+                _ => {
+                    let end = self.atom(v)?;
+                    match s[v] {
+                        b'n' => {} // null reads as absent
+                        b't' if key == Key::IsDelta => top.is_delta = true,
+                        _ => top.record_raw(key, v, end),
+                    }
+                }
+            }
+            let next = self.next()?;
+            match s[next] {
+                b',' => at = self.next()?,
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// `graphPath`'s array, its `[` just read: count the elements and keep the first if a
+    /// string.
+    fn graph_path(&mut self, top: &mut TopFields) -> Option<()> {
+        let s = self.s;
+        let mut path = GraphPath::default();
+        let mut at = self.next()?;
+        if s[at] != b']' {
+            loop {
+                path.len += 1;
+                if s[at] == b'"' {
+                    let span = self.string(at, path.len == 1)?;
+                    if path.len == 1 {
+                        path.head = Some(span);
+                    }
+                } else {
+                    self.value(at, 2)?;
+                }
+                let next = self.next()?;
+                match s[next] {
+                    b',' => at = self.next()?,
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+        }
+        top.graph_path = Some(path);
+        Some(())
+    }
+}
+
+/// A JSON number starting at `i`: where it ends.
+#[inline]
+fn number(s: &[u8], mut i: usize) -> Option<usize> {
+    let digits = |mut i: usize| {
+        let start = i;
+        while s.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > start).then_some(i)
+    };
+    if s[i] == b'-' {
+        i += 1;
+    }
+    match s.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => i = digits(i)?,
+        _ => return None,
+    }
+    if s.get(i) == Some(&b'.') {
+        i = digits(i + 1)?;
+    }
+    if let Some(b'e' | b'E') = s.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = s.get(i) {
+            i += 1;
+        }
+        i = digits(i)?;
+    }
+    Some(i)
+}
+
+/// [`scan`] with the given classification.
+#[inline(always)]
+pub(super) fn scan_with<C: Classify>(s: &[u8], classify: C) -> Option<TopFields> {
+    let mut cursor = Cursor::new(s, classify);
+    let mut top = TopFields::default();
+    let first = cursor.next()?;
+    if s[first] != b'{' {
+        return None;
+    }
+    cursor.object(&mut top)?;
+    if cursor.next().is_some() || cursor.bad {
+        return None;
+    }
+    Some(top)
+}

@@ -1,0 +1,240 @@
+//! Classification of a 64-byte block into the bit masks the structural index is built from:
+//! AVX2 when the CPU has it (asked once), SSE2 (part of every x86_64), or a portable table.
+
+use super::Cursor;
+
+/// One 64-byte block as bit masks: bit `i` is byte `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(in crate::jsonscan) struct Masks {
+    /// `"`
+    pub quote: u64,
+    /// `\`
+    pub backslash: u64,
+    /// `{`, `}`, `[`, `]`, `:`, `,`
+    pub op: u64,
+    /// ` `
+    pub space: u64,
+    /// Below 0x20 or at or above 0x80 (a signed compare with 0x20).
+    pub low: u64,
+    /// At or above 0x80.
+    pub high: u64,
+}
+
+/// A way to classify a block.
+pub(in crate::jsonscan) trait Classify: Copy {
+    fn classify(self, block: &[u8; 64]) -> Masks;
+
+    /// Index the cursor's next block: one call per block, so that a classification compiled
+    /// for other CPU features can be inlined into it.
+    #[inline(never)]
+    fn fill(cursor: &mut Cursor<'_, Self>) {
+        cursor.fill_block();
+    }
+}
+
+/// Classification one byte at a time through a table: the path for targets without SIMD here
+/// (on x86_64, only the tests use it, as the model the SIMD paths must match).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+pub(in crate::jsonscan) mod portable {
+    use super::{Classify, Masks};
+
+    #[derive(Clone, Copy)]
+    pub(in crate::jsonscan) struct Portable;
+
+    const QUOTE: u8 = 1;
+    const BACKSLASH: u8 = 2;
+    const OP: u8 = 4;
+    const SPACE: u8 = 8;
+    const LOW: u8 = 16;
+    const HIGH: u8 = 32;
+
+    const CLASSES: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            t[b] = match b as u8 {
+                b'"' => QUOTE,
+                b'\\' => BACKSLASH,
+                b'{' | b'}' | b'[' | b']' | b':' | b',' => OP,
+                b' ' => SPACE,
+                0..=0x1F => LOW,
+                0x80..=0xFF => LOW | HIGH,
+                _ => 0,
+            };
+            b += 1;
+        }
+        t
+    };
+
+    impl Classify for Portable {
+        #[inline(always)]
+        fn classify(self, block: &[u8; 64]) -> Masks {
+            let mut m = Masks::default();
+            for (i, &b) in block.iter().enumerate() {
+                let c = CLASSES[b as usize];
+                let bit = |class: u8| u64::from(c & class != 0) << i;
+                m.quote |= bit(QUOTE);
+                m.backslash |= bit(BACKSLASH);
+                m.op |= bit(OP);
+                m.space |= bit(SPACE);
+                m.low |= bit(LOW);
+                m.high |= bit(HIGH);
+            }
+            m
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(in crate::jsonscan) use x86::{Avx2, Sse2};
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::super::Cursor;
+    use super::{Classify, Masks};
+    use std::arch::x86_64::*;
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    /// SSE2, part of every x86_64 CPU: four 16-byte lanes per block.
+    #[derive(Clone, Copy)]
+    pub(in crate::jsonscan) struct Sse2;
+
+    impl Classify for Sse2 {
+        #[inline(always)]
+        fn classify(self, block: &[u8; 64]) -> Masks {
+            let mut m = Masks::default();
+            for k in 0..4 {
+                // SAFETY: SSE2 is part of the x86_64 baseline, and the load reads bytes
+                // 16k..16k+16 of a 64-byte array (unaligned loads are allowed).
+                unsafe {
+                    let v = _mm_loadu_si128(block.as_ptr().add(16 * k).cast());
+                    // '{' and '[' differ only in bit 0x20, as do '}' and ']'.
+                    let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+                    let op = _mm_or_si128(
+                        _mm_or_si128(
+                            _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8)),
+                            _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8)),
+                        ),
+                        _mm_or_si128(
+                            _mm_cmpeq_epi8(v, _mm_set1_epi8(b':' as i8)),
+                            _mm_cmpeq_epi8(v, _mm_set1_epi8(b',' as i8)),
+                        ),
+                    );
+                    let at = |x: i32| u64::from(x as u16) << (16 * k);
+                    m.quote |= at(_mm_movemask_epi8(_mm_cmpeq_epi8(
+                        v,
+                        _mm_set1_epi8(b'"' as i8),
+                    )));
+                    m.backslash |= at(_mm_movemask_epi8(_mm_cmpeq_epi8(
+                        v,
+                        _mm_set1_epi8(b'\\' as i8),
+                    )));
+                    m.op |= at(_mm_movemask_epi8(op));
+                    m.space |= at(_mm_movemask_epi8(_mm_cmpeq_epi8(
+                        v,
+                        _mm_set1_epi8(b' ' as i8),
+                    )));
+                    // Signed: 0x80..=0xFF are negative, so they are "below 0x20" too.
+                    m.low |= at(_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+                    m.high |= at(_mm_movemask_epi8(v));
+                }
+            }
+            m
+        }
+    }
+
+    /// AVX2: two 32-byte lanes per block. A value exists only when the CPU has AVX2.
+    #[derive(Clone, Copy)]
+    pub(in crate::jsonscan) struct Avx2(());
+
+    /// 0: not asked yet, 1: no AVX2, 2: AVX2.
+    static AVX2: AtomicU8 = AtomicU8::new(0);
+
+    impl Avx2 {
+        /// The proof that the CPU has AVX2, if it does (asked once, then cached).
+        #[inline]
+        pub(in crate::jsonscan) fn detect() -> Option<Avx2> {
+            let known = match AVX2.load(Ordering::Relaxed) {
+                0 => {
+                    let yes = is_x86_feature_detected!("avx2");
+                    AVX2.store(1 + u8::from(yes), Ordering::Relaxed);
+                    yes
+                }
+                v => v == 2,
+            };
+            known.then_some(Avx2(()))
+        }
+    }
+
+    impl Classify for Avx2 {
+        #[inline(always)]
+        fn classify(self, block: &[u8; 64]) -> Masks {
+            // SAFETY: an `Avx2` exists only when the CPU has AVX2 (`Avx2::detect`).
+            unsafe { classify_avx2(block) }
+        }
+
+        #[inline(never)]
+        fn fill(cursor: &mut Cursor<'_, Self>) {
+            // SAFETY: the cursor holds an `Avx2`, which exists only when the CPU has AVX2.
+            unsafe { fill_avx2(cursor) }
+        }
+    }
+
+    /// [`Cursor::fill_block`] compiled for AVX2, so that [`classify_avx2`] inlines into it.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn fill_avx2(cursor: &mut Cursor<'_, Avx2>) {
+        cursor.fill_block();
+    }
+
+    /// One block with AVX2: a function of its own, compiled for AVX2 (one call per block).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn classify_avx2(block: &[u8; 64]) -> Masks {
+        let mut m = Masks::default();
+        for k in 0..2 {
+            // SAFETY: the load reads bytes 32k..32k+32 of a 64-byte array (unaligned loads are
+            // allowed); the caller vouches for AVX2.
+            unsafe {
+                let v = _mm256_loadu_si256(block.as_ptr().add(32 * k).cast());
+                let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+                let op = _mm256_or_si256(
+                    _mm256_or_si256(
+                        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)),
+                        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)),
+                    ),
+                    _mm256_or_si256(
+                        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b':' as i8)),
+                        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b',' as i8)),
+                    ),
+                );
+                let at = |x: i32| u64::from(x as u32) << (32 * k);
+                m.quote |= at(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+                    v,
+                    _mm256_set1_epi8(b'"' as i8),
+                )));
+                m.backslash |= at(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+                    v,
+                    _mm256_set1_epi8(b'\\' as i8),
+                )));
+                m.op |= at(_mm256_movemask_epi8(op));
+                m.space |= at(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+                    v,
+                    _mm256_set1_epi8(b' ' as i8),
+                )));
+                // Signed: 0x80..=0xFF are negative, so "0x20 > v" holds for them too.
+                m.low |= at(_mm256_movemask_epi8(_mm256_cmpgt_epi8(
+                    _mm256_set1_epi8(0x20),
+                    v,
+                )));
+                m.high |= at(_mm256_movemask_epi8(v));
+            }
+        }
+        m
+    }
+}
