@@ -238,7 +238,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__chat)
-            opts="-c -o -v -q -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --dialect --body --replay --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-c -o -v -q -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --dialect --today --body --replay --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,6 +270,10 @@ _analyst() {
                     ;;
                 --dialect)
                     COMPREPLY=($(compgen -W "seed docs legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --today)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --body)
@@ -782,7 +786,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__serve)
-            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --pace --fault --dialect --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --pace --fault --dialect --today --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -826,6 +830,10 @@ _analyst() {
                     ;;
                 --dialect)
                     COMPREPLY=($(compgen -W "seed docs legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --today)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)

@@ -25,7 +25,7 @@ fn database(dir: &tempfile::TempDir) -> PathBuf {
 }
 
 fn user_engine(dir: &tempfile::TempDir) -> Engine {
-    Engine::open(Some(&fixture("support.yaml")), Some(&database(dir)), TODAY).unwrap()
+    Engine::open(Some(&fixture("support.yaml")), Some(&database(dir))).unwrap()
 }
 
 #[test]
@@ -97,7 +97,7 @@ fn a_model_without_data_runs_over_the_sample() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("orders.yaml");
     std::fs::write(&model, "cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - {name: count, type: count, title: Orders}\n    dimensions:\n      - {name: status, sql: status, type: string}\n      - {name: created_at, sql: created_at, type: time}\n").unwrap();
-    let engine = Engine::open(Some(&model), None, TODAY).unwrap();
+    let engine = Engine::open(Some(&model), None).unwrap();
     let run = ask_thread(&engine, &["orders by status in 2024"], &[]);
     let want = hand(&engine, "SELECT status, COUNT(*) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC");
     assert_same_rows(&sql_result(&run).unwrap(), &want, "orders by status");
@@ -106,7 +106,7 @@ fn a_model_without_data_runs_over_the_sample() {
 #[test]
 fn data_without_a_model_gets_an_inferred_one() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(None, Some(&database(&dir)), TODAY).unwrap();
+    let engine = Engine::open(None, Some(&database(&dir))).unwrap();
     let run = ask_thread(&engine, &["tickets by priority"], &[]);
     let want = hand(
         &engine,

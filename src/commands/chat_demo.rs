@@ -23,11 +23,12 @@ pub struct Demo {
     running: Running,
 }
 
-/// Start the emulator with its demo options, speaking `dialect`, with the threads of earlier
-/// demo runs.
-pub async fn start(ctx: &Ctx, dialect: Dialect) -> Result<Demo> {
+/// Start the emulator with its demo options, speaking `dialect`, with `today` fixed (`--today`),
+/// with the threads of earlier demo runs.
+pub async fn start(ctx: &Ctx, dialect: Dialect, today: Option<&str>) -> Result<Demo> {
     let opts = ServeOptions {
         dialect,
+        today: super::serve::today_arg(today)?,
         ..ServeOptions::demo()
     };
     let running = start_emulator(opts).await.map_err(|e| {
