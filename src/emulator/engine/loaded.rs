@@ -16,6 +16,8 @@ use super::{model_check, model_infer, model_yaml, sample_data};
 pub struct Engine {
     model: Model,
     views: Vec<ViewCat>,
+    /// What dialect SQL may name: the views, and the cubes.
+    targets: Vec<ViewCat>,
     lexicons: Vec<Lexicon>,
     vocab: Vocabulary,
     warehouse: Warehouse,
@@ -73,6 +75,7 @@ impl Engine {
     fn new(model: Model, warehouse: Warehouse, source: &str, data: &str) -> anyhow::Result<Engine> {
         model_check::against_data(&model, &warehouse, source, data)?;
         let views = catalog::views(&model);
+        let targets = catalog::queryable(&model, &views);
         let values = model_check::dimension_values(&model, &views, &warehouse);
         let mut vocab = Vocabulary::default();
         vocab.add(KEYWORDS);
@@ -84,6 +87,7 @@ impl Engine {
         Ok(Engine {
             model,
             views,
+            targets,
             lexicons,
             vocab,
             warehouse,
@@ -136,6 +140,10 @@ impl Engine {
 
     pub(crate) fn views(&self) -> &[ViewCat] {
         &self.views
+    }
+
+    pub(crate) fn targets(&self) -> &[ViewCat] {
+        &self.targets
     }
 
     pub(crate) fn lexicons(&self) -> &[Lexicon] {

@@ -18,6 +18,7 @@ pub mod model_yaml;
 pub mod planner;
 pub mod request;
 pub mod sample_data;
+pub mod semantic;
 pub mod sqlgen;
 pub mod timeparse;
 pub mod warehouse;
@@ -25,3 +26,4 @@ pub mod words;
 
 pub use loaded::Engine;
 pub use request::{AgentRequest, AgentRun, TurnMemory};
+pub use semantic::{CompileError, Compiled, QueryError, SecurityContext};
