@@ -345,3 +345,40 @@ fn a_policy_without_the_attribute_shows_nothing() {
     let sneaky = ctx(&[("office", "Berlin' OR '1'='1")]);
     assert!(rows(&e, sql, &sneaky).is_empty());
 }
+
+#[test]
+fn the_agents_sql_is_dialect_sql_that_reruns_to_the_same_rows() {
+    let e = sample();
+    for (question, attrs) in [
+        ("Top 5 product categories by revenue in 2025", &[][..]),
+        ("monthly orders in 2024", &[("region", "Europe")][..]),
+        (
+            "revenue by country last month",
+            &[("region", "Americas")][..],
+        ),
+    ] {
+        let run = ask_thread(e, &[question], attrs);
+        let result = sql_result(&run).expect("a SQL tool call");
+        let sql = result["sqlQuery"].as_str().unwrap();
+        assert!(
+            sql.contains("MEASURE(") && sql.contains("FROM sales"),
+            "{sql}"
+        );
+        assert!(!sql.contains("JOIN") && !sql.contains("region ="), "{sql}");
+        let c = ctx(attrs);
+        let again = rows(e, sql, &c);
+        let shown: Vec<Vec<String>> = result["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(again, shown, "{question}: {sql}");
+    }
+}

@@ -231,12 +231,12 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
     writeln!(out, "Try:")?;
     writeln!(
         out,
-        "  ANALYST_API_KEY={} analyst chat --url {} --external-id demo-user{attr} \"What was revenue last month?\"",
+        "  ANALYST_API_KEY={} analyst chat --url {} --external-id demo-user{attr} \"What was revenue in 2025?\"",
         r.api_key, r.chat_url
     )?;
     writeln!(
         out,
-        "  curl -N {} -H 'Authorization: Api-Key {}' -H 'Content-Type: application/json' \\\n       -d '{{\"input\":\"What was revenue last month?\",\"sessionSettings\":{{\"externalId\":\"demo-user\"}}}}'",
+        "  curl -N {} -H 'Authorization: Api-Key {}' -H 'Content-Type: application/json' \\\n       -d '{{\"input\":\"What was revenue in 2025?\",\"sessionSettings\":{{\"externalId\":\"demo-user\"}}}}'",
         r.chat_url, r.api_key
     )?;
     writeln!(

@@ -11,6 +11,7 @@ use super::loaded::Engine;
 use super::meta_search;
 use super::planner::{self, Plan};
 use super::request::{AgentRequest, AgentRun};
+use super::semantic::SecurityContext;
 use super::sqlgen;
 use super::words::words;
 
@@ -176,13 +177,20 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         &emit::meta_input(&search),
         &meta_search::search(&search, views).to_value(),
     );
-    let query = sqlgen::build(engine.model(), view, &plan, &req.user_attributes);
-    let spec = answer_text::vega(&query.columns, &title);
+    let sql = sqlgen::build(view, &plan);
+    let ctx = SecurityContext::new(&req.user_attributes);
+    // The SQL shown is the SQL run: the semantic layer compiles it with this user's policies.
+    let compiled = engine.compile(&sql, &ctx);
+    let columns = compiled
+        .as_ref()
+        .map(|c| c.columns.clone())
+        .unwrap_or_default();
+    let spec = answer_text::vega(&columns, &title);
     let spec_text = spec.to_string();
     let query_title = format!("{title}{}{}", scope.filters, scope.range);
     let description = format!("{} from the {} {}", title, view.name, view.kind);
     let input = SqlInput {
-        sql_query: Some(query.shown.clone()),
+        sql_query: Some(sql.clone()),
         query_title: Some(query_title.clone()),
         description: Some(description.clone()),
         user_request: Some(question.clone()),
@@ -191,18 +199,21 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         ..SqlInput::default()
     }
     .to_value();
-    let outcome = if engine.branch_ok(req.branch.as_deref()) {
-        engine
-            .warehouse()
-            .query(&query.executed)
-            .map_err(|e| format!("Error: QueryError: {e:#}"))
-    } else {
+    let outcome = if !engine.branch_ok(req.branch.as_deref()) {
         Err("Error: BadRequestError: Bad branch".to_string())
+    } else {
+        match &compiled {
+            Ok(c) => engine
+                .warehouse()
+                .query(&c.sql)
+                .map(|r| (c.sql.clone(), r))
+                .map_err(|e| format!("Error: QueryError: {e:#}")),
+            Err(e) => Err(format!("Error: QueryError: {e}")),
+        }
     };
     let (result, answer) = match &outcome {
-        Ok(r) => {
-            let schema: Vec<Column> = query
-                .columns
+        Ok((executed, r)) => {
+            let schema: Vec<Column> = columns
                 .iter()
                 .map(|c| Column {
                     name: Some(c.name.clone()),
@@ -222,13 +233,13 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
                 })
                 .collect();
             let (schema, data, annotation) = if req.dialect.rows_as_objects() {
-                let (data, annotation) = rows_as_objects(&query.columns, data);
+                let (data, annotation) = rows_as_objects(&columns, data);
                 (None, data, Some(annotation))
             } else {
                 (Some(schema), data, None)
             };
             let result = SqlResult {
-                sql_query: Some(query.shown.clone()),
+                sql_query: Some(sql.clone()),
                 query_title: Some(query_title.clone()),
                 description: Some(description.clone()),
                 user_request: Some(question.clone()),
@@ -236,18 +247,12 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
                 data: Some(data),
                 annotation,
                 total_rows: Some(r.total_rows as i64),
-                uuid: Some(uuid_from(&format!(
-                    "{}\n{}",
-                    req.message_id, query.executed
-                ))),
+                uuid: Some(uuid_from(&format!("{}\n{executed}", req.message_id))),
                 vega_spec: Some(spec_text.clone()),
                 ..SqlResult::default()
             }
             .to_value();
-            (
-                result,
-                answer_text::write(&plan, view, &query.columns, r, &scope),
-            )
+            (result, answer_text::write(&plan, view, &columns, r, &scope))
         }
         Err(e) if e.contains("Bad branch") => {
             let branch = req.branch.clone().unwrap_or_default();

@@ -6,6 +6,7 @@ use super::catalog::{Kind, ViewCat};
 use super::dates::{parse_iso, Date, Range};
 use super::model::DimKind;
 use super::request::TurnMemory;
+use super::sqlgen::Condition;
 use super::timeparse::{self, Grain};
 use super::words::{number_word, words, Vocabulary};
 
@@ -26,6 +27,8 @@ pub struct Plan {
     pub range: Option<Range>,
     /// Equality filters (dimension, value).
     pub filters: Vec<(usize, String)>,
+    /// Other conditions: negations ("except Electronics"), numeric comparisons ("over $100").
+    pub conditions: Vec<(usize, Condition)>,
     /// Ordering by the first measure: `Some(true)` descending.
     pub descending: Option<bool>,
     /// Row limit for top/bottom-N.
@@ -363,6 +366,7 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<Plan> {
             .collect(),
         descending: m.descending,
         limit: m.limit,
+        conditions: Vec::new(),
         notes: Vec::new(),
     })
 }
