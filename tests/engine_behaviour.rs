@@ -106,7 +106,18 @@ fn frames_follow_the_protocol_order_and_shape() {
         .iter()
         .map(|x| x["toolCall"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["dataMeta", "dataMeta", "dataSqlApi", "dataSqlApi"]);
+    // The breakdown, then the total its share is of (its own query, issue 14).
+    assert_eq!(
+        names,
+        [
+            "dataMeta",
+            "dataMeta",
+            "dataSqlApi",
+            "dataSqlApi",
+            "dataSqlApi",
+            "dataSqlApi"
+        ]
+    );
     for pair in tools.chunks(2) {
         assert_eq!(pair[0]["id"], pair[1]["id"]);
         assert_eq!(

@@ -223,7 +223,8 @@ pub fn build(conn: &Connection) -> anyhow::Result<()> {
                 "Small Business",
                 "Corporate",
             ][rng.below(5)];
-            let joined = start.add_days(rng.below(span as usize) as i64 - 365);
+            // Signups from a year before the first order to the window's end, so every year has some.
+            let joined = start.add_days(rng.below(span as usize + 365) as i64 - 365);
             ins.execute(params![
                 id,
                 name,

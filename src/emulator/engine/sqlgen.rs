@@ -41,11 +41,79 @@ pub enum Condition {
     Compare(&'static str, f64),
 }
 
-/// The dialect SQL of a plan.
+impl Condition {
+    /// As kept in a thread's memory: (operator, value).
+    pub fn to_memory(&self) -> (String, String) {
+        match self {
+            Condition::Equals(v) => ("=".into(), v.clone()),
+            Condition::NotEquals(v) => ("<>".into(), v.clone()),
+            Condition::Compare(op, n) => ((*op).into(), n.to_string()),
+        }
+    }
+    /// Back from a thread's memory.
+    pub fn from_memory(op: &str, v: &str) -> Option<Condition> {
+        Some(match op {
+            "=" => Condition::Equals(v.into()),
+            "<>" => Condition::NotEquals(v.into()),
+            ">" => Condition::Compare(">", v.parse().ok()?),
+            ">=" => Condition::Compare(">=", v.parse().ok()?),
+            "<" => Condition::Compare("<", v.parse().ok()?),
+            "<=" => Condition::Compare("<=", v.parse().ok()?),
+            _ => return None,
+        })
+    }
+}
+
+/// The dialect SQL of a plan over its view.
 pub fn build(view: &ViewCat, plan: &Plan) -> String {
-    let name = |i: usize| ident(&view.members[i].name);
+    build_on(view, view, plan)
+}
+
+/// The one cube every member of a plan belongs to, when it is not the view's root: such a
+/// question ("customers who signed up last month") is about that cube's own rows, which the
+/// view would reach only through its root (customers without orders would vanish).
+pub fn single_cube<'a>(view: &ViewCat, plan: &Plan, targets: &'a [ViewCat]) -> Option<&'a ViewCat> {
+    let used: Vec<usize> = plan
+        .measures
+        .iter()
+        .chain(&plan.dimensions)
+        .chain(plan.time.iter())
+        .chain(plan.filters.iter().map(|(m, _)| m))
+        .chain(plan.conditions.iter().map(|(m, _)| m))
+        .copied()
+        .collect();
+    let cube = &view.members[*used.first()?].cube;
+    if cube == &view.root || used.iter().any(|m| &view.members[*m].cube != cube) {
+        return None;
+    }
+    targets
+        .iter()
+        .find(|t| t.kind == "cube" && &t.name == cube && t.root == *cube)
+}
+
+/// The dialect SQL of a plan made over `source`, written against `target` (the same view, or
+/// the single cube all its members belong to).
+pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
+    let view = target;
+    let name = |i: usize| {
+        let m = &source.members[i];
+        let on = target
+            .members
+            .iter()
+            .find(|x| x.cube == m.cube && x.member == m.member)
+            .map_or(&m.name, |x| &x.name);
+        ident(on)
+    };
     let mut select = Vec::new();
-    if let (Some(g), Some(t)) = (plan.grain, plan.time) {
+    let compare = plan.compare.as_ref().zip(plan.time);
+    if let Some(((_, _, g), t)) = compare {
+        select.push(format!(
+            "DATE_TRUNC('{}', {}) AS {}",
+            g.as_str(),
+            name(t),
+            ident(g.as_str())
+        ));
+    } else if let (Some(g), Some(t)) = (plan.grain, plan.time) {
         select.push(format!(
             "DATE_TRUNC('{}', {}) AS {}",
             g.as_str(),
@@ -61,7 +129,16 @@ pub fn build(view: &ViewCat, plan: &Plan) -> String {
         select.push(format!("MEASURE({}) AS {}", name(m), name(m)));
     }
     let mut wheres = Vec::new();
-    if let (Some(r), Some(t)) = (&plan.range, plan.time) {
+    if let Some(((a, b, _), t)) = compare {
+        let t = name(t);
+        wheres.push(format!(
+            "(({t} >= {} AND {t} < {}) OR ({t} >= {} AND {t} < {}))",
+            literal(&a.start.to_string()),
+            literal(&a.end.to_string()),
+            literal(&b.start.to_string()),
+            literal(&b.end.to_string())
+        ));
+    } else if let (Some(r), Some(t)) = (&plan.range, plan.time) {
         wheres.push(format!(
             "{} >= {} AND {} < {}",
             name(t),
@@ -89,8 +166,10 @@ pub fn build(view: &ViewCat, plan: &Plan) -> String {
         sql.push_str(&format!("\nGROUP BY {}", list.join(", ")));
     }
     let first_measure = groups + 1;
-    let timed = plan.grain.is_some() && plan.time.is_some();
+    let timed = (plan.grain.is_some() || compare.is_some()) && plan.time.is_some();
     let order = match (plan.descending, timed) {
+        _ if compare.is_some() && groups > 1 => Some("2, 1".to_string()),
+        _ if compare.is_some() => Some("1".to_string()),
         (Some(desc), _) if groups > 0 => Some(format!(
             "{first_measure} {}",
             if desc { "DESC" } else { "ASC" }
@@ -102,14 +181,14 @@ pub fn build(view: &ViewCat, plan: &Plan) -> String {
     };
     if let Some(o) = order {
         // Ties are broken by the first group column, so the same question always lists the same rows.
-        let tie = if groups > 0 && !o.starts_with('1') {
+        let tie = if groups > 0 && !o.starts_with('1') && !o.contains(',') {
             ", 1"
         } else {
             ""
         };
         sql.push_str(&format!("\nORDER BY {o}{tie}"));
     }
-    if let (Some(n), true) = (plan.limit, groups > 0) {
+    if let (Some(n), true, None) = (plan.limit, groups > 0, compare) {
         sql.push_str(&format!("\nLIMIT {n}"));
     }
     sql
