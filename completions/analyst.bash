@@ -256,7 +256,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__chat)
-            opts="-c -i -o -v -q -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --dialect --body --replay --rows --chart --no-chart --interactive --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-c -i -o -v -q -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --dialect --today --body --replay --rows --chart --no-chart --interactive --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -288,6 +288,10 @@ _analyst() {
                     ;;
                 --dialect)
                     COMPREPLY=($(compgen -W "seed docs legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --today)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --body)
@@ -1102,7 +1106,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__serve)
-            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --pace --fault --dialect --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --pace --fault --dialect --today --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1146,6 +1150,10 @@ _analyst() {
                     ;;
                 --dialect)
                     COMPREPLY=($(compgen -W "seed docs legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --today)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)

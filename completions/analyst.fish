@@ -64,6 +64,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand chat" -l retries -d 'How
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l dialect -d 'Wire variant the --demo emulator speaks (see `analyst serve --dialect`)' -r -f -a "seed\t'The service\'s document: final frames, HTTP statuses for refusals'
 docs\t'The vendor\'s published examples: cube_* names, no final frames, errors in a 200'
 legacy\t'Older servers: as docs, rows as objects, no __usage__/__suspended__/__aborted__'"
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -l today -d 'The date the --demo emulator resolves relative periods against (see `analyst serve --today`)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l body -d 'A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l replay -d 'Render a saved stream (FILE or -) without contacting the service' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l rows -d 'Rows of each result table in text (0 = all that arrived)' -r
@@ -418,6 +419,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand serve" -l fault -d 'Inje
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l dialect -d 'Wire variant to speak: the service\'s document, the vendor\'s examples, older servers' -r -f -a "seed\t'The service\'s document: final frames, HTTP statuses for refusals'
 docs\t'The vendor\'s published examples: cube_* names, no final frames, errors in a 200'
 legacy\t'Older servers: as docs, rows as objects, no __usage__/__suspended__/__aborted__'"
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l today -d 'The date relative periods ("last month") resolve against, e.g. 2025-06-15 (default: today)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
 ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'

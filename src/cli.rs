@@ -265,6 +265,9 @@ pub struct ChatArgs {
         requires = "demo"
     )]
     pub dialect: DialectArg,
+    /// The date the --demo emulator resolves relative periods against (see `analyst serve --today`)
+    #[arg(long, value_name = "DATE", requires = "demo")]
+    pub today: Option<String>,
     /// A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields
     #[arg(long, value_name = "JSON|@FILE")]
     pub body: Option<String>,
@@ -574,6 +577,9 @@ pub struct ServeArgs {
     /// Wire variant to speak: the service's document, the vendor's examples, older servers
     #[arg(long, value_enum, value_name = "DIALECT", default_value = "seed")]
     pub dialect: DialectArg,
+    /// The date relative periods ("last month") resolve against, e.g. 2025-06-15 (default: today)
+    #[arg(long, value_name = "DATE")]
+    pub today: Option<String>,
 }
 
 /// `analyst sql`.

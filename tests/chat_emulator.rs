@@ -181,3 +181,28 @@ fn ctrl_c_aborts_a_held_turn() {
     let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(doc["isStreaming"], false, "{doc}");
 }
+
+#[test]
+fn demo_today_fixes_relative_periods_and_is_checked() {
+    let home = tempfile::tempdir().unwrap();
+    let out = analyst(home.path())
+        .args([
+            "chat",
+            "--demo",
+            "--today",
+            "2025-06-15",
+            "-o",
+            "final",
+            "What was revenue last month?",
+        ])
+        .assert()
+        .success();
+    let answer = text(&out.get_output().stdout);
+    assert!(answer.contains("May 2025"), "{answer}");
+    let out = analyst(home.path())
+        .args(["chat", "--demo", "--today", "2025-02-30", "hi"])
+        .assert()
+        .code(2);
+    let err = text(&out.get_output().stderr);
+    assert!(err.contains("--today"), "{err}");
+}

@@ -3,7 +3,6 @@
 mod engine_support;
 
 use analyst::emulator::engine::Engine;
-use engine_support::TODAY;
 
 const GOOD_CUBE: &str = "  - name: orders\n    sql_table: orders\n    measures:\n      - {name: count, type: count}\n    dimensions:\n      - {name: status, sql: status, type: string}\n";
 
@@ -11,7 +10,7 @@ fn error_for(yaml: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad-model.yaml");
     std::fs::write(&path, yaml).unwrap();
-    let err = Engine::open(Some(&path), None, TODAY)
+    let err = Engine::open(Some(&path), None)
         .err()
         .expect("the model must be rejected");
     let msg = format!("{err:#}");
@@ -62,28 +61,23 @@ fn errors_against_the_data_name_the_path() {
 fn bad_data_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.sqlite");
-    assert!(format!(
-        "{:#}",
-        Engine::open(None, Some(&missing), TODAY).err().unwrap()
-    )
-    .contains("missing.sqlite"));
+    assert!(
+        format!("{:#}", Engine::open(None, Some(&missing)).err().unwrap())
+            .contains("missing.sqlite")
+    );
     let junk = dir.path().join("junk.sqlite");
     std::fs::write(
         &junk,
         "this is not a database, just text that is long enough to have a header",
     )
     .unwrap();
-    assert!(format!(
-        "{:#}",
-        Engine::open(None, Some(&junk), TODAY).err().unwrap()
-    )
-    .contains("junk.sqlite"));
+    assert!(
+        format!("{:#}", Engine::open(None, Some(&junk)).err().unwrap()).contains("junk.sqlite")
+    );
     let missing_model = dir.path().join("nomodel.yaml");
     assert!(format!(
         "{:#}",
-        Engine::open(Some(&missing_model), None, TODAY)
-            .err()
-            .unwrap()
+        Engine::open(Some(&missing_model), None).err().unwrap()
     )
     .contains("nomodel.yaml"));
 }

@@ -25,7 +25,7 @@ fn database(dir: &tempfile::TempDir) -> PathBuf {
 }
 
 fn user_engine(dir: &tempfile::TempDir) -> Engine {
-    Engine::open(Some(&fixture("support.yaml")), Some(&database(dir)), TODAY).unwrap()
+    Engine::open(Some(&fixture("support.yaml")), Some(&database(dir))).unwrap()
 }
 
 #[test]
@@ -41,7 +41,7 @@ fn user_model_answers_with_row_level_security() {
         );
         let want = hand(&engine, &format!(
             "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id WHERE t.office = '{office}' \
-             AND k.opened_at >= '2024-01-01' AND k.opened_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC"
+             AND k.opened_at >= '2024-01-01' AND k.opened_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC, 1"
         ));
         assert!(!want.is_empty());
         let result = sql_result(&run).expect("SQL call");
@@ -62,7 +62,7 @@ fn user_model_answers_with_row_level_security() {
         &[("office", "Lisbon")],
     );
     let want = hand(&engine, "SELECT k.priority, ROUND(AVG(k.resolution_hours), 2) FROM tickets k JOIN teams t ON t.id = k.team_id \
-                              WHERE t.office = 'Lisbon' GROUP BY 1 ORDER BY 2 DESC");
+                              WHERE t.office = 'Lisbon' GROUP BY 1 ORDER BY 2 DESC, 1");
     assert_same_rows(&sql_result(&run).unwrap(), &want, "avg resolution");
     let run = ask_thread(&engine, &["how many tickets in 2024"], &[]);
     assert_eq!(
@@ -97,24 +97,24 @@ fn a_model_without_data_runs_over_the_sample() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("orders.yaml");
     std::fs::write(&model, "cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - {name: count, type: count, title: Orders}\n    dimensions:\n      - {name: status, sql: status, type: string}\n      - {name: created_at, sql: created_at, type: time}\n").unwrap();
-    let engine = Engine::open(Some(&model), None, TODAY).unwrap();
+    let engine = Engine::open(Some(&model), None).unwrap();
     let run = ask_thread(&engine, &["orders by status in 2024"], &[]);
-    let want = hand(&engine, "SELECT status, COUNT(*) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC");
+    let want = hand(&engine, "SELECT status, COUNT(*) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC, 1");
     assert_same_rows(&sql_result(&run).unwrap(), &want, "orders by status");
 }
 
 #[test]
 fn data_without_a_model_gets_an_inferred_one() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(None, Some(&database(&dir)), TODAY).unwrap();
+    let engine = Engine::open(None, Some(&database(&dir))).unwrap();
     let run = ask_thread(&engine, &["tickets by priority"], &[]);
     let want = hand(
         &engine,
-        "SELECT priority, COUNT(*) FROM tickets GROUP BY 1 ORDER BY 2 DESC",
+        "SELECT priority, COUNT(*) FROM tickets GROUP BY 1 ORDER BY 2 DESC, 1",
     );
     assert_same_rows(&sql_result(&run).expect(&run.answer), &want, "inferred");
     let run = ask_thread(&engine, &["tickets by team name"], &[]);
-    let want = hand(&engine, "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id GROUP BY 1 ORDER BY 2 DESC");
+    let want = hand(&engine, "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id GROUP BY 1 ORDER BY 2 DESC, 1");
     assert_same_rows(
         &sql_result(&run).expect(&run.answer),
         &want,

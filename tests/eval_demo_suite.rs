@@ -10,9 +10,6 @@ use analyst::emulator::engine::Engine;
 use serde_json::Value;
 use std::path::Path;
 
-/// `eval --demo`'s date (src/commands/eval/mod.rs).
-const DEMO_TODAY: (i32, u32, u32) = (2026, 6, 30);
-
 /// Joins of the sample schema, written independently of the model.
 const J: &str = "FROM order_items i JOIN orders o ON o.id = i.order_id JOIN products p ON p.id = i.product_id \
                  JOIN categories c ON c.id = p.category_id JOIN customers u ON u.id = o.customer_id";
@@ -67,7 +64,7 @@ fn suite() -> serde_yaml::Value {
 
 #[test]
 fn expected_numbers_are_facts_of_the_sample() {
-    let engine = Engine::sample(DEMO_TODAY).expect("sample engine");
+    let engine = Engine::sample().expect("sample engine");
     let suite = suite();
     let cases = suite["cases"].as_sequence().unwrap();
     let facts = facts();

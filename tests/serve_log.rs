@@ -6,7 +6,7 @@ mod isolation;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 /// `analyst serve -v…` on a free port with a known key; its banner (`-o json`) once it listens.
 fn serve(home: &std::path::Path, verbosity: &str) -> (Child, Value) {

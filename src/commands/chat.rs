@@ -75,7 +75,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
     let (mut request, body_session) = body_request(args.body.as_deref())?;
     let input = message(args, request.input.take())?;
     let demo = if args.demo {
-        Some(super::chat_demo::start(ctx, args.dialect.into()).await?)
+        Some(super::chat_demo::start(ctx, args.dialect.into(), args.today.as_deref()).await?)
     } else {
         None
     };

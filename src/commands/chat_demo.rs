@@ -28,11 +28,12 @@ pub struct Demo {
     running: Running,
 }
 
-/// Start the emulator with its demo options, speaking `dialect`, with the threads of earlier
-/// demo runs.
-pub async fn start(ctx: &Ctx, dialect: Dialect) -> Result<Demo> {
+/// Start the emulator with its demo options, speaking `dialect`, with `today` fixed (`--today`),
+/// with the threads of earlier demo runs.
+pub async fn start(ctx: &Ctx, dialect: Dialect, today: Option<&str>) -> Result<Demo> {
     let opts = ServeOptions {
         dialect,
+        today: super::serve::today_arg(today)?,
         ..ServeOptions::demo()
     };
     start_with(ctx, opts, true).await

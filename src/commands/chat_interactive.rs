@@ -69,7 +69,11 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
         .enable_all()
         .build()?;
     let demo = match args.demo {
-        true => Some(runtime.block_on(super::chat_demo::start(ctx, args.dialect.into()))?),
+        true => Some(runtime.block_on(super::chat_demo::start(
+            ctx,
+            args.dialect.into(),
+            args.today.as_deref(),
+        ))?),
         false => None,
     };
     let svc = service(

@@ -100,6 +100,7 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         pace,
         faults,
         clock: Clock::real(),
+        today: today_arg(args.today.as_deref())?,
         dialect: args.dialect.into(),
         log: 0,
     })
@@ -122,6 +123,16 @@ fn check_sqlite(path: &std::path::Path) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// `--today DATE` (serve and `chat --demo`), a usage error naming the flag when malformed.
+pub(crate) fn today_arg(value: Option<&str>) -> Result<Option<(i32, u32, u32)>> {
+    value
+        .map(|v| {
+            crate::emulator::engine::dates::parse_date_arg(v)
+                .map_err(|e| usage(format!("--today: {e}")))
+        })
+        .transpose()
 }
 
 fn non_empty(flag: &str, value: &str) -> Result<String> {
@@ -220,12 +231,12 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
     writeln!(out, "Try:")?;
     writeln!(
         out,
-        "  ANALYST_API_KEY={} analyst chat --url {} --external-id demo-user{attr} \"What was revenue last month?\"",
+        "  ANALYST_API_KEY={} analyst chat --url {} --external-id demo-user{attr} \"What was revenue in 2025?\"",
         r.api_key, r.chat_url
     )?;
     writeln!(
         out,
-        "  curl -N {} -H 'Authorization: Api-Key {}' -H 'Content-Type: application/json' \\\n       -d '{{\"input\":\"What was revenue last month?\",\"sessionSettings\":{{\"externalId\":\"demo-user\"}}}}'",
+        "  curl -N {} -H 'Authorization: Api-Key {}' -H 'Content-Type: application/json' \\\n       -d '{{\"input\":\"What was revenue in 2025?\",\"sessionSettings\":{{\"externalId\":\"demo-user\"}}}}'",
         r.chat_url, r.api_key
     )?;
     writeln!(

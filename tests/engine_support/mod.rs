@@ -14,7 +14,7 @@ pub const TODAY: (i32, u32, u32) = (2025, 6, 15);
 /// The sample engine, built once per test binary.
 pub fn sample() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| Engine::sample(TODAY).expect("sample engine"))
+    ENGINE.get_or_init(|| Engine::sample().expect("sample engine"))
 }
 
 /// A request with defaults for everything but the question and history.

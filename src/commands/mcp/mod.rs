@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx, args: McpArgs) -> Result<Status> {
 async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
     // The demo is kept alive (and its threads saved when dropped) for as long as the server runs.
     let demo = if args.demo {
-        Some(super::chat_demo::start(ctx, args.dialect.into()).await?)
+        Some(super::chat_demo::start(ctx, args.dialect.into(), None).await?)
     } else {
         None
     };

@@ -107,7 +107,7 @@ async fn run_async(
 ) -> Result<Status> {
     // The demo's data API: needed unless nothing is sent to it.
     let demo = if args.demo && (!args.list || matches!(source, Source::Thread)) {
-        Some(super::chat_demo::start(ctx, crate::protocol::Dialect::Seed).await?)
+        Some(super::chat_demo::start(ctx, crate::protocol::Dialect::Seed, None).await?)
     } else {
         None
     };

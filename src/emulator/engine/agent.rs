@@ -11,7 +11,9 @@ use super::loaded::Engine;
 use super::meta_search;
 use super::planner::{self, Plan};
 use super::request::{AgentRequest, AgentRun};
+use super::semantic::SecurityContext;
 use super::sqlgen;
+use super::warehouse::QueryResult;
 use super::words::words;
 
 /// Longest question read; the rest is ignored rather than planned at length.
@@ -89,11 +91,11 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
                 .join(" and ")
         )
     };
-    let range = plan
-        .range
-        .as_ref()
-        .map(|r| format!(", {}", r.label))
-        .unwrap_or_default();
+    let range = match (&plan.compare, &plan.range) {
+        (Some((a, b, _)), _) => format!(", {} vs {}", a.label, b.label),
+        (None, Some(r)) => format!(", {}", r.label),
+        (None, None) => String::new(),
+    };
     (title, Scope { filters, range })
 }
 
@@ -121,8 +123,9 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let id = |s: &str| format!("{}-{s}", req.message_id);
     let (agent, answer_node) = (req.dialect.agent_node(), req.dialect.answer_node());
     let mut frames = Vec::new();
-    let Some(plan) = plan else {
-        let thinking = format!("The question \"{}\" does not name anything I can find in the data model. I'll search the model to list what it can answer.", question.trim());
+    let unknown = plan.as_ref().map(|p| p.unknown.clone()).unwrap_or_default();
+    let Some(plan) = plan.filter(|p| p.unknown.is_empty()) else {
+        let thinking = format!("The question \"{}\" names something I cannot find in the data model. I'll search the model to list what it can answer.", question.trim());
         stream_text(
             &mut frames,
             &id("think"),
@@ -138,7 +141,7 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
             &emit::meta_input(&search),
             &meta_search::search(&search, views).to_value(),
         );
-        let answer = unmapped(views);
+        let answer = unmapped(views, &unknown);
         stream_text(
             &mut frames,
             &id("final"),
@@ -176,33 +179,150 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         &emit::meta_input(&search),
         &meta_search::search(&search, views).to_value(),
     );
-    let query = sqlgen::build(engine.model(), view, &plan, &req.user_attributes);
-    let spec = answer_text::vega(&query.columns, &title);
-    let spec_text = spec.to_string();
+    let target = sqlgen::single_cube(view, &plan, engine.targets()).unwrap_or(view);
+    let sql = sqlgen::build_on(target, view, &plan);
+    let ctx = SecurityContext::new(&req.user_attributes);
     let query_title = format!("{title}{}{}", scope.filters, scope.range);
-    let description = format!("{} from the {} {}", title, view.name, view.kind);
+    let description = format!("{} from the {} {}", title, target.name, target.kind);
+    let main = Query {
+        sql: &sql,
+        title: &query_title,
+        description: &description,
+        question: &question,
+        chart_title: &title,
+    };
+    let (outcome, columns, input, result, spec_text) = run_query(engine, req, &ctx, &main, &id);
+    let sql_tool = req
+        .dialect
+        .sql_tool(!spec_text.is_empty() && spec_text != "{}");
+    // A total or share is its own query over the same scope, never a sum of the groups
+    // (distinct counts do not add up, and a top 5 is not the whole). It is shown before the
+    // main query, so that the answer's last SQL is the one the answer is about (`analyst sql`
+    // and eval's `rows` take the last).
+    let total = match &outcome {
+        Ok(r) => {
+            let grouped = !plan.dimensions.is_empty() || plan.grain.is_some();
+            if grouped && r.rows.len() > 1 || plan.compare.is_some() && !plan.dimensions.is_empty()
+            {
+                let mut whole = plan.clone();
+                whole.dimensions.clear();
+                whole.grain = None;
+                whole.limit = None;
+                whole.descending = None;
+                let sql = sqlgen::build_on(target, view, &whole);
+                let (t_title, _) = describe(&whole, view);
+                let t_title = format!("{t_title} in total{}{}", scope.filters, scope.range);
+                let q = Query {
+                    sql: &sql,
+                    title: &t_title,
+                    description: &description,
+                    question: &question,
+                    chart_title: &t_title,
+                };
+                let (o, _, input, result, spec) = run_query(engine, req, &ctx, &q, &id);
+                let tool_name = req.dialect.sql_tool(!spec.is_empty() && spec != "{}");
+                tool(
+                    &mut frames,
+                    agent,
+                    &id("tool-3"),
+                    tool_name,
+                    &input,
+                    &result,
+                );
+                o.ok()
+            } else {
+                None
+            }
+        }
+        Err(_) => None,
+    };
+    tool(&mut frames, agent, &id("tool-2"), sql_tool, &input, &result);
+    let answer = match &outcome {
+        Ok(r) => match &plan.compare {
+            Some(_) => answer_text::growth(&plan, &columns, r, total.as_deref(), &scope),
+            None => answer_text::write(&plan, view, &columns, r, total.as_deref(), &scope),
+        },
+        Err(e) if e.contains("Bad branch") => {
+            let branch = req.branch.clone().unwrap_or_default();
+            format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again.")
+        }
+        Err(e) => format!(
+            "The query for {} failed, so I cannot answer with numbers: {e}",
+            title.to_lowercase()
+        ),
+    };
+    stream_text(
+        &mut frames,
+        &id("final"),
+        &[answer_node],
+        TextField::Content,
+        &answer,
+    );
+    AgentRun {
+        frames,
+        answer,
+        memory: planner::to_memory(&plan, views),
+    }
+}
+
+/// One dialect query of a turn, with the words that title it.
+struct Query<'a> {
+    sql: &'a str,
+    title: &'a str,
+    description: &'a str,
+    question: &'a str,
+    chart_title: &'a str,
+}
+
+type Ran = (
+    Result<std::sync::Arc<QueryResult>, String>,
+    Vec<sqlgen::Column>,
+    Value,
+    Value,
+    String,
+);
+
+/// Compiles (with the user's policies) and runs one dialect query: its outcome, columns, and
+/// the SQL tool's input and result.
+fn run_query(
+    engine: &Engine,
+    req: &AgentRequest,
+    ctx: &SecurityContext,
+    q: &Query<'_>,
+    id: &dyn Fn(&str) -> String,
+) -> Ran {
+    // The SQL shown is the SQL run: the semantic layer compiles it with this user's policies.
+    let compiled = engine.compile(q.sql, ctx);
+    let columns = compiled
+        .as_ref()
+        .map(|c| c.columns.clone())
+        .unwrap_or_default();
+    let spec_text = answer_text::vega(&columns, q.chart_title).to_string();
     let input = SqlInput {
-        sql_query: Some(query.shown.clone()),
-        query_title: Some(query_title.clone()),
-        description: Some(description.clone()),
-        user_request: Some(question.clone()),
+        sql_query: Some(q.sql.to_string()),
+        query_title: Some(q.title.to_string()),
+        description: Some(q.description.to_string()),
+        user_request: Some(q.question.to_string()),
         memory_id: Some(uuid_from(&id("memory"))),
         vega_spec: Some(spec_text.clone()),
         ..SqlInput::default()
     }
     .to_value();
-    let outcome = if engine.branch_ok(req.branch.as_deref()) {
-        engine
-            .warehouse()
-            .query(&query.executed)
-            .map_err(|e| format!("Error: QueryError: {e:#}"))
-    } else {
+    let outcome = if !engine.branch_ok(req.branch.as_deref()) {
         Err("Error: BadRequestError: Bad branch".to_string())
+    } else {
+        match &compiled {
+            Ok(c) => engine
+                .warehouse()
+                .query(&c.sql)
+                .map(|r| (c.sql.clone(), r))
+                .map_err(|e| format!("Error: QueryError: {e:#}")),
+            Err(e) => Err(format!("Error: QueryError: {e}")),
+        }
     };
-    let (result, answer) = match &outcome {
-        Ok(r) => {
-            let schema: Vec<Column> = query
-                .columns
+    let result = match &outcome {
+        Ok((executed, r)) => {
+            let schema: Vec<Column> = columns
                 .iter()
                 .map(|c| Column {
                     name: Some(c.name.clone()),
@@ -222,61 +342,29 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
                 })
                 .collect();
             let (schema, data, annotation) = if req.dialect.rows_as_objects() {
-                let (data, annotation) = rows_as_objects(&query.columns, data);
+                let (data, annotation) = rows_as_objects(&columns, data);
                 (None, data, Some(annotation))
             } else {
                 (Some(schema), data, None)
             };
-            let result = SqlResult {
-                sql_query: Some(query.shown.clone()),
-                query_title: Some(query_title.clone()),
-                description: Some(description.clone()),
-                user_request: Some(question.clone()),
+            SqlResult {
+                sql_query: Some(q.sql.to_string()),
+                query_title: Some(q.title.to_string()),
+                description: Some(q.description.to_string()),
+                user_request: Some(q.question.to_string()),
                 schema,
                 data: Some(data),
                 annotation,
                 total_rows: Some(r.total_rows as i64),
-                uuid: Some(uuid_from(&format!(
-                    "{}\n{}",
-                    req.message_id, query.executed
-                ))),
+                uuid: Some(uuid_from(&format!("{}\n{executed}", req.message_id))),
                 vega_spec: Some(spec_text.clone()),
                 ..SqlResult::default()
             }
-            .to_value();
-            (
-                result,
-                answer_text::write(&plan, view, &query.columns, r, &scope),
-            )
+            .to_value()
         }
-        Err(e) if e.contains("Bad branch") => {
-            let branch = req.branch.clone().unwrap_or_default();
-            (SqlResult::failed(e).to_value(), format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."))
-        }
-        Err(e) => (
-            SqlResult::failed(e).to_value(),
-            format!(
-                "The query for {} failed, so I cannot answer with numbers: {e}",
-                title.to_lowercase()
-            ),
-        ),
+        Err(e) => SqlResult::failed(e).to_value(),
     };
-    let sql_tool = req
-        .dialect
-        .sql_tool(!spec_text.is_empty() && spec_text != "{}");
-    tool(&mut frames, agent, &id("tool-2"), sql_tool, &input, &result);
-    stream_text(
-        &mut frames,
-        &id("final"),
-        &[answer_node],
-        TextField::Content,
-        &answer,
-    );
-    AgentRun {
-        frames,
-        answer,
-        memory: planner::to_memory(&plan, views),
-    }
+    (outcome.map(|(_, r)| r), columns, input, result, spec_text)
 }
 
 /// Rows as objects keyed by column, and the `annotation` that titles them (docs and legacy).
@@ -306,7 +394,7 @@ fn rows_as_objects(columns: &[sqlgen::Column], rows: Vec<Value>) -> (Vec<Value>,
 }
 
 /// The honest answer to a question that maps to nothing: what the model does know.
-fn unmapped(views: &[ViewCat]) -> String {
+fn unmapped(views: &[ViewCat], unknown: &[String]) -> String {
     let mut measures = Vec::new();
     let mut dims = Vec::new();
     for v in views {
@@ -332,8 +420,19 @@ fn unmapped(views: &[ViewCat]) -> String {
         ),
         _ => String::new(),
     };
+    let missing = match unknown {
+        [] => String::new(),
+        words => format!(
+            ": it has nothing called {}",
+            words
+                .iter()
+                .map(|w| format!("\"{w}\""))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    };
     format!(
-        "I couldn't match that question to the data model, so I did not run a query. I can answer questions about these measures: {}; broken down or filtered by: {}; over time by day, week, month, quarter or year.{example}",
+        "I can't answer that from this model{missing}, so I did not run a query. I can answer questions about these measures: {}; broken down or filtered by: {}; over time by day, week, month, quarter or year.{example}",
         measures.join(", "),
         dims.join(", ")
     )

@@ -64,14 +64,153 @@ pub fn period(text: &str, g: Grain) -> String {
     }
 }
 
-/// Whether adding values of a measure across rows makes sense.
+/// Whether the measure is an amount with a total (a sum or a count), so a share of it means
+/// something; averages and ratios have an overall value instead.
 fn additive(plan: &Plan, view: &super::catalog::ViewCat) -> bool {
     plan.measures.first().is_some_and(|m| {
         matches!(
             view.members[*m].kind,
-            Kind::Measure(MeasureKind::Sum | MeasureKind::Count, _)
+            Kind::Measure(
+                MeasureKind::Sum | MeasureKind::Count | MeasureKind::CountDistinct,
+                _
+            )
         )
     })
+}
+
+/// Growth and change between the two periods of `plan.compare`, per group: the rows are
+/// (period, groups..., measure); the difference and percentage are computed from them.
+pub fn growth(
+    plan: &Plan,
+    cols: &[Column],
+    r: &QueryResult,
+    total: Option<&QueryResult>,
+    scope: &Scope,
+) -> String {
+    let Some((a, b, g)) = &plan.compare else {
+        return String::new();
+    };
+    let Some(mi) = cols.iter().position(|c| matches!(c.role, Role::Measure(_))) else {
+        return "The query returned no measures.".into();
+    };
+    let f = if let Role::Measure(f) = cols[mi].role {
+        f
+    } else {
+        Format::Number
+    };
+    let title = cols[mi].title.clone();
+    let (la, lb) = (
+        period(&a.start.to_string(), *g),
+        period(&b.start.to_string(), *g),
+    );
+    let dims: Vec<usize> = (1..mi).collect();
+    let key = |row: &[Cell]| {
+        dims.iter()
+            .map(|&i| row[i].text().unwrap_or_else(|| "(none)".into()))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
+    let a_start = a.start.to_string();
+    let mut groups: Vec<(String, f64, f64)> = Vec::new();
+    for row in &r.rows {
+        let k = key(row);
+        let v = row.get(mi).and_then(Cell::as_f64).unwrap_or(0.0);
+        let early = row[0].text().is_some_and(|p| p.starts_with(&a_start));
+        let slot = match groups.iter().position(|(x, _, _)| *x == k) {
+            Some(i) => i,
+            None => {
+                groups.push((k, 0.0, 0.0));
+                groups.len() - 1
+            }
+        };
+        if early {
+            groups[slot].1 += v;
+        } else {
+            groups[slot].2 += v;
+        }
+    }
+    let change = |x: f64, y: f64| {
+        let d = y - x;
+        let sign = if d >= 0.0 { "+" } else { "-" };
+        let pct = if x != 0.0 {
+            format!(
+                ", {}{:.1}%",
+                if d >= 0.0 { "+" } else { "" },
+                d / x.abs() * 100.0
+            )
+        } else {
+            String::new()
+        };
+        format!("{sign}{}{pct}", format_value(d.abs(), f))
+    };
+    if groups.is_empty() {
+        return format!(
+            "I found no data for {}{} in {la} or {lb}.",
+            title.to_lowercase(),
+            scope.filters
+        );
+    }
+    if dims.is_empty() {
+        let (_, x, y) = &groups[0];
+        return format!(
+            "{title}{} went from {} in {la} to {} in {lb} ({}).",
+            scope.filters,
+            format_value(*x, f),
+            format_value(*y, f),
+            change(*x, *y)
+        );
+    }
+    groups.sort_by(|p, q| {
+        let (dp, dq) = (p.2 - p.1, q.2 - q.1);
+        let o = dq.partial_cmp(&dp).unwrap_or(std::cmp::Ordering::Equal);
+        let o = if plan.decline { o.reverse() } else { o };
+        o.then_with(|| p.0.cmp(&q.0))
+    });
+    let (k, x, y) = &groups[0];
+    let dim_title = cols[1..mi]
+        .iter()
+        .map(|c| c.title.to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let mut out = format!(
+        "{title}{} by {dim_title}, {la} to {lb}: {k} had the {} ({}), from {} to {}.",
+        scope.filters,
+        if plan.decline {
+            "biggest decline"
+        } else {
+            "biggest growth"
+        },
+        change(*x, *y),
+        format_value(*x, f),
+        format_value(*y, f)
+    );
+    let rest: Vec<String> = groups
+        .iter()
+        .skip(1)
+        .take(4)
+        .map(|(k, x, y)| format!("{k} ({})", change(*x, *y)))
+        .collect();
+    if !rest.is_empty() {
+        out.push_str(&format!(" Next: {}.", rest.join(", ")));
+    }
+    if let Some(t) = total {
+        let v = |p: &str| {
+            t.rows
+                .iter()
+                .find(|row| row[0].text().is_some_and(|x| x.starts_with(p)))
+                .and_then(|row| row.get(1).and_then(Cell::as_f64))
+                .unwrap_or(0.0)
+        };
+        let (tx, ty) = (v(&a_start), v(&b.start.to_string()));
+        out.push_str(&format!(
+            " Overall, {} went from {} to {} ({}).",
+            title.to_lowercase(),
+            format_value(tx, f),
+            format_value(ty, f),
+            change(tx, ty)
+        ));
+    }
+    out
 }
 
 /// Everything the answer needs about the question, in words.
@@ -88,6 +227,7 @@ pub fn write(
     view: &super::catalog::ViewCat,
     cols: &[Column],
     r: &QueryResult,
+    total: Option<&QueryResult>,
     scope: &Scope,
 ) -> String {
     let measures: Vec<(usize, &Column)> = cols
@@ -129,7 +269,11 @@ pub fn write(
             .collect::<Vec<_>>()
             .join(" / ")
     };
-    let total: f64 = rows.iter().filter_map(|row| value(row, mi)).sum();
+    // The whole's value comes from its own query (see the agent), never from adding rows up.
+    let whole = total
+        .and_then(|t| t.rows.first())
+        .and_then(|row| row.first())
+        .and_then(Cell::as_f64);
     let f = fmt_of(mc);
     let others = |row: &[Cell]| -> String {
         let extra: Vec<String> = measures[1..]
@@ -184,8 +328,10 @@ pub fn write(
                 at(first),
                 at(last)
             ));
-            if additive(plan, view) {
-                out.push_str(&format!(", {} in total", format_value(total, f)));
+            match (whole, additive(plan, view)) {
+                (Some(t), true) => out.push_str(&format!(", {} in total", format_value(t, f))),
+                (Some(t), false) => out.push_str(&format!(", {} overall", format_value(t, f))),
+                _ => {}
             }
             out.push_str(&format!(
                 ". It went from {} in {} to {} in {}",
@@ -244,21 +390,38 @@ pub fn write(
                 .map(|&i| cols[i].title.to_lowercase())
                 .collect::<Vec<_>>()
                 .join(" and ");
+            let top_value = value(top, mi);
+            let tied: Vec<String> = ranked
+                .iter()
+                .filter(|row| value(row, mi) == top_value)
+                .map(|row| label(row))
+                .collect();
+            let (who, verb) = if tied.len() > 1 {
+                (format!("{} (a tie)", tied.join(" and ")), "share")
+            } else {
+                (label(top), "had")
+            };
             out.push_str(&format!(
-                "{what} by {dim_title}: {}{when} had the {} {}, {}{}",
-                label(top),
+                "{what} by {dim_title}: {who}{when} {verb} the {} {}, {}{}",
                 if desc { "highest" } else { "lowest" },
                 mc.title.to_lowercase(),
-                format_value(value(top, mi).unwrap_or(0.0), f),
+                format_value(top_value.unwrap_or(0.0), f),
                 others(top)
             ));
-            if additive(plan, view) && total != 0.0 && rows.len() > 1 {
-                let pct = value(top, mi).unwrap_or(0.0) / total * 100.0;
-                out.push_str(&format!(
-                    ", {pct:.1}% of the {} total across {} rows shown",
-                    format_value(total, f),
-                    rows.len()
-                ));
+            match (whole, additive(plan, view)) {
+                (Some(t), true) if t != 0.0 && time.is_none() => {
+                    let pct = top_value.unwrap_or(0.0) / t * 100.0;
+                    out.push_str(&format!(
+                        ", {pct:.1}% of the {} total{}{}",
+                        format_value(t, f),
+                        scope.filters,
+                        scope.range
+                    ));
+                }
+                (Some(t), false) => {
+                    out.push_str(&format!(", against {} overall", format_value(t, f)));
+                }
+                _ => {}
             }
             out.push('.');
             let rest: Vec<String> = ranked

@@ -86,6 +86,20 @@ pub fn views(model: &Model) -> Vec<ViewCat> {
         .collect()
 }
 
+/// Everything a dialect query may name: the views, then (when the model declares views) each
+/// cube not shadowed by a view's name, as its own view with the cubes it reaches.
+pub fn queryable(model: &Model, views: &[ViewCat]) -> Vec<ViewCat> {
+    let mut out = views.to_vec();
+    if !model.views.is_empty() {
+        for c in &model.cubes {
+            if !out.iter().any(|v| v.name == c.name) {
+                out.push(flatten(model, &synthetic_view(model, c), "cube"));
+            }
+        }
+    }
+    out
+}
+
 /// A cube plus every cube reachable through many-to-one or one-to-one joins (which cannot
 /// multiply its rows), the latter prefixed by their cube name.
 fn synthetic_view(model: &Model, cube: &Cube) -> View {

@@ -118,6 +118,27 @@ pub fn parse_iso(s: &str) -> Option<Date> {
     Some(Date::new((y, m, d)))
 }
 
+/// Parses a `--today` value: a real calendar date written `YYYY-MM-DD`.
+pub fn parse_date_arg(s: &str) -> Result<(i32, u32, u32), String> {
+    let bad = || format!("{s:?} is not a date; write it as YYYY-MM-DD, e.g. 2025-06-15");
+    let parts: Vec<&str> = s.trim().split('-').collect();
+    let [y, m, d] = parts[..] else {
+        return Err(bad());
+    };
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return Err(bad());
+    }
+    let (y, m, d): (i32, u32, u32) = (
+        y.parse().map_err(|_| bad())?,
+        m.parse().map_err(|_| bad())?,
+        d.parse().map_err(|_| bad())?,
+    );
+    if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) || y < 1 {
+        return Err(format!("{s:?} is not a calendar date"));
+    }
+    Ok((y, m, d))
+}
+
 /// English month names, for parsing and labels.
 pub const MONTHS: [&str; 12] = [
     "january",
@@ -153,6 +174,10 @@ mod tests {
             "2024-12-01"
         );
         assert_eq!(Date::new((2024, 2, 30)).to_string(), "2024-02-29");
+        assert_eq!(parse_date_arg("2024-02-29"), Ok((2024, 2, 29)));
+        assert!(parse_date_arg("2025-02-29").is_err());
+        assert!(parse_date_arg("2025-6-15").is_err());
+        assert!(parse_date_arg("yesterday").is_err());
         assert_eq!(
             parse_iso("2024-03-05 10:00:00"),
             Some(Date::new((2024, 3, 5)))

@@ -6,7 +6,6 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::catalog::{self, ViewCat};
-use super::dates::Date;
 use super::model::Model;
 use super::planner::Lexicon;
 use super::warehouse::Warehouse;
@@ -17,6 +16,8 @@ use super::{model_check, model_infer, model_yaml, sample_data};
 pub struct Engine {
     model: Model,
     views: Vec<ViewCat>,
+    /// What dialect SQL may name: the views, and the cubes.
+    targets: Vec<ViewCat>,
     lexicons: Vec<Lexicon>,
     vocab: Vocabulary,
     warehouse: Warehouse,
@@ -29,12 +30,12 @@ const _: fn() = || {
 };
 
 impl Engine {
-    /// Built-in sample dataset and model covering Jan 1 of (year-2) up to `today`.
-    pub fn sample(today: (i32, u32, u32)) -> anyhow::Result<Engine> {
+    /// Built-in sample dataset and model (a fixed window, see [`sample_data::FIRST_DAY`]).
+    pub fn sample() -> anyhow::Result<Engine> {
         let model = model_yaml::parse(sample_data::MODEL_YAML, "(built-in sample model)")?;
         Engine::new(
             model,
-            sample_warehouse(today)?,
+            sample_warehouse()?,
             "(built-in sample model)",
             "the sample data",
         )
@@ -42,17 +43,13 @@ impl Engine {
 
     /// A user's model (YAML) and/or SQLite file; a model without data runs over the sample data,
     /// data without a model get a model inferred from the file's tables and foreign keys.
-    pub fn open(
-        model: Option<&Path>,
-        data: Option<&Path>,
-        today: (i32, u32, u32),
-    ) -> anyhow::Result<Engine> {
+    pub fn open(model: Option<&Path>, data: Option<&Path>) -> anyhow::Result<Engine> {
         // The model is read first: a typo in it should fail before seconds of data building.
         let loaded = model.map(model_yaml::load).transpose()?;
         let warehouse = match data {
             Some(d) => Warehouse::open_file(d)?,
-            None if model.is_none() => return Engine::sample(today),
-            None => sample_warehouse(today)?,
+            None if model.is_none() => return Engine::sample(),
+            None => sample_warehouse()?,
         };
         let data_name = data.map_or_else(
             || "the sample data".to_string(),
@@ -78,6 +75,7 @@ impl Engine {
     fn new(model: Model, warehouse: Warehouse, source: &str, data: &str) -> anyhow::Result<Engine> {
         model_check::against_data(&model, &warehouse, source, data)?;
         let views = catalog::views(&model);
+        let targets = catalog::queryable(&model, &views);
         let values = model_check::dimension_values(&model, &views, &warehouse);
         let mut vocab = Vocabulary::default();
         vocab.add(KEYWORDS);
@@ -89,6 +87,7 @@ impl Engine {
         Ok(Engine {
             model,
             views,
+            targets,
             lexicons,
             vocab,
             warehouse,
@@ -143,6 +142,10 @@ impl Engine {
         &self.views
     }
 
+    pub(crate) fn targets(&self) -> &[ViewCat] {
+        &self.targets
+    }
+
     pub(crate) fn lexicons(&self) -> &[Lexicon] {
         &self.lexicons
     }
@@ -167,8 +170,8 @@ impl MainBranch for Option<&str> {
     }
 }
 
-fn sample_warehouse(today: (i32, u32, u32)) -> anyhow::Result<Warehouse> {
+fn sample_warehouse() -> anyhow::Result<Warehouse> {
     let conn = rusqlite::Connection::open_in_memory()?;
-    sample_data::build(&conn, Date::new(today))?;
+    sample_data::build(&conn)?;
     Warehouse::from_memory(&conn)
 }

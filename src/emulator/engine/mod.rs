@@ -1,7 +1,8 @@
 //! The analyst, without HTTP: a semantic model ([`model`], read from YAML by [`model_yaml`] or
 //! inferred from the data by [`model_infer`]) over a SQLite warehouse ([`warehouse`], built-in
 //! [`sample_data`]), a deterministic planner ([`planner`]) that reads questions with
-//! [`timeparse`] and [`words`], SQL generation with access policies ([`sqlgen`]), and the agent
+//! [`timeparse`] and [`words`], dialect SQL from plans ([`sqlgen`]) compiled by the semantic layer
+//! ([`semantic`]: joins and access policies, for the agent and the data query API), and the agent
 //! ([`agent`]) that turns a question into the frames of one turn, with the answer text
 //! ([`answer_text`]). Only `emulator::http` imports this room; it imports nothing of `http`.
 
@@ -18,6 +19,7 @@ pub mod model_yaml;
 pub mod planner;
 pub mod request;
 pub mod sample_data;
+pub mod semantic;
 pub mod sqlgen;
 pub mod timeparse;
 pub mod warehouse;
@@ -25,3 +27,4 @@ pub mod words;
 
 pub use loaded::Engine;
 pub use request::{AgentRequest, AgentRun, TurnMemory};
+pub use semantic::{CompileError, Compiled, QueryError, SecurityContext};

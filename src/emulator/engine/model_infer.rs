@@ -47,7 +47,7 @@ pub fn model(w: &Warehouse) -> anyhow::Result<Model> {
             description: String::new(),
             kind: MeasureKind::Count,
             sql: String::new(),
-            synonyms: vec![t.clone()],
+            synonyms: count_words(t),
             format: Format::Number,
         });
         for row in &cols.rows {
@@ -81,8 +81,12 @@ pub fn model(w: &Warehouse) -> anyhow::Result<Model> {
                     description: String::new(),
                     kind: MeasureKind::Sum,
                     sql: name.clone(),
-                    synonyms: vec![name.clone()],
-                    format: Format::Number,
+                    synonyms: sum_words(&lname, &name),
+                    format: if money(&lname) {
+                        Format::Currency
+                    } else {
+                        Format::Number
+                    },
                 });
             }
             cube.dimensions.push(Dimension {
@@ -116,4 +120,43 @@ pub fn model(w: &Warehouse) -> anyhow::Result<Model> {
         views: Vec::new(),
         branches: Vec::new(),
     })
+}
+
+/// Column names that hold money: their sums are what "revenue" and "sales" mean in such a file.
+const MONEY: &[&str] = &[
+    "amount", "price", "revenue", "sales", "total", "value", "cost", "paid", "spend", "turnover",
+];
+/// Words people say for money sums.
+const MONEY_WORDS: &[&str] = &["revenue", "sales", "turnover", "income", "amount", "money"];
+/// Table names that hold people, and the words people say for them.
+const PEOPLE: &[&str] = &[
+    "customers",
+    "clients",
+    "buyers",
+    "users",
+    "members",
+    "accounts",
+];
+const PEOPLE_WORDS: &[&str] = &["customers", "buyers", "clients", "shoppers"];
+
+fn money(lname: &str) -> bool {
+    MONEY.iter().any(|m| lname == *m || lname.contains(m))
+}
+
+/// Words naming a column's sum: the column, plus the money words when it holds money.
+fn sum_words(lname: &str, name: &str) -> Vec<String> {
+    let mut out = vec![name.to_string()];
+    if money(lname) {
+        out.extend(MONEY_WORDS.iter().map(|w| w.to_string()));
+    }
+    out
+}
+
+/// Words naming a table's count: the table, plus the words for people when it holds people.
+fn count_words(table: &str) -> Vec<String> {
+    let mut out = vec![table.to_string()];
+    if PEOPLE.contains(&table.to_lowercase().as_str()) {
+        out.extend(PEOPLE_WORDS.iter().map(|w| w.to_string()));
+    }
+    out
 }

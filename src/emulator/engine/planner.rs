@@ -6,6 +6,7 @@ use super::catalog::{Kind, ViewCat};
 use super::dates::{parse_iso, Date, Range};
 use super::model::DimKind;
 use super::request::TurnMemory;
+use super::sqlgen::Condition;
 use super::timeparse::{self, Grain};
 use super::words::{number_word, words, Vocabulary};
 
@@ -26,10 +27,18 @@ pub struct Plan {
     pub range: Option<Range>,
     /// Equality filters (dimension, value).
     pub filters: Vec<(usize, String)>,
+    /// Other conditions: negations ("except Electronics"), numeric comparisons ("over $100").
+    pub conditions: Vec<(usize, Condition)>,
     /// Ordering by the first measure: `Some(true)` descending.
     pub descending: Option<bool>,
     /// Row limit for top/bottom-N.
     pub limit: Option<u32>,
+    /// Two periods to compare (earlier, later) at a grain: growth and change questions.
+    pub compare: Option<(Range, Range, Grain)>,
+    /// A comparison ranks by decline ("biggest drop") rather than growth.
+    pub decline: bool,
+    /// Words after "by"/"per" that name nothing in the model: the question cannot be answered.
+    pub unknown: Vec<String>,
     /// Caveats to mention in the answer.
     pub notes: Vec<String>,
 }
@@ -111,7 +120,68 @@ struct Reading {
     score: usize,
     grouped: bool,
     all_time: bool,
+    before: Option<Grain>,
 }
+
+/// Words that negate the value after them: "except Electronics", "not Germany".
+const NEGATIONS: &[&str] = &[
+    "except",
+    "excluding",
+    "exclude",
+    "not",
+    "without",
+    "besides",
+];
+/// Words that may stand between "by" and a member without naming anything.
+const FILLERS: &[&str] = &[
+    "the", "a", "an", "our", "their", "its", "each", "all", "total",
+];
+/// Words of growth and change between two periods.
+const GROWTH: &[&str] = &[
+    "growth",
+    "grew",
+    "grow",
+    "growing",
+    "change",
+    "changed",
+    "increase",
+    "increased",
+    "gain",
+    "decline",
+    "declined",
+    "drop",
+    "dropped",
+    "decrease",
+    "decreased",
+    "fell",
+    "shrank",
+    "vs",
+    "versus",
+    "compared",
+    "compare",
+];
+/// Words that make a comparison rank by decline.
+const DECLINE: &[&str] = &[
+    "decline",
+    "declined",
+    "drop",
+    "dropped",
+    "decrease",
+    "decreased",
+    "fell",
+    "shrank",
+    "worst",
+];
+/// Words that tie a count of people to their purchases rather than to their own dates.
+const PURCHASE: &[&str] = &[
+    "bought",
+    "buy",
+    "ordered",
+    "purchased",
+    "spent",
+    "spend",
+    "buying",
+];
 
 fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Date) -> Reading {
     let mut used = vec![false; t.len()];
@@ -151,7 +221,15 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
         while i + vw.len() <= t.len() {
             if used[i..i + vw.len()].iter().all(|u| !u) && t[i..i + vw.len()] == vw[..] {
                 used[i..i + vw.len()].iter_mut().for_each(|u| *u = true);
-                if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
+                let before = |k: usize| i.checked_sub(k).and_then(|j| t.get(j)).map(String::as_str);
+                let negated = before(1).is_some_and(|w| NEGATIONS.contains(&w))
+                    || (before(1) == Some("than") && before(2) == Some("other"));
+                if negated {
+                    let c = Condition::NotEquals(value.clone());
+                    if !plan.conditions.iter().any(|(m, x)| m == member && *x == c) {
+                        plan.conditions.push((*member, c));
+                    }
+                } else if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
                     plan.filters.push((*member, value.clone()));
                 }
                 score += vw.len();
@@ -189,7 +267,13 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
                 .copied()
                 .find(|&m| view.members[m].is_measure() == want_measure)
         };
-        let chosen = if cue {
+        // "top city by amount": after a ranked grouping, "by" names the measure to rank by.
+        let rank_by = i > 0
+            && t[i - 1] == "by"
+            && plan.descending.is_some()
+            && !plan.dimensions.is_empty()
+            && plan.measures.is_empty();
+        let chosen = if cue && !rank_by {
             pick(false).or_else(|| pick(true))
         } else {
             pick(true).or_else(|| pick(false))
@@ -216,11 +300,23 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
             _ => {}
         }
     }
+    for k in 0..t.len() {
+        if !matches!(t[k].as_str(), "by" | "per") {
+            continue;
+        }
+        let next = (k + 1..t.len()).find(|&j| !FILLERS.contains(&t[j].as_str()));
+        if let Some(j) = next {
+            if !used[j] && number_word(&t[j]).is_none() {
+                plan.unknown.push(t[j].clone());
+            }
+        }
+    }
     Reading {
         plan,
         score,
         grouped,
         all_time: tw.all_time,
+        before: tw.before,
     }
 }
 
@@ -252,7 +348,12 @@ pub fn plan(
         score,
         grouped,
         all_time,
+        before,
     } = best;
+    // "And the quarter before?": the period before the thread's previous range.
+    if let (Some(g), Some(p)) = (before, prev.as_ref().and_then(|p| p.range.as_ref())) {
+        new.range = Some(timeparse::period_before(p.start, g));
+    }
     if score == 0 && new.descending.is_none() {
         return None;
     }
@@ -276,18 +377,96 @@ pub fn plan(
     if plan.measures.is_empty() {
         return None;
     }
+    // "top city" (a singular noun, no number) asks for one row; "top cities" for five.
+    let raw: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let one = raw.windows(2).any(|w| {
+        matches!(w[0].as_str(), "top" | "bottom")
+            && number_word(&w[1]).is_none()
+            && !w[1].ends_with('s')
+            && w[1] != "the"
+    });
+    if one && plan.limit == Some(5) {
+        plan.limit = Some(1);
+    }
     let view = &views[plan.view];
-    if plan.time.is_none() && (plan.grain.is_some() || plan.range.is_some()) {
-        plan.time = view.members.iter().position(|m| m.is_time());
+    compare(&mut plan, &t);
+    if plan.time.is_none()
+        && (plan.grain.is_some() || plan.range.is_some() || plan.compare.is_some())
+    {
+        plan.time =
+            own_time(&plan, view, &t).or_else(|| view.members.iter().position(|m| m.is_time()));
         if plan.time.is_none() {
             plan.notes.push(
                 "the model has no time dimension, so I could not restrict or group by time".into(),
             );
             plan.grain = None;
             plan.range = None;
+            plan.compare = None;
         }
     }
     Some(plan)
+}
+
+/// The time dimension of the first measure's own cube ("customers signed up last month" counts
+/// signups), unless the question ties the measure to another cube: a filter or grouping on
+/// another cube, or a purchase verb ("customers who bought books") keeps the view's first one.
+fn own_time(plan: &Plan, view: &ViewCat, t: &[String]) -> Option<usize> {
+    let cube = &view.members[*plan.measures.first()?].cube;
+    let other = plan
+        .dimensions
+        .iter()
+        .chain(plan.filters.iter().map(|(m, _)| m))
+        .chain(plan.conditions.iter().map(|(m, _)| m))
+        .any(|m| view.members[*m].cube != *cube);
+    if other || t.iter().any(|w| PURCHASE.contains(&w.as_str())) {
+        return None;
+    }
+    view.members
+        .iter()
+        .position(|m| m.is_time() && m.cube == *cube)
+}
+
+/// Growth and change: two whole periods of one grain, named ("from 2024 to 2025", "Q1 2025 vs
+/// Q1 2024"), or one named period and the one before it ("revenue growth last year").
+fn compare(plan: &mut Plan, t: &[String]) {
+    if !t.iter().any(|w| GROWTH.contains(&w.as_str())) {
+        return;
+    }
+    let named = timeparse::explicit_periods(t);
+    let pair = match (named.as_slice(), &plan.range) {
+        ([a, b, ..], _) => Some((a.clone(), b.clone())),
+        (_, Some(r)) => timeparse::whole_period(r.start, r.end)
+            .map(|g| (timeparse::period_before(r.start, g), r.clone())),
+        _ => None,
+    };
+    let Some((mut a, mut b)) = pair else {
+        plan.notes
+            .push("name two periods to compare, e.g. \"from 2024 to 2025\"".into());
+        return;
+    };
+    if b.start < a.start {
+        std::mem::swap(&mut a, &mut b);
+    }
+    let (ga, gb) = (
+        timeparse::whole_period(a.start, a.end),
+        timeparse::whole_period(b.start, b.end),
+    );
+    match (ga, gb) {
+        (Some(g), Some(h)) if g == h && a.end <= b.start => {
+            plan.compare = Some((a, b, g));
+            plan.range = None;
+            plan.grain = None;
+            plan.limit = None;
+            plan.decline = t.iter().any(|w| DECLINE.contains(&w.as_str()));
+        }
+        _ => plan.notes.push(
+            "I can compare two whole years, quarters or months of the same kind; these periods are not".into(),
+        ),
+    }
 }
 
 /// A follow-up: what the new question names replaces the previous turn's parts; the rest stays.
@@ -305,8 +484,14 @@ fn merge(mut prev: Plan, new: Plan, grouped: bool, all_time: bool) -> Plan {
     }
     for (m, v) in new.filters {
         prev.filters.retain(|(f, _)| *f != m);
+        prev.conditions.retain(|(f, _)| *f != m);
         prev.filters.push((m, v));
     }
+    for (m, c) in new.conditions {
+        prev.filters.retain(|(f, _)| *f != m);
+        prev.conditions.push((m, c));
+    }
+    prev.unknown = new.unknown;
     if new.descending.is_some() {
         prev.descending = new.descending;
         prev.limit = new.limit;
@@ -335,6 +520,14 @@ pub fn to_memory(plan: &Plan, views: &[ViewCat]) -> TurnMemory {
         descending: plan.descending,
         limit: plan.limit,
         time: plan.time.map(|t| name(&t)),
+        conditions: plan
+            .conditions
+            .iter()
+            .map(|(m, c)| {
+                let (op, v) = c.to_memory();
+                (name(m), op, v)
+            })
+            .collect(),
     }
 }
 
@@ -363,6 +556,14 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<Plan> {
             .collect(),
         descending: m.descending,
         limit: m.limit,
+        conditions: m
+            .conditions
+            .iter()
+            .filter_map(|(n, op, v)| Some((idx(n)?, Condition::from_memory(op, v)?)))
+            .collect(),
+        compare: None,
+        decline: false,
+        unknown: Vec::new(),
         notes: Vec::new(),
     })
 }

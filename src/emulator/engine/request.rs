@@ -44,6 +44,9 @@ pub struct TurnMemory {
     pub descending: Option<bool>,
     /// Row limit of a top/bottom-N question.
     pub limit: Option<u32>,
+    /// Other conditions as (dimension member, operator, value): `<>` for "except X".
+    #[serde(default)]
+    pub conditions: Vec<(String, String, String)>,
 }
 
 /// Everything the agent produced for one turn.

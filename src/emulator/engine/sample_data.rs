@@ -1,5 +1,6 @@
-//! The built-in sample: an online shop's orders from Jan 1 two years back up to "today",
-//! generated from a fixed seed so that every run (and every test) sees the same numbers.
+//! The built-in sample: an online shop's orders over a fixed window, [`FIRST_DAY`] to
+//! [`LAST_DAY`], generated from a fixed seed so that every run (and every test) sees the same
+//! numbers whatever the date: a question about "2025" has the same answer next year.
 
 use rusqlite::{params, Connection};
 
@@ -7,6 +8,11 @@ use super::dates::Date;
 
 /// The sample's semantic model (also the reference example of the YAML format).
 pub const MODEL_YAML: &str = include_str!("sample_model.yaml");
+
+/// First day with orders.
+pub const FIRST_DAY: (i32, u32, u32) = (2023, 1, 1);
+/// Last day with orders (three whole years).
+pub const LAST_DAY: (i32, u32, u32) = (2025, 12, 31);
 
 /// Seed of the generator; changing it changes every number in the sample.
 const SEED: u64 = 0x005E_ED0F_A11A_1157;
@@ -166,8 +172,10 @@ const LAST: &[&str] = &[
 
 const CUSTOMERS: usize = 6000;
 
-/// Builds the sample tables into `conn` for data from Jan 1 of (today.year - 2) to `today`.
-pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
+/// Builds the sample tables into `conn`, orders from [`FIRST_DAY`] to [`LAST_DAY`].
+pub fn build(conn: &Connection) -> anyhow::Result<()> {
+    // Statuses age relative to the window's end, not the calendar, so they never move either.
+    let today = Date::new(LAST_DAY);
     conn.execute_batch(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
          CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -180,7 +188,7 @@ pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
          BEGIN;",
     )?;
     let mut rng = Rng(SEED);
-    let start = Date::new((today.y - 2, 1, 1));
+    let start = Date::new(FIRST_DAY);
     let mut products = Vec::new(); // (id, price, popularity)
     for (ci, (cat, items)) in CATALOG.iter().enumerate() {
         conn.execute(
@@ -215,7 +223,8 @@ pub fn build(conn: &Connection, today: Date) -> anyhow::Result<()> {
                 "Small Business",
                 "Corporate",
             ][rng.below(5)];
-            let joined = start.add_days(rng.below(span as usize) as i64 - 365);
+            // Signups from a year before the first order to the window's end, so every year has some.
+            let joined = start.add_days(rng.below(span as usize + 365) as i64 - 365);
             ins.execute(params![
                 id,
                 name,

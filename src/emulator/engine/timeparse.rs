@@ -52,6 +52,9 @@ pub struct TimeWords {
     pub all_time: bool,
     /// A grain, if any.
     pub grain: Option<Grain>,
+    /// "the quarter before": the period of this grain before the thread's previous range
+    /// (`range` holds the reading relative to today, for a thread without one).
+    pub before: Option<Grain>,
 }
 
 fn month_name(m: u32) -> String {
@@ -102,6 +105,54 @@ fn range(start: Date, end: Date, words: &str) -> Range {
         format!("{words} ({desc})")
     };
     Range { start, end, label }
+}
+
+/// The whole period of grain `g` just before `start`'s period, e.g. the quarter before Q2 2025.
+pub fn period_before(start: Date, g: Grain) -> Range {
+    let cur = unit_start(start, g);
+    let prev = shift(cur, g, -1);
+    Range {
+        start: prev,
+        end: cur,
+        label: describe(prev, cur),
+    }
+}
+
+/// The grain whose one whole period is exactly `[start, end)`, if any.
+pub fn whole_period(start: Date, end: Date) -> Option<Grain> {
+    [Grain::Year, Grain::Quarter, Grain::Month]
+        .into_iter()
+        .find(|g| unit_start(start, *g) == start && shift(start, *g, 1) == end)
+}
+
+/// Explicit periods named in the question, in order: "2024", "Q1 2025", "March 2024".
+pub fn explicit_periods(t: &[String]) -> Vec<Range> {
+    let w = |i: usize| t.get(i).map_or("", String::as_str);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        let q = w(i);
+        if let (true, Some(y)) = (
+            q.len() == 2 && q.starts_with('q') && matches!(&q[1..], "1" | "2" | "3" | "4"),
+            year(w(i + 1)),
+        ) {
+            let qn: u32 = q[1..].parse().unwrap_or(1);
+            let start = Date::new((y, qn * 3 - 2, 1));
+            out.push(range(start, start.month_start(3), &format!("Q{qn} {y}")));
+            i += 2;
+        } else if let (Some(m), Some(y)) = (MONTHS.iter().position(|m| *m == q), year(w(i + 1))) {
+            let start = Date::new((y, m as u32 + 1, 1));
+            out.push(range(start, start.month_start(1), &t[i..i + 2].join(" ")));
+            i += 2;
+        } else if let Some(y) = year(q) {
+            let start = Date::new((y, 1, 1));
+            out.push(range(start, Date::new((y + 1, 1, 1)), &y.to_string()));
+            i += 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 fn unit_start(d: Date, g: Grain) -> Date {
@@ -161,6 +212,17 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
             "today" => {
                 out.range = Some(range(today, tomorrow, "today"));
                 take = 1;
+            }
+            g if grain_at(i).is_some() && w(i + 1) == "before" => {
+                let g = Grain::parse(g).unwrap_or(Grain::Month);
+                let cur = unit_start(today, g);
+                out.range = Some(range(
+                    shift(cur, g, -1),
+                    cur,
+                    &format!("the {} before", g.as_str()),
+                ));
+                out.before = Some(g);
+                take = 2;
             }
             "all" if w(i + 1) == "time" => {
                 out.all_time = true;

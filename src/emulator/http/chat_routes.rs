@@ -394,7 +394,7 @@ async fn chat(
             .collect(),
         branch,
         message_id,
-        today: shared.clock.today(),
+        today: shared.today.unwrap_or_else(|| shared.clock.today()),
         dialect: shared.dialect,
     };
     let faults = TurnFaults {

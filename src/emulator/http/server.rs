@@ -46,6 +46,8 @@ pub struct ServeOptions {
     pub faults: Vec<Fault>,
     /// Time for expiry, the agent's `today` and generated ids.
     pub clock: Clock,
+    /// `--today`: the date the agent resolves relative periods against (default: the clock's).
+    pub today: Option<(i32, u32, u32)>,
     /// The wire variant to speak (PROTOCOL.md, "Wire variants").
     pub dialect: Dialect,
     /// Request log on stderr: 0 none, 1 one line per request, 2 also bodies (secrets masked).
@@ -66,6 +68,7 @@ impl ServeOptions {
             pace: Duration::from_millis(5),
             faults: Vec::new(),
             clock: Clock::real(),
+            today: None,
             dialect: Dialect::Seed,
             log: 0,
         }
@@ -151,11 +154,10 @@ impl Drop for Running {
 
 /// Start the emulator: load the engine, bind, and serve in the background.
 pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
-    let today = opts.clock.today();
     let (model, data) = (opts.model.clone(), opts.data.clone());
     let engine = tokio::task::spawn_blocking(move || match (model, data) {
-        (None, None) => Engine::sample(today),
-        (model, data) => Engine::open(model.as_deref(), data.as_deref(), today),
+        (None, None) => Engine::sample(),
+        (model, data) => Engine::open(model.as_deref(), data.as_deref()),
     })
     .await
     .context("loading the engine")??;
@@ -203,6 +205,7 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         engine: Arc::new(engine),
         attributes: attributes.clone(),
         clock: opts.clock.clone(),
+        today: opts.today,
         pace: opts.pace,
         faults: Faults::new(opts.faults),
         dialect: opts.dialect,

@@ -25,6 +25,8 @@ pub(crate) struct Shared {
     pub engine: Arc<Engine>,
     pub attributes: Vec<String>,
     pub clock: Clock,
+    /// `--today`, when fixed.
+    pub today: Option<(i32, u32, u32)>,
     pub pace: Duration,
     pub faults: Faults,
     /// The wire variant spoken.

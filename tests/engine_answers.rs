@@ -1,0 +1,367 @@
+//! The agent's answers, checked against numbers from independent hand-written SQLite queries
+//! (never through the engine's compiler): the bugs of issue 14 first, then a table of questions
+//! over the built-in sample and one over a model inferred from a user's SQLite file.
+
+mod engine_support;
+
+use std::sync::OnceLock;
+
+use analyst::emulator::engine::{AgentRun, Engine};
+use engine_support::*;
+
+/// All order lines with their order, product, category and customer (independent of the model).
+const J: &str = "FROM order_items i JOIN orders o ON o.id = i.order_id JOIN products p ON p.id = i.product_id JOIN categories c ON c.id = p.category_id JOIN customers u ON u.id = o.customer_id";
+const Y2024: &str = "o.created_at >= '2024-01-01' AND o.created_at < '2025-01-01'";
+const Y2025: &str = "o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01'";
+const MAY: &str = "o.created_at >= '2025-05-01' AND o.created_at < '2025-06-01'";
+
+fn ask(questions: &[&str]) -> AgentRun {
+    ask_thread(sample(), questions, &[])
+}
+
+fn has(run: &AgentRun, needle: &str, context: &str) {
+    assert!(
+        run.answer.contains(needle),
+        "{context}: answer lacks {needle:?}:\n{}",
+        run.answer
+    );
+}
+
+fn sql_of(run: &AgentRun) -> String {
+    sql_result(run)
+        .map(|r| r["sqlQuery"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default()
+}
+
+// ---- The bugs named in issue 14, each a test that failed before its fix. ----
+
+#[test]
+fn a_share_of_distinct_orders_is_of_the_real_distinct_total() {
+    let e = sample();
+    let total = hand_number(e, &format!("SELECT COUNT(*) FROM orders o WHERE {Y2024}"));
+    let summed = hand_number(
+        e,
+        &format!(
+            "SELECT SUM(n) FROM (SELECT COUNT(DISTINCT o.id) n {J} WHERE {Y2024} GROUP BY c.name)"
+        ),
+    );
+    assert!(summed > total, "the sample must make the bug visible");
+    let run = ask(&["orders by category last year"]);
+    has(&run, &format!("of the {} total", count(total)), "share");
+    assert!(!run.answer.contains(&count(summed)), "{}", run.answer);
+    let top = hand_number(e, &format!("SELECT COUNT(DISTINCT o.id) n {J} WHERE {Y2024} GROUP BY c.name ORDER BY n DESC LIMIT 1"));
+    has(&run, &format!("{:.1}%", top / total * 100.0), "share");
+}
+
+#[test]
+fn a_top_5_share_is_of_the_whole_period_not_of_the_5() {
+    let e = sample();
+    let total = hand_number(
+        e,
+        &format!("SELECT ROUND(SUM(i.amount), 2) {J} WHERE {Y2024}"),
+    );
+    let run = ask(&["Top 5 product categories by revenue last year"]);
+    has(&run, &format!("of the {} total", money(total)), "top 5");
+}
+
+#[test]
+fn customers_who_signed_up_are_counted_by_signup_date() {
+    let e = sample();
+    let want = hand_number(
+        e,
+        "SELECT COUNT(*) FROM customers WHERE created_at >= '2025-05-01' AND created_at < '2025-06-01'",
+    );
+    assert!(want > 0.0, "the sample has signups in May 2025");
+    let run = ask(&["How many customers signed up last month?"]);
+    has(&run, &count(want), "signups");
+    let sql = sql_of(&run);
+    assert!(
+        sql.contains("created_at >= '2025-05-01'") && sql.contains("FROM customers"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn growth_ranks_by_the_change_not_by_the_sum() {
+    let e = sample();
+    let rows = hand(
+        e,
+        &format!("SELECT p.name, ROUND(SUM(CASE WHEN {Y2025} THEN i.amount ELSE 0 END) - SUM(CASE WHEN {Y2024} THEN i.amount ELSE 0 END), 2) d {J} GROUP BY 1 ORDER BY d DESC LIMIT 1"),
+    );
+    let (name, diff) = (&rows[0][0], rows[0][1].parse::<f64>().unwrap());
+    let biggest_sum = hand(
+        e,
+        &format!("SELECT p.name {J} WHERE o.created_at >= '2024-01-01' AND o.created_at < '2026-01-01' GROUP BY 1 ORDER BY SUM(i.amount) DESC LIMIT 1"),
+    );
+    assert_ne!(
+        name, &biggest_sum[0][0],
+        "the sample must make the bug visible"
+    );
+    let run = ask(&["Which product had the biggest revenue growth from 2024 to 2025?"]);
+    has(
+        &run,
+        &format!("{name} had the biggest growth (+{}", money(diff)),
+        "growth",
+    );
+}
+
+#[test]
+fn the_quarter_before_follows_the_previous_turn() {
+    let e = sample();
+    let run = ask(&["Revenue by region last quarter", "And the quarter before?"]);
+    let sql = sql_of(&run);
+    assert!(
+        sql.contains("'2024-10-01'") && sql.contains("'2025-01-01'"),
+        "{sql}\n{}",
+        run.answer
+    );
+    let top = hand(e, &format!("SELECT u.region, ROUND(SUM(i.amount), 2) {J} WHERE o.created_at >= '2024-10-01' AND o.created_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 1"));
+    has(&run, &top[0][0], "quarter before");
+    has(&run, &money(top[0][1].parse().unwrap()), "quarter before");
+}
+
+/// A user's file: shop sales with a city and an amount, and a customers table (no model).
+fn user_engine() -> &'static Engine {
+    static ENGINE: OnceLock<(tempfile::TempDir, Engine)> = OnceLock::new();
+    &ENGINE
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("shop.sqlite");
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE clients (id INTEGER PRIMARY KEY, name TEXT NOT NULL, segment TEXT NOT NULL);
+                 CREATE TABLE sales (id INTEGER PRIMARY KEY, client_id INTEGER NOT NULL REFERENCES clients (id),
+                                     city TEXT NOT NULL, product TEXT NOT NULL, amount REAL NOT NULL, quantity INTEGER NOT NULL,
+                                     sold_at TEXT NOT NULL);
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)
+                 INSERT INTO clients SELECT i, 'Client ' || i, CASE i % 3 WHEN 0 THEN 'Retail' WHEN 1 THEN 'Wholesale' ELSE 'Online' END FROM n;
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 900)
+                 INSERT INTO sales SELECT i, 1 + (i * 7) % 40,
+                        CASE i % 5 WHEN 0 THEN 'Lisbon' WHEN 1 THEN 'Porto' WHEN 2 THEN 'Braga' WHEN 3 THEN 'Faro' ELSE 'Porto' END,
+                        CASE i % 4 WHEN 0 THEN 'Tea' WHEN 1 THEN 'Coffee' WHEN 2 THEN 'Cocoa' ELSE 'Coffee' END,
+                        ((i * 37) % 200) + 0.5, 1 + i % 3,
+                        date('2024-01-01', '+' || (i % 700) || ' days') || ' 12:00:00'
+                 FROM n;",
+            )
+            .unwrap();
+            drop(conn);
+            let engine = Engine::open(None, Some(&path)).unwrap();
+            (dir, engine)
+        })
+        .1
+}
+
+#[test]
+fn over_an_inferred_model_top_city_by_amount_ranks_cities_by_the_sum() {
+    let e = user_engine();
+    let want = hand(
+        e,
+        "SELECT city, ROUND(SUM(amount), 2) FROM sales GROUP BY 1 ORDER BY 2 DESC LIMIT 1",
+    );
+    let run = ask_thread(e, &["top city by amount"], &[]);
+    let result = sql_result(&run).expect("a query");
+    assert_same_rows(&result, &want, "top city by amount");
+}
+
+// ---- The question tables. ----
+
+#[derive(Clone, Copy, Debug)]
+enum Want {
+    /// The answer cites this number as money.
+    Money,
+    /// The answer cites this number as a whole count.
+    Count,
+    /// The question cannot be answered: an honest answer, no query, no number.
+    Cant,
+}
+use Want::*;
+
+/// Asks every case in its own thread and checks that the answer cites the hand query's number
+/// (its first row's first value, absolute); collects every failure before failing.
+fn run_table(engine: &Engine, cases: &[(&[&str], String, Want)], min: usize) {
+    assert!(cases.len() >= min, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for (questions, sql, want) in cases {
+        let run = ask_thread(engine, questions, &[]);
+        let ctx = questions.join(" / ");
+        match want {
+            Cant => {
+                if !run.answer.contains("I can't answer that from this model")
+                    || sql_result(&run).is_some()
+                {
+                    failures.push(format!(
+                        "{ctx}: expected an honest refusal, got: {}",
+                        run.answer
+                    ));
+                }
+            }
+            Money | Count => {
+                let v = hand_number(engine, sql).abs();
+                let text = if matches!(want, Money) {
+                    money(v)
+                } else {
+                    count(v)
+                };
+                if v == 0.0 || !run.answer.contains(&text) {
+                    failures.push(format!(
+                        "{ctx}: answer lacks {text}\n  answer: {}\n  sql: {:?}",
+                        run.answer,
+                        sql_of(&run)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+fn c(
+    q: &'static [&'static str],
+    sql: impl Into<String>,
+    w: Want,
+) -> (&'static [&'static str], String, Want) {
+    (q, sql.into(), w)
+}
+
+#[test]
+fn sixty_questions_over_the_sample() {
+    let rev = "ROUND(SUM(i.amount), 2)";
+    let ytd = "o.created_at >= '2025-01-01' AND o.created_at < '2025-06-16'";
+    let y2023 = "o.created_at >= '2023-01-01' AND o.created_at < '2024-01-01'";
+    let q1 = "o.created_at >= '2025-01-01' AND o.created_at < '2025-04-01'";
+    let q4 = "o.created_at >= '2024-10-01' AND o.created_at < '2025-01-01'";
+    let aov = "SUM(i.amount) * 1.0 / COUNT(DISTINCT o.id)";
+    let change = |group: &str, m: &str, a: &str, b: &str, order: &str| {
+        let gb = if group.is_empty() {
+            String::new()
+        } else {
+            format!(" GROUP BY {group}")
+        };
+        format!(
+            "SELECT ROUND({}, 2) - ROUND({}, 2) d {J}{gb} ORDER BY 1 {order} LIMIT 1",
+            m.replace("@P", b),
+            m.replace("@P", a)
+        )
+    };
+    let rev_w = "SUM(CASE WHEN @P THEN i.amount ELSE 0 END)";
+    let units_w = "SUM(CASE WHEN @P THEN i.quantity ELSE 0 END)";
+    let orders_w = "COUNT(DISTINCT CASE WHEN @P THEN o.id END)";
+    let cases = vec![
+        // Totals over a period.
+        c(&["What was revenue last month?"], format!("SELECT {rev} {J} WHERE {MAY}"), Money),
+        c(&["revenue in 2024"], format!("SELECT {rev} {J} WHERE {Y2024}"), Money),
+        c(&["sales in 2023"], format!("SELECT {rev} {J} WHERE {y2023}"), Money),
+        c(&["turnover in 2025"], format!("SELECT {rev} {J} WHERE {Y2025}"), Money),
+        c(&["How many orders last year?"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2024}"), Count),
+        c(&["how many orders in Q1 2025"], format!("SELECT COUNT(*) FROM orders o WHERE {q1}"), Count),
+        c(&["units sold in 2024"], format!("SELECT SUM(i.quantity) {J} WHERE {Y2024}"), Count),
+        c(&["number of order lines in March 2025"], "SELECT COUNT(*) FROM order_items i JOIN orders o ON o.id = i.order_id WHERE o.created_at >= '2025-03-01' AND o.created_at < '2025-04-01'", Count),
+        c(&["How many customers signed up in 2024?"], "SELECT COUNT(*) FROM customers WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01'", Count),
+        c(&["how many buyers signed up last month"], "SELECT COUNT(*) FROM customers WHERE created_at >= '2025-05-01' AND created_at < '2025-06-01'", Count),
+        c(&["average order value in 2024"], format!("SELECT {aov} {J} WHERE {Y2024}"), Money),
+        c(&["average order value last month"], format!("SELECT {aov} {J} WHERE {MAY}"), Money),
+        c(&["average unit price in 2024"], format!("SELECT ROUND(AVG(i.unit_price), 2) {J} WHERE {Y2024}"), Money),
+        // Filters on dimension values.
+        c(&["revenue in Germany in 2024"], format!("SELECT {rev} {J} WHERE {Y2024} AND u.country = 'Germany'"), Money),
+        c(&["revenue for Electronics last year"], format!("SELECT {rev} {J} WHERE {Y2024} AND c.name = 'Electronics'"), Money),
+        c(&["orders from France in 2025"], format!("SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {Y2025} AND u.country = 'France'"), Count),
+        c(&["units sold of Books in 2024"], format!("SELECT SUM(i.quantity) {J} WHERE {Y2024} AND c.name = 'Books'"), Count),
+        c(&["revenue in Europe last month"], format!("SELECT {rev} {J} WHERE {MAY} AND u.region = 'Europe'"), Money),
+        c(&["revenue for completed orders in 2024"], format!("SELECT {rev} {J} WHERE {Y2024} AND o.status = 'completed'"), Money),
+        // Negation.
+        c(&["revenue except Electronics in 2024"], format!("SELECT {rev} {J} WHERE {Y2024} AND c.name <> 'Electronics'"), Money),
+        c(&["orders excluding Germany in 2024"], format!("SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {Y2024} AND u.country <> 'Germany'"), Count),
+        c(&["units sold in 2024 without Books"], format!("SELECT SUM(i.quantity) {J} WHERE {Y2024} AND c.name <> 'Books'"), Count),
+        // Breakdowns: the leader's value.
+        c(&["revenue by category in 2024"], format!("SELECT {rev} {J} WHERE {Y2024} GROUP BY c.name ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["orders by country in 2024"], format!("SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {Y2024} GROUP BY u.country ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["revenue by region last month"], format!("SELECT {rev} {J} WHERE {MAY} GROUP BY u.region ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["units by category last year"], format!("SELECT SUM(i.quantity) {J} WHERE {Y2024} GROUP BY c.name ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["orders in 2024 by status"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2024} GROUP BY o.status ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["customers by region in 2024"], "SELECT COUNT(*) FROM customers WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01' GROUP BY region ORDER BY 1 DESC LIMIT 1", Count),
+        // Shares of the real total.
+        c(&["revenue by category in 2025"], format!("SELECT {rev} {J} WHERE {Y2025}"), Money),
+        c(&["orders by region in 2025"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2025}"), Count),
+        c(&["revenue by category excluding Books in 2024"], format!("SELECT {rev} {J} WHERE {Y2024} AND c.name <> 'Books'"), Money),
+        c(&["top 3 countries by revenue last month"], format!("SELECT {rev} {J} WHERE {MAY}"), Money),
+        // Top and bottom N.
+        c(&["top 5 products by revenue in 2024"], format!("SELECT {rev} {J} WHERE {Y2024} GROUP BY p.name ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["top 3 countries by orders last year"], format!("SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {Y2024} GROUP BY u.country ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["bottom 3 categories by units sold last year"], format!("SELECT SUM(i.quantity) {J} WHERE {Y2024} GROUP BY c.name ORDER BY 1 ASC LIMIT 1"), Count),
+        c(&["top product by revenue last month"], format!("SELECT {rev} {J} WHERE {MAY} GROUP BY p.name ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["worst category by revenue in 2025"], format!("SELECT {rev} {J} WHERE {Y2025} GROUP BY c.name ORDER BY 1 ASC LIMIT 1"), Money),
+        c(&["top 5 customers by revenue in 2024"], format!("SELECT {rev} {J} WHERE {Y2024} GROUP BY u.name ORDER BY 1 DESC LIMIT 1"), Money),
+        // Distinct counts per group and overall.
+        c(&["how many customers bought books this year"], format!("SELECT COUNT(DISTINCT o.customer_id) {J} WHERE {ytd} AND c.name = 'Books'"), Count),
+        c(&["how many customers ordered in 2024"], format!("SELECT COUNT(DISTINCT o.customer_id) FROM orders o WHERE {Y2024}"), Count),
+        c(&["customers who bought by category in 2024"], format!("SELECT COUNT(DISTINCT o.customer_id) {J} WHERE {Y2024} GROUP BY c.name ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["customers who bought by category in 2025"], format!("SELECT COUNT(DISTINCT o.customer_id) FROM orders o WHERE {Y2025}"), Count),
+        // Averages of ratios.
+        c(&["average order value by region in 2024"], format!("SELECT {aov} {J} WHERE {Y2024} GROUP BY u.region ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["average unit price by category"], format!("SELECT ROUND(AVG(i.unit_price), 2) {J} GROUP BY c.name ORDER BY 1 DESC LIMIT 1"), Money),
+        // Trends, with the period's total.
+        c(&["monthly revenue in 2024"], format!("SELECT {rev} {J} WHERE {Y2024}"), Money),
+        c(&["orders by quarter in 2024"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2024}"), Count),
+        c(&["revenue by year"], format!("SELECT {rev} {J}"), Money),
+        // Growth and change between two periods.
+        c(&["revenue growth from 2024 to 2025"], change("", rev_w, Y2024, Y2025, "DESC"), Money),
+        c(&["How did orders change from 2023 to 2024?"], change("", orders_w, y2023, Y2024, "DESC"), Count),
+        c(&["Which category had the biggest revenue growth from 2024 to 2025?"], change("c.name", rev_w, Y2024, Y2025, "DESC"), Money),
+        c(&["Which country had the biggest decline in orders from 2024 to 2025?"], change("u.country", orders_w, Y2024, Y2025, "ASC"), Count),
+        c(&["revenue growth last year"], change("", rev_w, y2023, Y2024, "DESC"), Money),
+        c(&["units Q1 2024 vs Q1 2025"], change("", units_w, "o.created_at >= '2024-01-01' AND o.created_at < '2024-04-01'", q1, "DESC"), Count),
+        // Follow-ups.
+        c(&["revenue in Germany last month", "and last year?"], format!("SELECT {rev} {J} WHERE {Y2024} AND u.country = 'Germany'"), Money),
+        c(&["revenue in 2024", "and the year before?"], format!("SELECT {rev} {J} WHERE {y2023}"), Money),
+        c(&["revenue by region last quarter", "And the quarter before?"], format!("SELECT {rev} {J} WHERE {q4}"), Money),
+        c(&["monthly revenue in 2024", "what about Germany?"], format!("SELECT {rev} {J} WHERE {Y2024} AND u.country = 'Germany'"), Money),
+        c(&["revenue by category in 2024", "same by month"], format!("SELECT {rev} {J} WHERE {Y2024}"), Money),
+        c(&["orders in 2024", "what about France?"], format!("SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {Y2024} AND u.country = 'France'"), Count),
+        c(&["top 5 products by revenue in 2024", "and by units sold?"], format!("SELECT SUM(i.quantity) {J} WHERE {Y2024} GROUP BY p.name ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["revenue in Europe in 2024", "and Americas?"], format!("SELECT {rev} {J} WHERE {Y2024} AND u.region = 'Americas'"), Money),
+        // What it cannot answer.
+        c(&["What is the weather like?"], "", Cant),
+        c(&["revenue by weather"], "", Cant),
+    ];
+    run_table(sample(), &cases, 60);
+}
+
+#[test]
+fn twenty_questions_over_an_inferred_model() {
+    let e = user_engine();
+    let y24 = "sold_at >= '2024-01-01' AND sold_at < '2025-01-01'";
+    let y25 = "sold_at >= '2025-01-01' AND sold_at < '2026-01-01'";
+    let cases = vec![
+        c(&["revenue in 2024"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y24}"), Money),
+        c(&["total amount in 2025"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y25}"), Money),
+        c(&["turnover last month"], "SELECT ROUND(SUM(amount), 2) FROM sales WHERE sold_at >= '2025-05-01' AND sold_at < '2025-06-01'", Money),
+        c(&["how many sales in 2024"], format!("SELECT COUNT(*) FROM sales WHERE {y24}"), Count),
+        c(&["quantity in 2024"], format!("SELECT SUM(quantity) FROM sales WHERE {y24}"), Count),
+        c(&["revenue by city in 2024"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y24} GROUP BY city ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["revenue by city in 2024"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y24}"), Money),
+        c(&["top 2 cities by revenue in 2025"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y25} GROUP BY city ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["top city by amount"], "SELECT ROUND(SUM(amount), 2) FROM sales GROUP BY city ORDER BY 1 DESC LIMIT 1", Money),
+        c(&["revenue by product"], "SELECT ROUND(SUM(amount), 2) FROM sales GROUP BY product ORDER BY 1 DESC LIMIT 1", Money),
+        c(&["revenue in Lisbon"], "SELECT ROUND(SUM(amount), 2) FROM sales WHERE city = 'Lisbon'", Money),
+        c(&["revenue for Coffee in 2024"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y24} AND product = 'Coffee'"), Money),
+        c(&["revenue except Porto"], "SELECT ROUND(SUM(amount), 2) FROM sales WHERE city <> 'Porto'", Money),
+        c(&["how many sales by product in 2025"], format!("SELECT COUNT(*) FROM sales WHERE {y25} GROUP BY product ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["monthly revenue in 2024"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y24}"), Money),
+        c(&["revenue growth from 2024 to 2025"], format!("SELECT ROUND(SUM(CASE WHEN {y25} THEN amount ELSE 0 END), 2) - ROUND(SUM(CASE WHEN {y24} THEN amount ELSE 0 END), 2) FROM sales"), Money),
+        c(&["Which city had the biggest revenue growth from 2024 to 2025?"], format!("SELECT ROUND(SUM(CASE WHEN {y25} THEN amount ELSE 0 END), 2) - ROUND(SUM(CASE WHEN {y24} THEN amount ELSE 0 END), 2) d FROM sales GROUP BY city ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["revenue in Q1 2025", "and the quarter before?"], "SELECT ROUND(SUM(amount), 2) FROM sales WHERE sold_at >= '2024-10-01' AND sold_at < '2025-01-01'", Money),
+        c(&["revenue by city in 2024", "what about Coffee?"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y24} AND product = 'Coffee' GROUP BY city ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["how many customers"], "SELECT COUNT(*) FROM clients", Count),
+        c(&["revenue by segment in 2024"], format!("SELECT ROUND(SUM(s.amount), 2) FROM sales s JOIN clients k ON k.id = s.client_id WHERE {y24} GROUP BY k.segment ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["top 3 products by quantity in 2024"], format!("SELECT SUM(quantity) FROM sales WHERE {y24} GROUP BY product ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["revenue by quarter in 2024"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y24}"), Money),
+        c(&["What is the weather?"], "", Cant),
+    ];
+    run_table(e, &cases, 20);
+}
