@@ -340,3 +340,40 @@ fn html_pages_embed_the_spec_and_several_charts_are_numbered() {
         text(&bad.stderr).contains("--chart c.png: the name must end in .svg, .html or .vl.json")
     );
 }
+
+/// The emulator's agent picks the mark the question suits (issue 16, item 5): a trend is a line,
+/// a share an arc, two measures a point chart, a comparison bars; each draws as SVG.
+#[test]
+fn the_demo_agent_charts_each_kind_of_question() {
+    let home = tempfile::tempdir().unwrap();
+    for (question, mark) in [
+        ("revenue by month in 2025", "line"),
+        ("share of revenue by category in 2025", "arc"),
+        ("revenue and units by category in 2025", "point"),
+        ("revenue by category in 2025", "bar"),
+    ] {
+        let svg = home.path().join(format!("{mark}.svg"));
+        let out = analyst(home.path())
+            .args(["chat", "--demo", "-o", "json", "--chart"])
+            .arg(&svg)
+            .arg(question)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{question}: {}", text(&out.stderr));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let spec = doc["toolCalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find_map(|t| t["input"]["vegaSpec"].as_str())
+            .unwrap_or_else(|| panic!("{question}: no vegaSpec"));
+        let spec: Value = serde_json::from_str(spec).unwrap();
+        assert_eq!(spec["mark"]["type"], mark, "{question}: {spec}");
+        let drawn = std::fs::read_to_string(&svg).unwrap();
+        assert!(
+            drawn.starts_with("<svg") || drawn.starts_with("<?xml"),
+            "{question}"
+        );
+    }
+}

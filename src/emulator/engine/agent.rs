@@ -297,7 +297,7 @@ fn run_query(
         .as_ref()
         .map(|c| c.columns.clone())
         .unwrap_or_default();
-    let spec_text = answer_text::vega(&columns, q.chart_title).to_string();
+    let spec_text = answer_text::vega(&columns, q.chart_title, q.question).to_string();
     let input = SqlInput {
         sql_query: Some(q.sql.to_string()),
         query_title: Some(q.title.to_string()),

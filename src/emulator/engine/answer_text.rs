@@ -454,17 +454,40 @@ pub fn write(
 }
 
 /// A Vega-Lite v5 spec for the result: a line over time, bars for categories, text for one number.
-pub fn vega(cols: &[Column], title: &str) -> Value {
+/// Words that ask how a whole divides into parts: the chart is an arc (a pie of shares).
+const SHARE_WORDS: &[&str] = &[
+    "share",
+    "split",
+    "proportion",
+    "percentage",
+    "percent",
+    "distribution",
+    "mix",
+    "pie",
+];
+
+/// The Vega-Lite spec (without data) for a result: a line for a trend over time, an arc for a
+/// share of a whole, a point chart for two measures against each other, bars to compare
+/// groups, a text mark for a single number. Fields are the result's column names.
+pub fn vega(cols: &[Column], title: &str, question: &str) -> Value {
     let time = cols.iter().find(|c| matches!(c.role, Role::Time(_)));
     let dim = cols.iter().find(|c| c.role == Role::Dimension);
-    let Some(m) = cols.iter().find(|c| matches!(c.role, Role::Measure(_))) else {
+    let mut measures = cols.iter().filter(|c| matches!(c.role, Role::Measure(_)));
+    let Some(m) = measures.next() else {
         return json!({});
     };
+    let second = measures.next();
+    let lower = question.to_lowercase();
+    let share = SHARE_WORDS.iter().any(|w| {
+        lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|word| word == *w || word.strip_suffix('s') == Some(w))
+    });
     let y = json!({"field": m.name, "type": "quantitative", "title": m.title});
     let mut spec =
         json!({"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": title});
-    let (mark, encoding) = match (time, dim) {
-        (Some(t), d) => {
+    let (mark, encoding) = match (time, dim, second) {
+        (Some(t), d, _) => {
             let mut e =
                 json!({"x": {"field": t.name, "type": "temporal", "title": t.title}, "y": y});
             if let Some(d) = d {
@@ -472,11 +495,26 @@ pub fn vega(cols: &[Column], title: &str) -> Value {
             }
             (json!({"type": "line", "point": true}), e)
         }
-        (None, Some(d)) => (
+        (None, Some(d), Some(m2)) => (
+            json!({"type": "point", "filled": true}),
+            json!({
+                "x": {"field": m.name, "type": "quantitative", "title": m.title},
+                "y": {"field": m2.name, "type": "quantitative", "title": m2.title},
+                "tooltip": [{"field": d.name, "type": "nominal", "title": d.title}],
+            }),
+        ),
+        (None, Some(d), None) if share => (
+            json!({"type": "arc", "innerRadius": 50}),
+            json!({
+                "theta": {"field": m.name, "type": "quantitative", "title": m.title},
+                "color": {"field": d.name, "type": "nominal", "title": d.title, "sort": null},
+            }),
+        ),
+        (None, Some(d), None) => (
             json!({"type": "bar"}),
             json!({"x": {"field": d.name, "type": "nominal", "title": d.title, "sort": "-y"}, "y": y}),
         ),
-        (None, None) => (
+        (None, None, _) => (
             json!({"type": "text", "fontSize": 32}),
             json!({"text": {"field": m.name, "type": "quantitative", "title": m.title}}),
         ),
@@ -497,5 +535,47 @@ mod tests {
         assert_eq!(format_value(1000.0, Format::Number), "1,000");
         assert_eq!(format_value(0.125, Format::Percent), "12.5%");
         assert_eq!(period("2025-04-01", Grain::Quarter), "Q2 2025");
+    }
+
+    fn col(name: &str, role: Role) -> Column {
+        Column {
+            name: name.into(),
+            title: name.into(),
+            role,
+            sql_type: "string",
+        }
+    }
+
+    #[test]
+    fn the_mark_suits_the_question() {
+        let mark = |cols: &[Column], q: &str| vega(cols, "t", q)["mark"]["type"].clone();
+        let cat = col("categories_name", Role::Dimension);
+        let rev = col("revenue", Role::Measure(Format::Currency));
+        let units = col("units", Role::Measure(Format::Number));
+        assert_eq!(
+            mark(&[cat.clone(), rev.clone()], "revenue by category"),
+            "bar"
+        );
+        assert_eq!(
+            mark(&[cat.clone(), rev.clone()], "share of revenue by category"),
+            "arc"
+        );
+        assert_eq!(
+            mark(
+                &[cat.clone(), rev.clone(), units],
+                "revenue and units by category"
+            ),
+            "point"
+        );
+        let month = col("orders_created_at_month", Role::Time(Grain::Month));
+        assert_eq!(mark(&[month, rev.clone()], "revenue by month"), "line");
+        assert_eq!(mark(&[rev], "total revenue"), "text");
+        let arc = vega(
+            &[cat, col("revenue", Role::Measure(Format::Currency))],
+            "t",
+            "revenue split by category",
+        );
+        assert_eq!(arc["encoding"]["theta"]["field"], "revenue");
+        assert_eq!(arc["encoding"]["color"]["field"], "categories_name");
     }
 }
