@@ -139,8 +139,9 @@ fn a_session_with_the_demo_service() {
     pty.expect("Electronics had the highest revenue");
     pty.expect("analyst> ");
     pty.send("/sql\r");
-    pty.expect("SQL 1 of 1:");
-    pty.expect("analyst sql --pick 1");
+    // The answer's own query is its last SQL (the total it cites runs first).
+    pty.expect("SQL 2 of 2:");
+    pty.expect("analyst sql --pick 2");
     pty.expect("analyst> ");
     pty.send("/chart c.svg\r");
     pty.expect("Wrote c.svg.");

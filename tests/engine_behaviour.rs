@@ -142,9 +142,10 @@ fn frames_follow_the_protocol_order_and_shape() {
         .unwrap()
         .iter()
         .any(|m| m["name"] == "sales.revenue" && m["aggType"] == "sum"));
-    // Like `result`, `input` is a JSON string (clients parse it).
+    // Like `result`, `input` is a JSON string (clients parse it). The answer's own query is
+    // the last tool (the total it cites runs before it).
     let input: Value = serde_json::from_str(
-        tools[2]["toolCall"]["input"]
+        tools[tools.len() - 2]["toolCall"]["input"]
             .as_str()
             .expect("input is a string"),
     )

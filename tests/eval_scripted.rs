@@ -428,7 +428,14 @@ fn baseline_reports_regressions() {
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     // The earlier run's `slow` case had fewer tokens too.
     let mut before = json_out(&first);
-    before["cases"][2]["usage"]["totalTokens"] = json!(20);
+    // By name: the order of `cases` is not what this test is about.
+    let slow = before["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["name"] == "slow")
+        .unwrap();
+    before["cases"][slow]["usage"]["totalTokens"] = json!(20);
     let baseline = write(home.path(), "baseline.json", &before.to_string());
 
     changed.store(true, Ordering::SeqCst);

@@ -131,9 +131,9 @@ fn the_python_sdk_drives_a_whole_session() {
     let ask = &r["ask"];
     assert_eq!(ask["isError"], false, "{ask}");
     let text = ask["text"].as_str().unwrap();
-    assert!(text.contains("3,809,438.61"), "{text}");
+    assert!(text.contains("4,598,790.05"), "{text}");
     assert_eq!(
-        text.matches("3,809,438.61").count(),
+        text.matches("4,598,790.05").count(),
         1,
         "the answer once: {text}"
     );
@@ -141,9 +141,12 @@ fn the_python_sdk_drives_a_whole_session() {
     let chat_id = doc["chatId"].as_str().expect("chatId");
     assert_eq!(doc["answer"], ask["text"]);
     let q = &doc["queries"][0];
-    assert!(q["sql"].as_str().unwrap().contains("SUM"), "{q}");
+    assert!(
+        q["sql"].as_str().unwrap().contains("MEASURE(revenue)"),
+        "{q}"
+    );
     assert_eq!(q["schema"][0]["name"], "revenue");
-    assert_eq!(q["rows"][0][0], "3809438.61");
+    assert_eq!(q["rows"][0][0], "4598790.05");
     assert_eq!(q["totalRows"], 1);
     assert!(q["vegaSpec"].is_object(), "{q}");
 

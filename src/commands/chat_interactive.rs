@@ -182,8 +182,9 @@ fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &
             }
         },
         "sql" => {
+            // As `analyst sql --pick`: the last SQL by default.
             let n = if arg.is_empty() {
-                Ok(1)
+                Ok(session.sqls.len())
             } else {
                 arg.parse::<usize>()
             };
@@ -197,7 +198,7 @@ fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &
                         out,
                         "{}",
                         ctx.out_style.dim(&format!(
-                            "All its rows: analyst sql --pick {n}{} (analyst sql is not in this build yet; run the SQL on the data API meanwhile)",
+                            "All its rows: analyst sql --pick {n}{}",
                             session
                                 .chat_id
                                 .as_deref()

@@ -45,9 +45,10 @@ pub fn ask_thread(engine: &Engine, questions: &[&str], attrs: &[(&str, &str)]) -
     last.expect("at least one question")
 }
 
-/// The parsed result of the SQL tool call, if the run made one.
+/// The parsed result of the answer's SQL tool call (its last: a grouped answer's total query
+/// comes first), if the run made one.
 pub fn sql_result(run: &AgentRun) -> Option<Value> {
-    run.frames.iter().find_map(|f| {
+    run.frames.iter().rev().find_map(|f| {
         let tc = f.get("toolCall")?;
         (tc["name"] == "dataSqlApi").then(|| {
             tc.get("result")?
