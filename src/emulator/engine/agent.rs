@@ -420,15 +420,27 @@ fn unmapped(views: &[ViewCat], unknown: &[String]) -> String {
         ),
         _ => String::new(),
     };
-    let missing = match unknown {
-        [] => String::new(),
-        words => format!(
-            ": it has nothing called {}",
-            words
-                .iter()
-                .map(|w| format!("\"{w}\""))
-                .collect::<Vec<_>>()
-                .join(" or ")
+    let quoted = |ws: &[&String]| {
+        ws.iter()
+            .map(|w| format!("\"{w}\""))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    // Numeric filters ("over 100") are phrases with a number; the rest are unknown words.
+    let (numeric, names): (Vec<&String>, Vec<&String>) = unknown
+        .iter()
+        .partition(|w| w.chars().any(|c| c.is_ascii_digit()));
+    let missing = match (names.as_slice(), numeric.as_slice()) {
+        ([], []) => String::new(),
+        (names, []) => format!(": it has nothing called {}", quoted(names)),
+        ([], numeric) => format!(
+            ": I cannot apply a numeric filter such as {} (filters on amounts of single orders or lines are not supported)",
+            quoted(numeric)
+        ),
+        (names, numeric) => format!(
+            ": it has nothing called {}, and I cannot apply a numeric filter such as {}",
+            quoted(names),
+            quoted(numeric)
         ),
     };
     format!(

@@ -392,6 +392,9 @@ pub fn plan(
     if one && plan.limit == Some(5) {
         plan.limit = Some(1);
     }
+    // A numeric filter ("orders over $100", "more than 5 units") is not something this planner
+    // applies: named as what it cannot answer, never silently dropped from a confident number.
+    plan.unknown.extend(numeric_filters(&raw));
     let view = &views[plan.view];
     compare(&mut plan, &t);
     if plan.time.is_none()
@@ -566,4 +569,30 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<Plan> {
         unknown: Vec::new(),
         notes: Vec::new(),
     })
+}
+
+/// Numeric comparisons in a question ("over 100", "more than 5", "at least 3"), from the raw
+/// words (before typo correction, which could turn "over" into "order"). Years are not amounts.
+fn numeric_filters(raw: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for k in 0..raw.len() {
+        let at = |j: usize| raw.get(j).map(String::as_str);
+        let cue = match at(k) {
+            Some("over" | "above" | "under" | "below" | "exceeding") => 1,
+            Some("more" | "greater" | "less" | "fewer" | "higher" | "lower")
+                if at(k + 1) == Some("than") =>
+            {
+                2
+            }
+            Some("at") if matches!(at(k + 1), Some("least" | "most")) => 2,
+            _ => continue,
+        };
+        let Some(n) = at(k + cue) else { continue };
+        let digits = !n.is_empty() && n.chars().all(|c| c.is_ascii_digit());
+        let year = n.len() == 4 && n.parse::<u32>().is_ok_and(|y| (1900..=2100).contains(&y));
+        if digits && !year {
+            found.push(format!("{} {n}", raw[k..k + cue].join(" ")));
+        }
+    }
+    found
 }

@@ -209,13 +209,27 @@ pub fn build(conn: &Connection) -> anyhow::Result<()> {
     let span = (today.days() - start.days()).max(1);
     {
         let mut ins = conn.prepare("INSERT INTO customers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+        // Names are unique: an answer that groups by customer name must not add namesakes up
+        // (a second "Chloe Meyer" becomes "Chloe A. Meyer"). The draws stay the same.
+        let mut seen: std::collections::HashMap<(usize, usize), usize> = Default::default();
         for id in 1..=CUSTOMERS {
             let (country, region, cities, _) = COUNTRIES[rng.weighted(&weights)];
-            let name = format!(
-                "{} {}",
-                FIRST[rng.below(FIRST.len())],
-                LAST[rng.below(LAST.len())]
-            );
+            let (first, last) = (rng.below(FIRST.len()), rng.below(LAST.len()));
+            let n = seen.entry((first, last)).or_default();
+            *n += 1;
+            let name = match *n - 1 {
+                0 => format!("{} {}", FIRST[first], LAST[last]),
+                k => {
+                    let initial = char::from(b'A' + ((k - 1) % 26) as u8);
+                    let round = (k - 1) / 26;
+                    let suffix = if round == 0 {
+                        String::new()
+                    } else {
+                        format!(" {}", round + 1)
+                    };
+                    format!("{} {initial}. {}{suffix}", FIRST[first], LAST[last])
+                }
+            };
             let segment = [
                 "Consumer",
                 "Consumer",
