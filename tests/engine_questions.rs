@@ -17,6 +17,9 @@ enum Fmt {
 }
 
 /// Which numbers of the hand-written result the answer must cite.
+/// Numbers an answer must cite. `Total` is the sum of all the rows, so it is only for results
+/// that hold every group: a top N's rows are not the whole, and the answer cites the real total
+/// from its own query (checked in tests/engine_answers.rs).
 #[derive(Clone, Copy)]
 enum Cite {
     First,
@@ -58,9 +61,9 @@ fn cases() -> Vec<Case> {
         case(&["revnue in 2024"], format!("SELECT {rev} {J} WHERE {y2024}"), Money, &[First]),
         case(&["How many orders did we get in 2024?"], format!("SELECT COUNT(*) FROM orders o WHERE {y2024}"), Count, &[First]),
         case(&["number of purchases this year"], format!("SELECT COUNT(*) FROM orders o WHERE {ytd}"), Count, &[First]),
-        case(&["top 5 products by revenue in 2024"], format!("SELECT p.name, {rev} {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC LIMIT 5"), Money, &[First, Total]),
-        case(&["top 5 prodcts by revenu in 2024"], format!("SELECT p.name, {rev} {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC LIMIT 5"), Money, &[First, Total]),
-        case(&["bottom 3 categories by units sold last year"], format!("SELECT c.name, SUM(i.quantity) {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 ASC LIMIT 3"), Count, &[First, Total]),
+        case(&["top 5 products by revenue in 2024"], format!("SELECT p.name, {rev} {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC LIMIT 5"), Money, &[First]),
+        case(&["top 5 prodcts by revenu in 2024"], format!("SELECT p.name, {rev} {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC LIMIT 5"), Money, &[First]),
+        case(&["bottom 3 categories by units sold last year"], format!("SELECT c.name, SUM(i.quantity) {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 ASC LIMIT 3"), Count, &[First]),
         case(&["revenue by category"], format!("SELECT c.name, {rev} {J} GROUP BY 1 ORDER BY 2 DESC"), Money, &[First, Total]),
         case(&["sales per country in Europe"], format!("SELECT u.country, {rev} {J} WHERE u.region = 'Europe' GROUP BY 1 ORDER BY 2 DESC"), Money, &[First, Total]),
         case(&["revenue in Germany last month"], format!("SELECT {rev} {J} WHERE {may} AND u.country = 'Germany'"), Money, &[First]),
@@ -74,7 +77,7 @@ fn cases() -> Vec<Case> {
         case(&["weekly revenue in the last 4 weeks"], format!("SELECT date(substr(o.created_at, 1, 10), 'weekday 0', '-6 days'), {rev} {J} WHERE o.created_at >= '2025-05-12' AND o.created_at < '2025-06-09' GROUP BY 1 ORDER BY 1"), Money, &[First, Last, Total]),
         case(&["how many customers bought books this year"], format!("SELECT COUNT(DISTINCT o.customer_id) {J} WHERE {ytd} AND c.name = 'Books'"), Count, &[First]),
         case(&["average order value by region"], format!("SELECT u.region, ROUND(SUM(i.amount) / COUNT(DISTINCT o.id), 4) {J} GROUP BY 1 ORDER BY 2 DESC"), Money, &[First]),
-        case(&["top 3 customers by revenue in 2024"], format!("SELECT u.name, {rev} {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC LIMIT 3"), Money, &[First, Total]),
+        case(&["top 3 customers by revenue in 2024"], format!("SELECT u.name, {rev} {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC LIMIT 3"), Money, &[First]),
         case(&["which country had the most orders in 2024"], format!("SELECT u.country, COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC"), Count, &[First, Total]),
         case(&["units sold by category for Germany this year"], format!("SELECT c.name, SUM(i.quantity) {J} WHERE {ytd} AND u.country = 'Germany' GROUP BY 1 ORDER BY 2 DESC"), Count, &[First, Total]),
         case(&["average unit price by category"], format!("SELECT c.name, ROUND(AVG(i.unit_price), 2) {J} GROUP BY 1 ORDER BY 2 DESC"), Money, &[First]),
@@ -87,7 +90,7 @@ fn cases() -> Vec<Case> {
         case(&["revenue in Germany last month", "and last year?"], format!("SELECT {rev} {J} WHERE {y2024} AND u.country = 'Germany'"), Money, &[First]),
         case(&["revenue by country in 2024", "what about orders?"], format!("SELECT u.country, COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC"), Count, &[First, Total]),
         case(&["monthly revenue in 2024", "what about Germany?"], format!("SELECT {month}, {rev} {J} WHERE {y2024} AND u.country = 'Germany' GROUP BY 1 ORDER BY 1"), Money, &[First, Last, Total]),
-        case(&["top 5 products by revenue in 2024", "and by units sold?"], format!("SELECT p.name, SUM(i.quantity) {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC LIMIT 5"), Count, &[First, Total]),
+        case(&["top 5 products by revenue in 2024", "and by units sold?"], format!("SELECT p.name, SUM(i.quantity) {J} WHERE {y2024} GROUP BY 1 ORDER BY 2 DESC LIMIT 5"), Count, &[First]),
     ]
 }
 

@@ -439,8 +439,10 @@ fn baseline_reports_regressions() {
     let baseline = write(home.path(), "baseline.json", &before.to_string());
 
     changed.store(true, Ordering::SeqCst);
+    // One case at a time: the scripted server answers one request at a time, so with -j 4 a
+    // case queued behind `slow` would be slower too, by the server's doing, not its own.
     let out = eval(home.path(), &server)
-        .args(["-o", "json", "--baseline"])
+        .args(["-o", "json", "-j", "1", "--baseline"])
         .arg(&baseline)
         .arg(&suite)
         .output()
