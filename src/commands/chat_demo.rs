@@ -17,8 +17,7 @@ use std::path::PathBuf;
 pub struct Demo {
     /// Where it listens and its key.
     pub target: Override,
-    /// Its data query API root (`.../cubejs-api`), for `sql --demo`; `None` until the emulator
-    /// serves one.
+    /// Its data query API root (`.../cubejs-api`), for `sql --demo` and `mcp --demo`.
     pub data_url: Option<String>,
     /// A data API token (a JWT) for the demo user, with `data_url`.
     pub data_token: Option<String>,
@@ -56,9 +55,8 @@ pub async fn start_with(ctx: &Ctx, options: ServeOptions, keep: bool) -> Result<
             url: running.chat_url.clone(),
             api_key: running.api_key.clone(),
         },
-        // The emulator has no data API yet; when it has, these come from `running`.
-        data_url: None,
-        data_token: None,
+        data_url: Some(running.data_url.clone()),
+        data_token: Some(running.data_token.clone()),
         kept,
         path,
         running,

@@ -11,6 +11,7 @@ use crate::protocol::Dialect;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::http::StatusCode;
 use futures_util::StreamExt;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -22,6 +23,10 @@ pub(crate) struct Shared {
     pub api_key: String,
     pub scim_token: String,
     pub scim_root: String,
+    /// The HS256 secret of tokens (data API and chat token auth).
+    pub data_secret: String,
+    /// Data API queries running now, by `x-request-id`: how to interrupt each.
+    pub running: Mutex<HashMap<String, rusqlite::InterruptHandle>>,
     pub engine: Arc<Engine>,
     pub attributes: Vec<String>,
     pub clock: Clock,
@@ -59,6 +64,11 @@ impl Shared {
     /// poisoned lock is taken over rather than failing every later request.
     pub fn world(&self) -> MutexGuard<'_, World> {
         self.world.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Lock the running data queries (held only to insert, remove or interrupt).
+    pub fn running(&self) -> MutexGuard<'_, HashMap<String, rusqlite::InterruptHandle>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
