@@ -4,7 +4,7 @@
 
 use super::auth::verified_claims;
 use super::responses::error;
-use super::shared::{read_body, Shared};
+use super::shared::{read_body, RunningQuery, Shared};
 use crate::emulator::engine::warehouse::Cell;
 use crate::emulator::engine::SecurityContext;
 use axum::body::{Body, Bytes};
@@ -12,6 +12,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -86,8 +87,8 @@ pub(crate) async fn cubesql(
 
     let (tx, mut rx) = mpsc::channel::<Event>(4);
     let engine = shared.engine.clone();
-    let worker_shared = shared.clone();
-    let id = request_id.clone();
+    let registered = Registered::new(&shared, &request_id);
+    let query = registered.query.clone();
     tokio::task::spawn_blocking(move || {
         let rows_tx = tx.clone();
         let result = engine.warehouse().stream(
@@ -95,9 +96,18 @@ pub(crate) async fn cubesql(
             cap,
             CHUNK_ROWS,
             TIME_LIMIT,
-            |handle| Registered::new(&worker_shared, &id, handle),
-            |rows| rows_tx.blocking_send(Event::Rows(rows)).is_ok(),
+            |handle| Interruptible::new(&query, handle),
+            |rows| {
+                !query.cancelled.load(Ordering::SeqCst)
+                    && rows_tx.blocking_send(Event::Rows(rows)).is_ok()
+            },
         );
+        let result = match result {
+            Ok(()) if query.cancelled.load(Ordering::SeqCst) => {
+                Err(anyhow::anyhow!("query cancelled"))
+            }
+            r => r,
+        };
         if let Err(e) = result {
             let _ = tx.blocking_send(Event::Failed(format!("{e:#}")));
         }
@@ -109,11 +119,21 @@ pub(crate) async fn cubesql(
     }
     let head = line(&json!({"schema": schema}));
     let first = first.map(|e| render(e, &request_id));
-    let rest = futures_util::stream::unfold((rx, request_id), |(mut rx, id)| async move {
-        let event = rx.recv().await?;
-        let bytes = render(event, &id);
-        Some((Ok::<Bytes, std::io::Error>(bytes), (rx, id)))
-    });
+    // The query stays cancellable (DELETE answers 204) until its response ends. Chunks after
+    // the first are paced (`--pace`) as a warehouse's rows arrive over time, which also leaves
+    // a client's cancel something to stop.
+    let pace = shared.pace;
+    let rest = futures_util::stream::unfold(
+        (rx, request_id, registered),
+        move |(mut rx, id, registered)| async move {
+            if !pace.is_zero() {
+                tokio::time::sleep(pace).await;
+            }
+            let event = rx.recv().await?;
+            let bytes = render(event, &id);
+            Some((Ok::<Bytes, std::io::Error>(bytes), (rx, id, registered)))
+        },
+    );
     use futures_util::StreamExt;
     let lines = futures_util::stream::iter(
         std::iter::once(head)
@@ -147,10 +167,10 @@ pub(crate) async fn cancel(
     if verified_claims(token, &shared.data_secret, &shared.clock).is_err() {
         return error(StatusCode::FORBIDDEN, "Invalid token");
     }
-    let running = shared.running();
-    match running.get(&id) {
-        Some(handle) => {
-            handle.interrupt();
+    let query = shared.running().get(&id).cloned();
+    match query {
+        Some(query) => {
+            query.cancel();
             StatusCode::NO_CONTENT.into_response()
         }
         None => error(StatusCode::NOT_FOUND, format!("no running query {id:?}")),
@@ -197,24 +217,52 @@ fn line(value: &Value) -> Bytes {
     Bytes::from(out)
 }
 
-/// A running query's interrupt handle, registered under its request id while it runs.
+/// A query registered under its request id from its request until its response ends.
 struct Registered {
     shared: Arc<Shared>,
     id: String,
+    query: Arc<RunningQuery>,
 }
 
 impl Registered {
-    fn new(shared: &Arc<Shared>, id: &str, handle: rusqlite::InterruptHandle) -> Registered {
-        shared.running().insert(id.to_string(), handle);
+    fn new(shared: &Arc<Shared>, id: &str) -> Registered {
+        let query = Arc::new(RunningQuery::default());
+        shared.running().insert(id.to_string(), query.clone());
         Registered {
             shared: shared.clone(),
             id: id.to_string(),
+            query,
         }
     }
 }
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        self.shared.running().remove(&self.id);
+        let mut running = self.shared.running();
+        if running
+            .get(&self.id)
+            .is_some_and(|q| Arc::ptr_eq(q, &self.query))
+        {
+            running.remove(&self.id);
+        }
+    }
+}
+
+/// The statement's interrupt handle, offered to cancels while it runs.
+struct Interruptible(Arc<RunningQuery>);
+
+impl Interruptible {
+    fn new(query: &Arc<RunningQuery>, handle: rusqlite::InterruptHandle) -> Interruptible {
+        *query.interrupt.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+        if query.cancelled.load(Ordering::SeqCst) {
+            query.cancel(); // cancelled before the statement started
+        }
+        Interruptible(query.clone())
+    }
+}
+
+impl Drop for Interruptible {
+    fn drop(&mut self) {
+        *self.0.interrupt.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }
