@@ -1106,7 +1106,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__serve)
-            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --pace --fault --dialect --today --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --pace --fault --dialect --today --data-secret-file --token-for --attr --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1153,6 +1153,18 @@ _analyst() {
                     return 0
                     ;;
                 --today)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-secret-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

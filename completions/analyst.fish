@@ -420,6 +420,9 @@ complete -c analyst -n "__fish_analyst_using_subcommand serve" -l dialect -d 'Wi
 docs\t'The vendor\'s published examples: cube_* names, no final frames, errors in a 200'
 legacy\t'Older servers: as docs, rows as objects, no __usage__/__suspended__/__aborted__'"
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l today -d 'The date relative periods ("last month") resolve against, e.g. 2025-06-15 (default: today)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data-secret-file -d 'Read the HS256 secret of tokens (data API, token auth) from FILE (generated when absent)' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l token-for -d 'Print a data API token for USER signed with --data-secret-file\'s secret, and exit' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l attr -d 'A user attribute of --token-for\'s token (repeat; several values of one name: any of them)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
 ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'

@@ -580,6 +580,15 @@ pub struct ServeArgs {
     /// The date relative periods ("last month") resolve against, e.g. 2025-06-15 (default: today)
     #[arg(long, value_name = "DATE")]
     pub today: Option<String>,
+    /// Read the HS256 secret of tokens (data API, token auth) from FILE (generated when absent)
+    #[arg(long, value_name = "FILE")]
+    pub data_secret_file: Option<PathBuf>,
+    /// Print a data API token for USER signed with --data-secret-file's secret, and exit
+    #[arg(long, value_name = "USER", requires = "data_secret_file")]
+    pub token_for: Option<String>,
+    /// A user attribute of --token-for's token (repeat; several values of one name: any of them)
+    #[arg(long = "attr", value_name = "NAME=VALUE", requires = "token_for")]
+    pub attrs: Vec<String>,
 }
 
 /// `analyst sql`.

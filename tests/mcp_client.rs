@@ -197,11 +197,21 @@ fn the_python_sdk_drives_a_whole_session() {
         .count();
     assert_eq!(users, 2, "{state}");
 
-    // run_sql under --demo: a tool error that says why, and the server goes on.
+    // run_sql under --demo: the answer's SQL run on the emulator's data query API.
     let sql = &r["runSql"];
-    assert_eq!(sql["isError"], true, "{sql}");
+    assert_eq!(sql["isError"], false, "{sql}");
+    let structured = &sql["structured"];
     assert!(
-        sql["text"].as_str().unwrap().contains("data query API"),
+        structured["schema"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()),
+        "{sql}"
+    );
+    let rows = structured["rows"].as_array().expect("rows");
+    assert!(!rows.is_empty(), "{sql}");
+    assert_eq!(
+        structured["rowCount"].as_u64(),
+        Some(rows.len() as u64),
         "{sql}"
     );
 

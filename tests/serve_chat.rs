@@ -3,7 +3,7 @@
 
 mod support_serve;
 
-use analyst::emulator::http::auth::unsigned_token;
+use analyst::emulator::http::auth::{signed_token, unsigned_token};
 use serde_json::{json, Value};
 use support_serve::*;
 
@@ -204,7 +204,8 @@ async fn auth_and_paths() {
     );
 
     // Token auth: the claims are the user and sessionSettings is ignored (and may be absent).
-    let token = unsigned_token(&json!({"externalId": "tok-user"}));
+    // Tokens are signed HS256 with the server's data secret; unsigned ones are refused.
+    let token = signed_token(&json!({"externalId": "tok-user"}), &srv.running.data_secret);
     let deployment = url.replace("/agents/1/", "/deployments/1/");
     let ok = srv
         .http
@@ -248,6 +249,15 @@ async fn auth_and_paths() {
         .await
         .unwrap();
     assert_eq!(bad_token.status(), 401);
+    for refused in [
+        unsigned_token(&json!({"externalId": "tok-user"})),
+        signed_token(&json!({"externalId": "tok-user"}), "not-the-secret"),
+    ] {
+        let resp = send(url.clone(), vec![("X-Cube-Auth-Token", refused)])
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 401, "unsigned or wrongly signed token");
+    }
 }
 
 async fn rejected(srv: &Srv, body: Value) -> (u16, Value) {

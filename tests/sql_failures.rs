@@ -201,7 +201,7 @@ fn dry_run_prints_the_request_with_the_token_masked() {
 }
 
 #[test]
-fn demo_says_the_emulator_has_no_data_api_yet() {
+fn demo_runs_on_the_emulators_data_api_which_refuses_sql_without_a_view() {
     let home = tempfile::tempdir().unwrap();
     let out = analyst(home.path())
         .args(["sql", "--demo", "SELECT 1"])
@@ -209,7 +209,8 @@ fn demo_says_the_emulator_has_no_data_api_yet() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("the built-in emulator has no data API yet"),
+        text(&out.stderr).contains("HTTP 400")
+            && text(&out.stderr).contains("a FROM clause naming a view or cube is required"),
         "{}",
         text(&out.stderr)
     );

@@ -17,11 +17,10 @@ use std::path::PathBuf;
 pub struct Demo {
     /// Where it listens and its key.
     pub target: Override,
-    /// Its data query API root (`.../cubejs-api`), for `sql --demo`; `None` until the emulator
-    /// serves one.
-    pub data_url: Option<String>,
+    /// Its data query API root (`.../cubejs-api`), for `sql --demo` and `mcp --demo`.
+    pub data_url: String,
     /// A data API token (a JWT) for the demo user, with `data_url`.
-    pub data_token: Option<String>,
+    pub data_token: String,
     /// The threads kept when it started, and where they are kept.
     kept: DemoThreads,
     path: Option<PathBuf>,
@@ -56,9 +55,8 @@ pub async fn start_with(ctx: &Ctx, options: ServeOptions, keep: bool) -> Result<
             url: running.chat_url.clone(),
             api_key: running.api_key.clone(),
         },
-        // The emulator has no data API yet; when it has, these come from `running`.
-        data_url: None,
-        data_token: None,
+        data_url: running.data_url.clone(),
+        data_token: running.data_token.clone(),
         kept,
         path,
         running,
@@ -66,6 +64,14 @@ pub async fn start_with(ctx: &Ctx, options: ServeOptions, keep: bool) -> Result<
 }
 
 impl Demo {
+    /// Its data query API with the demo user's token (`sql --demo`, `mcp --demo`'s run_sql).
+    pub fn data_settings(&self) -> Result<crate::settings::DataSettings> {
+        Ok(crate::settings::DataSettings {
+            root: crate::settings::data_root(&self.data_url, "the demo emulator")?,
+            token: crate::settings::Secret::new(self.data_token.clone(), "the demo emulator")?,
+        })
+    }
+
     /// The thread to use: `--continue` means the last demo thread, never a profile's (those
     /// live on a real service); otherwise as for any service.
     pub fn thread_id(

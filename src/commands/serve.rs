@@ -20,6 +20,9 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
         Format::Text,
         "serve",
     )?;
+    if let Some(user) = &args.token_for {
+        return token_for(user, &args);
+    }
     let opts = ServeOptions {
         log: ctx.global.verbose,
         ..options(&args)?
@@ -95,6 +98,7 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         agent: non_empty("--agent", &args.agent)?,
         api_key: secret(&args.api_key_file, "--api-key-file")?,
         scim_token: secret(&args.scim_token_file, "--scim-token-file")?,
+        data_secret: secret(&args.data_secret_file, "--data-secret-file")?,
         model: args.model.clone(),
         data: args.data.clone(),
         pace,
@@ -104,6 +108,27 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         dialect: args.dialect.into(),
         log: 0,
     })
+}
+
+/// `--token-for USER [--attr NAME=VALUE]...`: print one data API token and exit.
+fn token_for(user: &str, args: &ServeArgs) -> Result<Status> {
+    let path = args
+        .data_secret_file
+        .as_deref()
+        .ok_or_else(|| usage("--token-for needs --data-secret-file (the server's dataSecret)"))?;
+    let secret = Secret::from_file(path, "--data-secret-file")?;
+    let attrs = args
+        .attrs
+        .iter()
+        .map(|a| match a.split_once('=') {
+            Some((n, v)) if !n.is_empty() => Ok((n.to_owned(), v.to_owned())),
+            _ => Err(usage(format!("--attr {a:?}: expected NAME=VALUE"))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut out = crate::exit::stdout_lock();
+    writeln!(out, "{}", server::data_token(user, &attrs, secret.expose()))?;
+    out.flush()?;
+    Ok(Status::Success)
 }
 
 /// `--data` must be a SQLite database: a CSV or an empty file is a bad input file (exit 2),
@@ -167,6 +192,9 @@ fn summary(r: &Running, args: &ServeArgs) -> serde_json::Value {
         "apiKey": r.api_key,
         "scimToken": r.scim_token,
         "token": r.token,
+        "dataUrl": r.data_url,
+        "dataToken": r.data_token,
+        "dataSecret": r.data_secret,
         "account": args.account,
         "agent": args.agent,
         "listen": r.addr.to_string(),
@@ -211,7 +239,14 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
     writeln!(out, "  SCIM URL      {}", r.scim_url)?;
     writeln!(out, "  API key       {}", r.api_key)?;
     writeln!(out, "  SCIM token    {}", r.scim_token)?;
-    writeln!(out, "  Token auth    {} (X-Cube-Auth-Token for externalId demo-user; signatures are not checked)", r.token)?;
+    writeln!(out, "  Token auth    {} (X-Cube-Auth-Token for externalId demo-user; HS256 with the data secret)", r.token)?;
+    writeln!(out, "  Data URL      {}", r.data_url)?;
+    writeln!(
+        out,
+        "  Data token    {} (sub demo-user, no attributes)",
+        r.data_token
+    )?;
+    writeln!(out, "  Data secret   {} (HS256; mint tokens: serve --data-secret-file FILE --token-for USER --attr NAME=VALUE)", r.data_secret)?;
     for (i, user) in users.iter().enumerate() {
         let label = if i == 0 { "SCIM users" } else { "" };
         writeln!(out, "  {label:<14}{user}")?;
@@ -238,6 +273,11 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
         out,
         "  curl -N {} -H 'Authorization: Api-Key {}' -H 'Content-Type: application/json' \\\n       -d '{{\"input\":\"What was revenue in 2025?\",\"sessionSettings\":{{\"externalId\":\"demo-user\"}}}}'",
         r.chat_url, r.api_key
+    )?;
+    writeln!(
+        out,
+        "  ANALYST_DATA_TOKEN={} analyst sql --data-url {} 'SELECT MEASURE(revenue) FROM sales'",
+        r.data_token, r.data_url
     )?;
     writeln!(
         out,

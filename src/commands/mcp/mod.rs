@@ -42,12 +42,10 @@ async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
         None,
         demo.as_ref().map(|d| &d.target),
     )?;
-    let data = if args.demo {
-        Err(
-            "the built-in emulator (--demo) does not serve the data query API yet; \
-             run_sql needs a service with one (ANALYST_DATA_URL)"
-                .to_owned(),
-        )
+    let data = if let Some(demo) = &demo {
+        demo.data_settings()
+            .and_then(|settings| data::DataApi::new(svc.client.http.clone(), &settings, svc.idle()))
+            .map_err(|e| format!("{e:#}"))
     } else {
         ctx.resolver()
             .and_then(|r| r.data(None, None, &ServiceFlags::from(&args.service)))

@@ -51,6 +51,8 @@ struct Answer<'w, W: Write> {
     /// A write that failed while rows were handed over.
     failed: Option<anyhow::Error>,
     limited: bool,
+    /// The cancel sent at `--limit` while the response was still open.
+    cancelled: Option<Result<()>>,
     progress: Progress,
 }
 
@@ -157,6 +159,7 @@ pub async fn run_query<W: Write>(
         error: None,
         failed: None,
         limited: false,
+        cancelled: None,
         progress: Progress::new(run.progress),
     };
     let streamed = tokio::select! {
@@ -193,7 +196,11 @@ pub async fn run_query<W: Write>(
                     rows_word(rows)
                 ));
             }
-            if let Err(e) = run.client.cancel(&id).await {
+            let cancelled = match answer.cancelled.take() {
+                Some(r) => r,
+                None => run.client.cancel(&id).await,
+            };
+            if let Err(e) = cancelled {
                 crate::render::warn(format!("could not cancel query {id}: {e:#}"));
             }
             return Ok(Status::Success);
@@ -250,7 +257,17 @@ async fn stream<W: Write>(
 ) -> Result<Ended> {
     let mut response = run.client.open(query, id).await?;
     let mut framed = Framed::new(answer);
-    let ended = read_body(&mut response, run.idle, &mut framed).await?;
+    let ended = match read_body(&mut response, run.idle, &mut framed).await {
+        Err(e) if e.is::<Enough>() => {
+            // Cancel while the response is still open: the service sees its query stopped by
+            // the client, not a dropped connection, and still knows the request id.
+            let cancelled = run.client.cancel(id).await;
+            drop(framed);
+            answer.cancelled = Some(cancelled);
+            return Err(e);
+        }
+        r => r?,
+    };
     if ended == Ended::Closed && !framed.finish_response()? {
         return Ok(Ended::Lost(
             "the connection closed in the middle of a line".into(),

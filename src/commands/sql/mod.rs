@@ -18,7 +18,7 @@ use crate::protocol::data::QueryRequest;
 use crate::protocol::ChatRequest;
 use crate::render::rows::{RowFormat, RowOptions, RowWriter};
 use crate::render::{pick_format, write_document};
-use crate::settings::{read_text_source, DataSettings, Secret, ServiceFlags};
+use crate::settings::{read_text_source, DataSettings, ServiceFlags};
 use anyhow::Result;
 use exec::{run_query, Run};
 use found::{Finder, Found};
@@ -112,7 +112,7 @@ async fn run_async(
         None
     };
     let demo_data = match &demo {
-        Some(d) if !args.list => Some(demo_data(d)?),
+        Some(d) if !args.list => Some(d.data_settings()?),
         _ => None,
     };
     // The SQL, or the answer's queries.
@@ -222,20 +222,6 @@ async fn run_async(
     }
     writer.finish()?;
     Ok(Status::Success)
-}
-
-/// The demo emulator's data API, once it has one.
-fn demo_data(demo: &super::chat_demo::Demo) -> Result<DataSettings> {
-    match (&demo.data_url, &demo.data_token) {
-        (Some(url), Some(token)) => Ok(DataSettings {
-            root: crate::settings::data_root(url, "the demo emulator")?,
-            token: Secret::new(token.clone(), "the demo emulator")?,
-        }),
-        _ => Err(usage(
-            "sql --demo: the built-in emulator has no data API yet; run against a service with --data-url and --data-token-file \
-             (--demo --list --from FILE works: it sends nothing)",
-        )),
-    }
 }
 
 fn http(ctx: &Ctx) -> Result<Http> {

@@ -213,6 +213,29 @@ impl Warehouse {
         }
     }
 
+    /// Streams a query's rows (never cached) in chunks of at most `chunk` rows to `emit`, which
+    /// answers false to stop; at most `cap` rows. `started` gets the connection's interrupt
+    /// handle before the query runs and returns a guard dropped when it has stopped, before the
+    /// connection goes back to the pool (so a late interrupt never reaches another query).
+    /// Stops after `limit`, or when interrupted ("query cancelled").
+    pub fn stream<G>(
+        &self,
+        sql: &str,
+        cap: usize,
+        chunk: usize,
+        limit: Duration,
+        started: impl FnOnce(rusqlite::InterruptHandle) -> G,
+        emit: impl FnMut(Vec<Vec<Cell>>) -> bool,
+    ) -> anyhow::Result<()> {
+        let conn = self.checkout()?;
+        let guard = started(conn.get_interrupt_handle());
+        let result = stream_rows(&conn, sql, cap, chunk.max(1), limit, emit);
+        drop(guard);
+        conn.progress_handler(0, None::<fn() -> bool>);
+        self.checkin(conn);
+        result
+    }
+
     /// Names of the tables and views in the database.
     pub fn tables(&self) -> anyhow::Result<Vec<String>> {
         let r = self.query(
@@ -223,6 +246,50 @@ impl Warehouse {
             .filter_map(|row| row.first().and_then(Cell::text))
             .collect())
     }
+}
+
+fn stream_rows(
+    conn: &Connection,
+    sql: &str,
+    cap: usize,
+    chunk: usize,
+    limit: Duration,
+    mut emit: impl FnMut(Vec<Vec<Cell>>) -> bool,
+) -> anyhow::Result<()> {
+    let deadline = Instant::now() + limit;
+    conn.progress_handler(10_000, Some(move || Instant::now() > deadline));
+    let stopped = |e: rusqlite::Error| match e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::OperationInterrupted =>
+        {
+            if Instant::now() > deadline {
+                anyhow::anyhow!("query stopped after {} s", limit.as_secs())
+            } else {
+                anyhow::anyhow!("query cancelled")
+            }
+        }
+        e => e.into(),
+    };
+    let mut stmt = conn.prepare(sql).map_err(stopped)?;
+    let n = stmt.column_count();
+    let mut cursor = stmt.query([]).map_err(stopped)?;
+    let (mut batch, mut sent) = (Vec::new(), 0usize);
+    while sent + batch.len() < cap {
+        let Some(row) = cursor.next().map_err(stopped)? else {
+            break;
+        };
+        batch.push((0..n).map(|i| cell(row.get_ref(i))).collect());
+        if batch.len() == chunk {
+            sent += batch.len();
+            if !emit(std::mem::take(&mut batch)) {
+                return Ok(());
+            }
+        }
+    }
+    if !batch.is_empty() {
+        emit(batch);
+    }
+    Ok(())
 }
 
 fn run(conn: &Connection, sql: &str) -> anyhow::Result<QueryResult> {

@@ -1,11 +1,13 @@
 //! Who is calling: `Authorization: Api-Key` (chat), `Bearer`/`Api-Key` (SCIM), and the
 //! emulator's `X-Cube-Auth-Token` scheme.
 //!
-//! Token scheme (the real service's signing keys are not public, so the emulator cannot verify
-//! real tokens): a JWT whose payload is a JSON object carrying the identity either at the top
-//! level (`externalId` or `internalId`, plus optional `email`, `userAttributes`, `groups`,
-//! `roles`, `securityContext`) or under a `sessionSettings` key. The signature is NOT checked
-//! (`alg: none` is fine); an `exp` claim (Unix seconds) is checked against the server's clock.
+//! Token scheme: a JWT signed HS256 with the emulator's data secret (`serve` prints it as
+//! `dataSecret`; `serve --token-for` mints tokens). For chat, its payload carries the identity
+//! either at the top level (`externalId` or `internalId`, plus optional `email`,
+//! `userAttributes`, `groups`, `roles`, `securityContext`) or under a `sessionSettings` key; for
+//! the data API it is the security context (`sub`, `userAttributes`, `groups`). Unsigned
+//! (`alg: none`) or wrongly signed tokens are refused; an `exp` claim (Unix seconds) is checked
+//! against the server's clock.
 
 // Handlers return `Result<_, Response>` so `?` can answer early; the error is built once per
 // request and handed straight to axum, so boxing it would cost an allocation for nothing.
@@ -17,7 +19,9 @@ use crate::protocol::Dialect;
 use crate::protocol::SessionSettings;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
+use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Value};
+use sha2::Sha256;
 
 /// The header of token auth.
 pub(crate) const TOKEN_HEADER: &str = "x-cube-auth-token";
@@ -35,6 +39,7 @@ pub(crate) enum ChatCaller {
 pub(crate) fn chat_caller(
     headers: &HeaderMap,
     api_key: &str,
+    secret: &str,
     clock: &Clock,
     token_only: bool,
     dialect: Dialect,
@@ -62,7 +67,7 @@ pub(crate) fn chat_caller(
         };
     }
     match headers.get(TOKEN_HEADER) {
-        Some(token) => token_claims(token.to_str().unwrap_or(""), clock)
+        Some(token) => token_claims(token.to_str().unwrap_or(""), secret, clock)
             .map(|s| ChatCaller::Token(Box::new(s)))
             .map_err(|problem| unauthorized(&format!("invalid X-Cube-Auth-Token: {problem}"))),
         None => Err(unauthorized(
@@ -121,9 +126,20 @@ fn same_secret(given: &str, expected: &str) -> bool {
 }
 
 /// The identity a token carries, checked by the same rules as `sessionSettings`.
-fn token_claims(token: &str, clock: &Clock) -> Result<SessionSettings, String> {
-    let mut parts = token.trim().split('.');
-    let (Some(head), Some(payload), Some(_sig), None) =
+fn token_claims(token: &str, secret: &str, clock: &Clock) -> Result<SessionSettings, String> {
+    let claims = verified_claims(token, secret, clock)?;
+    let identity = claims.get("sessionSettings").unwrap_or(&claims);
+    let settings: SessionSettings = serde_json::from_value(identity.clone())
+        .map_err(|e| format!("its claims do not fit sessionSettings: {e}"))?;
+    settings.validate().map_err(|e| e.to_string())?;
+    Ok(settings)
+}
+
+/// The payload of a JWT signed HS256 with `secret`, unexpired; why not otherwise.
+pub(crate) fn verified_claims(token: &str, secret: &str, clock: &Clock) -> Result<Value, String> {
+    let token = token.trim();
+    let mut parts = token.split('.');
+    let (Some(head), Some(payload), Some(sig), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
         return Err("expected a JWT: three base64url parts joined by dots".into());
@@ -137,18 +153,27 @@ fn token_claims(token: &str, clock: &Clock) -> Result<SessionSettings, String> {
             .then_some(value)
             .ok_or(format!("its {what} is not a JSON object"))
     };
-    decode(head, "header")?;
+    let header = decode(head, "header")?;
+    if header.get("alg").and_then(Value::as_str) != Some("HS256") {
+        return Err("it is not signed with HS256".into());
+    }
+    let signature = base64url_decode(sig).ok_or("its signature is not base64url")?;
+    let signed = &token[..head.len() + 1 + payload.len()];
+    let mut mac = hmac_sha256(secret);
+    mac.update(signed.as_bytes());
+    mac.verify_slice(&signature)
+        .map_err(|_| "its signature does not match the server's secret".to_string())?;
     let claims = decode(payload, "payload")?;
     if let Some(exp) = claims.get("exp").and_then(Value::as_f64) {
         if exp * 1000.0 <= clock.now_ms() as f64 {
             return Err("it has expired (exp)".into());
         }
     }
-    let identity = claims.get("sessionSettings").unwrap_or(&claims);
-    let settings: SessionSettings = serde_json::from_value(identity.clone())
-        .map_err(|e| format!("its claims do not fit sessionSettings: {e}"))?;
-    settings.validate().map_err(|e| e.to_string())?;
-    Ok(settings)
+    Ok(claims)
+}
+
+fn hmac_sha256(secret: &str) -> Hmac<Sha256> {
+    Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any length")
 }
 
 const B64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -184,7 +209,22 @@ fn base64url_encode(bytes: &[u8]) -> String {
     out
 }
 
-/// An unsigned token the emulator accepts for this identity (printed by `analyst serve`).
+/// A token with these claims signed HS256 with `secret`: the emulator accepts it for chat
+/// (`X-Cube-Auth-Token`) and for the data API (`serve` prints one, `--token-for` mints them).
+pub fn signed_token(claims: &Value, secret: &str) -> String {
+    let head = json!({"alg": "HS256", "typ": "JWT"});
+    let signed = format!(
+        "{}.{}",
+        base64url_encode(head.to_string().as_bytes()),
+        base64url_encode(claims.to_string().as_bytes())
+    );
+    let mut mac = hmac_sha256(secret);
+    mac.update(signed.as_bytes());
+    let sig = mac.finalize().into_bytes();
+    format!("{signed}.{}", base64url_encode(&sig))
+}
+
+/// An unsigned (`alg: none`) token, which the emulator refuses: for tests of that refusal.
 pub fn unsigned_token(claims: &Value) -> String {
     let head = json!({"alg": "none", "typ": "JWT"});
     format!(
@@ -211,18 +251,26 @@ mod tests {
     #[test]
     fn tokens_carry_identity_and_expiry() {
         let clock = Clock::manual(1_700_000_000_000);
-        let t = unsigned_token(&json!({"externalId": "bot", "exp": 1_700_000_100}));
+        let k = "sekret";
+        let t = signed_token(&json!({"externalId": "bot", "exp": 1_700_000_100}), k);
         assert_eq!(
-            token_claims(&t, &clock).unwrap().external_id.as_deref(),
+            token_claims(&t, k, &clock).unwrap().external_id.as_deref(),
             Some("bot")
         );
-        let nested = unsigned_token(&json!({"sessionSettings": {"internalId": "a@b.c"}}));
-        assert!(token_claims(&nested, &clock).is_ok());
+        let nested = signed_token(&json!({"sessionSettings": {"internalId": "a@b.c"}}), k);
+        assert!(token_claims(&nested, k, &clock).is_ok());
+        assert!(token_claims(&nested, "other", &clock)
+            .unwrap_err()
+            .contains("signature"));
+        let unsigned = unsigned_token(&json!({"externalId": "bot"}));
+        assert!(token_claims(&unsigned, k, &clock)
+            .unwrap_err()
+            .contains("HS256"));
         clock.advance(std::time::Duration::from_secs(100));
-        assert!(token_claims(&t, &clock).unwrap_err().contains("expired"));
-        assert!(token_claims("abc", &clock).is_err());
-        let bad = unsigned_token(&json!({"externalId": "Has Space"}));
-        assert!(token_claims(&bad, &clock)
+        assert!(token_claims(&t, k, &clock).unwrap_err().contains("expired"));
+        assert!(token_claims("abc", k, &clock).is_err());
+        let bad = signed_token(&json!({"externalId": "Has Space"}), k);
+        assert!(token_claims(&bad, k, &clock)
             .unwrap_err()
             .contains("externalId"));
     }

@@ -111,6 +111,7 @@ async fn admit(
     let caller = auth::chat_caller(
         headers,
         &shared.api_key,
+        &shared.data_secret,
         &shared.clock,
         token_only,
         shared.dialect,

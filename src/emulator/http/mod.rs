@@ -1,7 +1,7 @@
 //! The service (`analyst serve`): the router ([`router`]) and the state its routes share
 //! ([`shared`]); chat routes ([`chat_routes`]) with their body checks ([`body_check`]), the turn
 //! driver ([`turn`]) and stream fan-out ([`chat_stream`]) over [`threads`]; auth ([`auth`]) and
-//! ephemeral users ([`external_users`]); SCIM ([`scim_routes`] over [`scim_store`],
+//! ephemeral users ([`external_users`]); the data query API ([`data_routes`]); SCIM ([`scim_routes`] over [`scim_store`],
 //! [`scim_patch`] and [`scim_query`]; discovery in [`scim_discovery`] from [`scim_schema`]);
 //! fault injection ([`faults`]) and the clock ([`clock`]). It imports `emulator::engine` for
 //! the analyst; the engine never imports it.
@@ -11,6 +11,7 @@ mod body_check;
 mod chat_routes;
 mod chat_stream;
 pub mod clock;
+mod data_routes;
 mod external_users;
 pub mod faults;
 mod ids;

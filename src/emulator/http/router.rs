@@ -1,6 +1,7 @@
 //! The routes of the service, and the fault-injection layer in front of them.
 
 use super::chat_routes;
+use super::data_routes;
 use super::faults::Target;
 use super::request_log;
 use super::responses::{error, scim_error};
@@ -10,7 +11,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::post;
+use axum::routing::{delete, post};
 use axum::Router;
 use std::sync::Arc;
 
@@ -32,6 +33,11 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route(
             &format!("{public}/deployments/{{deployment}}/chat/abort"),
             post(chat_routes::deployment_abort),
+        )
+        .route("/cubejs-api/v1/cubesql", post(data_routes::cubesql))
+        .route(
+            "/cubejs-api/v1/running-query/{id}",
+            delete(data_routes::cancel),
         )
         .nest("/api/scim/v2", scim_routes::router())
         .fallback(|uri: axum::http::Uri| async move {

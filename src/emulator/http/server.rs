@@ -1,6 +1,6 @@
 //! The emulator's HTTP server: options, start and shutdown. `analyst serve`, `chat --demo` and the tests all start it through [`start`].
 
-use super::auth::unsigned_token;
+use super::auth::signed_token;
 use super::external_users::ExternalUsers;
 use super::faults::Faults;
 use super::ids::random_hex;
@@ -36,6 +36,8 @@ pub struct ServeOptions {
     pub api_key: Option<String>,
     /// The SCIM token; generated when `None`.
     pub scim_token: Option<String>,
+    /// The HS256 secret of tokens (data API, chat token auth); generated when `None`.
+    pub data_secret: Option<String>,
     /// A semantic model (YAML) instead of the built-in one.
     pub model: Option<PathBuf>,
     /// A SQLite database instead of the built-in sample data.
@@ -63,6 +65,7 @@ impl ServeOptions {
             agent: "1".into(),
             api_key: None,
             scim_token: None,
+            data_secret: None,
             model: None,
             data: None,
             pace: Duration::from_millis(5),
@@ -101,6 +104,12 @@ pub struct Running {
     pub scim_token: String,
     /// An `X-Cube-Auth-Token` the server accepts, for the external user `demo-user`.
     pub token: String,
+    /// The data query API root (ends in `/cubejs-api`).
+    pub data_url: String,
+    /// A data API token for the demo user (`sub` `demo-user`, no attributes).
+    pub data_token: String,
+    /// The HS256 secret every token is signed with.
+    pub data_secret: String,
     /// User attributes that drive row-level security in the model.
     pub attributes: Vec<String>,
     /// The SCIM users seeded at start.
@@ -185,6 +194,9 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
     let scim_token = opts
         .scim_token
         .unwrap_or_else(|| format!("scim_{}", random_hex(16)));
+    let data_secret = opts
+        .data_secret
+        .unwrap_or_else(|| format!("ds_{}", random_hex(24)));
     let scim = ScimStore::seeded(&opts.clock);
     let users = scim
         .all()
@@ -202,6 +214,8 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         api_key: api_key.clone(),
         scim_token: scim_token.clone(),
         scim_root: scim_url.clone(),
+        data_secret: data_secret.clone(),
+        running: Mutex::new(Default::default()),
         engine: Arc::new(engine),
         attributes: attributes.clone(),
         clock: opts.clock.clone(),
@@ -245,7 +259,10 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         scim_url,
         api_key,
         scim_token,
-        token: unsigned_token(&json!({"externalId": "demo-user"})),
+        token: signed_token(&json!({"externalId": "demo-user"}), &data_secret),
+        data_url: format!("{origin}/cubejs-api"),
+        data_token: data_token("demo-user", &[], &data_secret),
+        data_secret,
         attributes,
         users,
         clock: opts.clock,
@@ -253,4 +270,23 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         stop,
         task: Some(task),
     })
+}
+
+/// A data API token for `user` with these user attributes (several values of one name become a
+/// list: any of them), signed with `secret`.
+pub fn data_token(user: &str, attributes: &[(String, String)], secret: &str) -> String {
+    let mut attrs = serde_json::Map::new();
+    for (name, value) in attributes {
+        match attrs.get_mut(name) {
+            None => {
+                attrs.insert(name.clone(), json!(value));
+            }
+            Some(serde_json::Value::Array(list)) => list.push(json!(value)),
+            Some(first) => *first = json!([first.clone(), value]),
+        }
+    }
+    signed_token(
+        &json!({"sub": user, "userAttributes": attrs, "groups": []}),
+        secret,
+    )
 }

@@ -11,6 +11,7 @@ use crate::protocol::Dialect;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::http::StatusCode;
 use futures_util::StreamExt;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -22,6 +23,10 @@ pub(crate) struct Shared {
     pub api_key: String,
     pub scim_token: String,
     pub scim_root: String,
+    /// The HS256 secret of tokens (data API and chat token auth).
+    pub data_secret: String,
+    /// Data API queries running or streaming now, by `x-request-id`.
+    pub running: Mutex<HashMap<String, Arc<RunningQuery>>>,
     pub engine: Arc<Engine>,
     pub attributes: Vec<String>,
     pub clock: Clock,
@@ -36,6 +41,32 @@ pub(crate) struct Shared {
     /// Becomes true at shutdown; streams and turns end on it.
     pub shutdown: watch::Receiver<bool>,
     pub world: Mutex<World>,
+}
+
+/// A data API query from its request until its response ends: cancelling sets `cancelled` (the
+/// stream stops) and interrupts the SQLite statement if one is running.
+#[derive(Default)]
+pub(crate) struct RunningQuery {
+    pub cancelled: std::sync::atomic::AtomicBool,
+    /// Set only while the statement runs, and cleared (under this lock) before its connection
+    /// returns to the pool, so an interrupt never reaches another query.
+    pub interrupt: Mutex<Option<rusqlite::InterruptHandle>>,
+}
+
+impl RunningQuery {
+    /// Stop the query: the stream ends, the statement is interrupted.
+    pub fn cancel(&self) {
+        self.cancelled
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(h) = self
+            .interrupt
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            h.interrupt();
+        }
+    }
 }
 
 /// The mutable state, behind one lock held only briefly (never across an await).
@@ -59,6 +90,11 @@ impl Shared {
     /// poisoned lock is taken over rather than failing every later request.
     pub fn world(&self) -> MutexGuard<'_, World> {
         self.world.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Lock the running data queries (held only to insert, remove or interrupt).
+    pub fn running(&self) -> MutexGuard<'_, HashMap<String, Arc<RunningQuery>>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -68,6 +68,8 @@ pub struct Column {
 pub struct Compiled {
     /// SQLite over the base tables, row-level security included.
     pub sql: String,
+    /// The query's `LIMIT`, if it has one (the data API caps rows differently without).
+    pub limit: Option<u64>,
     /// Result columns in order.
     pub columns: Vec<Column>,
     /// The view or cube queried.

@@ -362,6 +362,7 @@ fn select_query(
         .collect();
     Ok(Compiled {
         sql: out,
+        limit,
         columns,
         view: view.name.clone(),
     })
