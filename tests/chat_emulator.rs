@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use support::*;
 
-const QUESTION: &str = "Top 5 product categories by revenue last year";
+const QUESTION: &str = "Top 5 product categories by revenue in 2025";
 
 /// An emulator with these faults, and the runtime that serves it.
 struct Emulator {

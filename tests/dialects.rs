@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::path::Path;
 use support::*;
 
-const QUESTION: &str = "Top 5 product categories by revenue last year";
+const QUESTION: &str = "Top 5 product categories by revenue in 2025";
 
 /// An emulator speaking one dialect, with these faults, and the runtime that serves it.
 struct Emulator {

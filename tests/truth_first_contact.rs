@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 use support::*;
 
-const QUESTION: &str = "Total revenue last year";
+const QUESTION: &str = "Total revenue in 2025";
 
 /// A config whose default profile names another user, with a row-level security attribute.
 const CONFIG: &str = "default_profile: work
@@ -89,7 +89,7 @@ fn demo_numbers_do_not_change_when_a_config_file_appears() {
     let plain = tempfile::tempdir().unwrap();
     let configured = tempfile::tempdir().unwrap();
     write_config(configured.path());
-    let question = "Revenue by region last year";
+    let question = "Revenue by region in 2025";
     let before = demo_json(plain.path(), &[], &[question]);
     let after = demo_json(configured.path(), &[], &[question]);
     assert_eq!(before["final"], after["final"]);

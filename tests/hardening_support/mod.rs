@@ -16,7 +16,7 @@ pub const TOKEN: &str = "tok-SECRET-def456";
 pub const SCIM_TOKEN: &str = "scim-SECRET-ghi789";
 
 /// The question every chat test asks.
-pub const QUESTION: &str = "Top 5 product categories by revenue last year";
+pub const QUESTION: &str = "Top 5 product categories by revenue in 2025";
 
 /// A running emulator and the runtime that serves it.
 pub struct Emulator {
