@@ -11,56 +11,22 @@
 #[path = "common/isolation.rs"]
 #[allow(dead_code)]
 mod isolation;
+#[path = "common/venv.rs"]
+mod venv;
+use venv::say;
 
 use serde_json::Value;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn candidates() -> Vec<PathBuf> {
-    if let Some(p) = std::env::var_os("ANALYST_MCP_PYTHON") {
-        return vec![PathBuf::from(p)];
-    }
-    if let Some(venv) = std::env::var_os("ANALYST_SCIM2_VENV") {
-        return vec![PathBuf::from(venv).join("bin/python")];
-    }
-    let Some(home) = std::env::var_os("HOME") else {
-        return Vec::new();
-    };
-    let mut venvs: Vec<PathBuf> = std::fs::read_dir(PathBuf::from(home).join(".cache/analyst"))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("scim2-server-"))
-        })
-        .collect();
-    venvs.sort();
-    venvs
-        .into_iter()
-        .rev()
-        .map(|v| v.join("bin/python"))
-        .collect()
-}
-
 /// A python that can import the MCP SDK's stdio client.
 fn locate() -> Result<PathBuf, String> {
-    candidates()
-        .into_iter()
-        .find(|py| {
-            Command::new(py)
-                .args(["-c", "import mcp.client.stdio"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .ok_or_else(|| "the mcp Python SDK is not installed (run .ci/install-scim2-server)".into())
-}
-
-/// Written to the stderr handle itself, which libtest does not capture.
-fn say(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    venv::python_with(
+        "ANALYST_MCP_PYTHON",
+        "mcp.client.stdio",
+        "the mcp Python SDK is not installed",
+    )
 }
 
 /// Run the driver with the binary, isolated, within `limit`; its report and stderr.

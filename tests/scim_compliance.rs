@@ -11,58 +11,23 @@
 //! says SKIPPED elsewhere, as tests/scim_interop.rs does.
 
 mod hardening_support;
+#[path = "common/venv.rs"]
+mod venv;
+use venv::say;
 
 use hardening_support::{emulator, run_within};
 use serde_json::Value;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-fn candidates() -> Vec<PathBuf> {
-    if let Some(p) = std::env::var_os("ANALYST_SCIM2_TESTER_PYTHON") {
-        return vec![PathBuf::from(p)];
-    }
-    if let Some(venv) = std::env::var_os("ANALYST_SCIM2_VENV") {
-        return vec![PathBuf::from(venv).join("bin/python")];
-    }
-    let Some(home) = std::env::var_os("HOME") else {
-        return Vec::new();
-    };
-    let mut venvs: Vec<PathBuf> = std::fs::read_dir(PathBuf::from(home).join(".cache/analyst"))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("scim2-server-"))
-        })
-        .collect();
-    venvs.sort();
-    // The newest first.
-    venvs
-        .into_iter()
-        .rev()
-        .map(|v| v.join("bin/python"))
-        .collect()
-}
-
 /// A python that can import scim2-tester and its HTTP transport.
 fn locate() -> Result<PathBuf, String> {
-    candidates()
-        .into_iter()
-        .find(|py| {
-            Command::new(py)
-                .args(["-c", "import scim2_tester, httpx2"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .ok_or_else(|| "scim2-tester is not installed (run .ci/install-scim2-server)".into())
-}
-
-/// Written to the stderr handle itself, which libtest does not capture (see scim_interop.rs).
-fn say(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    venv::python_with(
+        "ANALYST_SCIM2_TESTER_PYTHON",
+        "scim2_tester, httpx2",
+        "scim2-tester is not installed",
+    )
 }
 
 /// Whether a status counts as a pass: scim2-tester's SUCCESS, COMPLIANT and ACCEPTABLE.

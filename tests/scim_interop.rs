@@ -7,6 +7,8 @@
 //! elsewhere, visibly: see [`skip`].
 
 mod scim_support;
+#[path = "common/venv.rs"]
+mod venv;
 
 use scim_support::analyst;
 use serde_json::{json, Value};
@@ -17,28 +19,9 @@ use std::time::{Duration, Instant};
 const TOKEN: &str = "interop-token-5f2a";
 
 fn locate() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("ANALYST_SCIM2_SERVER") {
-        return Some(PathBuf::from(p));
-    }
-    let cache = std::env::var_os("ANALYST_SCIM2_VENV")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let home = PathBuf::from(std::env::var_os("HOME")?);
-            let dir = home.join(".cache/analyst");
-            // The newest installed version, if several.
-            let mut venvs: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .ok()?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with("scim2-server-"))
-                })
-                .collect();
-            venvs.sort();
-            venvs.pop()
-        })?;
-    let exe = cache.join("bin/scim2-server");
-    exe.exists().then_some(exe)
+    venv::candidates("ANALYST_SCIM2_SERVER", "scim2-server")
+        .into_iter()
+        .find(|exe| exe.exists())
 }
 
 /// The running server; killed when dropped.
