@@ -6,9 +6,42 @@ use super::catalog::{Kind, ViewCat};
 use super::dates::{parse_iso, Date, Range};
 use super::model::DimKind;
 use super::request::TurnMemory;
-use super::sqlgen::Condition;
 use super::timeparse::{self, Grain};
 use super::words::{number_word, words, Vocabulary};
+
+/// A condition of a plan on one member, in the dialect.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Condition {
+    /// `member = 'value'`.
+    Equals(String),
+    /// `member <> 'value'` (also keeps NULLs out, as SQL does).
+    NotEquals(String),
+    /// `member > number` and the like: (operator, number).
+    Compare(&'static str, f64),
+}
+
+impl Condition {
+    /// As kept in a thread's memory: (operator, value).
+    pub fn to_memory(&self) -> (String, String) {
+        match self {
+            Condition::Equals(v) => ("=".into(), v.clone()),
+            Condition::NotEquals(v) => ("<>".into(), v.clone()),
+            Condition::Compare(op, n) => ((*op).into(), n.to_string()),
+        }
+    }
+    /// Back from a thread's memory.
+    pub fn from_memory(op: &str, v: &str) -> Option<Condition> {
+        Some(match op {
+            "=" => Condition::Equals(v.into()),
+            "<>" => Condition::NotEquals(v.into()),
+            ">" => Condition::Compare(">", v.parse().ok()?),
+            ">=" => Condition::Compare(">=", v.parse().ok()?),
+            "<" => Condition::Compare("<", v.parse().ok()?),
+            "<=" => Condition::Compare("<=", v.parse().ok()?),
+            _ => return None,
+        })
+    }
+}
 
 /// What to query, with member indices into one view's member list.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -3,7 +3,7 @@
 //! through the semantic layer ([`super::semantic`]), which adds joins and row-level security.
 
 use super::catalog::ViewCat;
-use super::planner::Plan;
+use super::planner::{Condition, Plan};
 use super::semantic::literal;
 
 pub use super::semantic::{Column, Role};
@@ -27,40 +27,6 @@ pub fn ident(name: &str) -> String {
         name.to_string()
     } else {
         format!("\"{}\"", name.replace('"', "\"\""))
-    }
-}
-
-/// A condition of a plan on one member, in the dialect.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Condition {
-    /// `member = 'value'`.
-    Equals(String),
-    /// `member <> 'value'` (also keeps NULLs out, as SQL does).
-    NotEquals(String),
-    /// `member > number` and the like: (operator, number).
-    Compare(&'static str, f64),
-}
-
-impl Condition {
-    /// As kept in a thread's memory: (operator, value).
-    pub fn to_memory(&self) -> (String, String) {
-        match self {
-            Condition::Equals(v) => ("=".into(), v.clone()),
-            Condition::NotEquals(v) => ("<>".into(), v.clone()),
-            Condition::Compare(op, n) => ((*op).into(), n.to_string()),
-        }
-    }
-    /// Back from a thread's memory.
-    pub fn from_memory(op: &str, v: &str) -> Option<Condition> {
-        Some(match op {
-            "=" => Condition::Equals(v.into()),
-            "<>" => Condition::NotEquals(v.into()),
-            ">" => Condition::Compare(">", v.parse().ok()?),
-            ">=" => Condition::Compare(">=", v.parse().ok()?),
-            "<" => Condition::Compare("<", v.parse().ok()?),
-            "<=" => Condition::Compare("<=", v.parse().ok()?),
-            _ => return None,
-        })
     }
 }
 
