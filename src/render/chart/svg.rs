@@ -184,6 +184,28 @@ struct Frame {
     bottom: f64,
 }
 
+/// Horizontal grid lines at the value ticks, with their labels left of the frame.
+fn y_grid(svg: &mut String, f: &Frame, ticks: &[f64], labels: &[String], y: &dyn Fn(f64) -> f64) {
+    for (t, l) in ticks.iter().zip(labels) {
+        let _ = writeln!(
+            svg,
+            r##"<line class="grid" x1="{:.1}" x2="{:.1}" y1="{2:.1}" y2="{2:.1}" stroke="#ddd"/>"##,
+            f.left,
+            f.right,
+            y(*t)
+        );
+        text(
+            svg,
+            f.left - 6.0,
+            y(*t) + 4.0,
+            11.0,
+            "end",
+            " class=\"tick\"",
+            l,
+        );
+    }
+}
+
 /// Bars along the spec's orientation; returns the height used.
 fn bars(
     svg: &mut String,
@@ -317,24 +339,7 @@ fn bars(
         bottom: 48.0 + 300.0,
     };
     let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
-    for (t, l) in ticks.iter().zip(&tick_labels) {
-        let _ = writeln!(
-            svg,
-            r##"<line class="grid" x1="{:.1}" x2="{:.1}" y1="{2:.1}" y2="{2:.1}" stroke="#ddd"/>"##,
-            f.left,
-            f.right,
-            y(*t)
-        );
-        text(
-            svg,
-            f.left - 6.0,
-            y(*t) + 4.0,
-            11.0,
-            "end",
-            " class=\"tick\"",
-            l,
-        );
-    }
+    y_grid(svg, &f, &ticks, &tick_labels, &y);
     let mut stack = vec![0.0; labels.len()];
     let pad = (band * 0.15).min(12.0);
     let _ = writeln!(svg, r#"<g class="marks">"#);
@@ -548,24 +553,7 @@ fn plot(
         }
     };
     let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
-    for (t, l) in ticks.iter().zip(&tick_labels) {
-        let _ = writeln!(
-            svg,
-            r##"<line class="grid" x1="{:.1}" x2="{:.1}" y1="{2:.1}" y2="{2:.1}" stroke="#ddd"/>"##,
-            f.left,
-            f.right,
-            y(*t)
-        );
-        text(
-            svg,
-            f.left - 6.0,
-            y(*t) + 4.0,
-            11.0,
-            "end",
-            " class=\"tick\"",
-            l,
-        );
-    }
+    y_grid(svg, &f, &ticks, &tick_labels, &y);
     // x ticks: the data's dates or categories, as many as fit; round numbers for a linear x.
     let candidates: Vec<(f64, String)> = match xs {
         XScale::Band(labels) => labels
