@@ -4,6 +4,9 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+pub use crate::render::Format;
+pub use crate::term::ColorChoice;
+
 const AFTER_HELP: &str = "\
 Settings come from flags, then the environment (ANALYST_*), then a profile of the config file
 ($ANALYST_CONFIG, else $XDG_CONFIG_HOME/analyst/config.yaml, else ~/.config/analyst/config.yaml).
@@ -58,27 +61,6 @@ pub struct GlobalArgs {
     pub config: Option<PathBuf>,
 }
 
-/// Output formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Human-readable text (chat, extract-final)
-    Text,
-    /// Raw lines as received (chat, state, scim patch)
-    Ndjson,
-    /// One JSON document
-    Json,
-    /// One YAML document
-    Yaml,
-    /// Only the final answer's text (chat)
-    Final,
-    /// A table (state, scim patch, sql)
-    Table,
-    /// Comma-separated values, RFC 4180 (sql)
-    Csv,
-    /// Tab-separated values (sql)
-    Tsv,
-}
-
 /// `--dialect` values: the wire variants of PROTOCOL.md.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum DialectArg {
@@ -99,18 +81,6 @@ impl From<DialectArg> for crate::protocol::Dialect {
             DialectArg::Legacy => crate::protocol::Dialect::Legacy,
         }
     }
-}
-
-/// `--color` values.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    /// Colour when writing to a terminal
-    #[default]
-    Auto,
-    /// Always colour
-    Always,
-    /// Never colour
-    Never,
 }
 
 /// The commands.

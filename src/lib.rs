@@ -14,6 +14,7 @@ pub mod ndjson;
 pub mod protocol;
 pub mod render;
 pub mod settings;
+pub mod term;
 
 use clap::{CommandFactory, FromArgMatches};
 
@@ -28,7 +29,7 @@ pub fn run() -> i32 {
         Ok(status) => status.code(),
         Err(e) if exit::is_broken_pipe(&e) => 0,
         Err(e) => {
-            crate::render::diag(format_args!("analyst: {e:#}"));
+            crate::term::diag(format_args!("analyst: {e:#}"));
             exit::status_of(&e).code()
         }
     }

@@ -17,11 +17,13 @@ pub use config::{Config, Profile};
 pub use data::DataSettings;
 pub use identity::IdentityFlags;
 pub use secret::Secret;
-pub use source::{read_document, read_text_source, Env};
+
+pub use source::{read_document, read_text_source};
 pub use urls::{data_root, endpoint_from_url, redact_url, scim_root};
 use urls::{parse_http_url, split_chat_url};
 
 use crate::exit::usage;
+use crate::term::Env;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -54,7 +56,7 @@ pub struct ScimSettings {
     pub token: Secret,
 }
 
-/// Flags that locate the chat service (from `cli::ServiceArgs`).
+/// Flags that locate the chat service.
 #[derive(Clone, Debug, Default)]
 pub struct ServiceFlags {
     /// `--url`.
@@ -69,19 +71,6 @@ pub struct ServiceFlags {
     pub api_key_file: Option<PathBuf>,
     /// `--token-file`.
     pub token_file: Option<PathBuf>,
-}
-
-impl From<&crate::cli::ServiceArgs> for ServiceFlags {
-    fn from(a: &crate::cli::ServiceArgs) -> Self {
-        ServiceFlags {
-            url: a.url.clone(),
-            base_url: a.base_url.clone(),
-            account: a.account.clone(),
-            agent: a.agent.clone(),
-            api_key_file: a.api_key_file.clone(),
-            token_file: a.token_file.clone(),
-        }
-    }
 }
 
 /// The timeouts every command that talks to a service shares.
@@ -155,22 +144,25 @@ impl Resolver {
         })
     }
 
-    /// The timeouts, checked.
-    pub fn common(&self, g: &crate::cli::GlobalArgs) -> Result<Common> {
-        let timeout = |flag: &str, v: &Option<String>| -> Result<Option<Duration>> {
-            v.as_deref()
-                .map(|s| match parse_duration(s) {
-                    Ok(d) if d.is_zero() => {
-                        Err(usage(format!("{flag} {s:?}: must be greater than zero")))
-                    }
-                    Ok(d) => Ok(d),
-                    Err(e) => Err(usage(format!("{flag} {s:?}: {e}"))),
-                })
-                .transpose()
+    /// The timeouts of `--connect-timeout` and `--idle-timeout`, checked.
+    pub fn common(
+        &self,
+        connect_timeout: Option<&str>,
+        idle_timeout: Option<&str>,
+    ) -> Result<Common> {
+        let timeout = |flag: &str, v: Option<&str>| -> Result<Option<Duration>> {
+            v.map(|s| match parse_duration(s) {
+                Ok(d) if d.is_zero() => {
+                    Err(usage(format!("{flag} {s:?}: must be greater than zero")))
+                }
+                Ok(d) => Ok(d),
+                Err(e) => Err(usage(format!("{flag} {s:?}: {e}"))),
+            })
+            .transpose()
         };
         Ok(Common {
-            connect_timeout: timeout("--connect-timeout", &g.connect_timeout)?,
-            idle_timeout: timeout("--idle-timeout", &g.idle_timeout)?,
+            connect_timeout: timeout("--connect-timeout", connect_timeout)?,
+            idle_timeout: timeout("--idle-timeout", idle_timeout)?,
         })
     }
 

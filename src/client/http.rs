@@ -141,11 +141,11 @@ impl RequestLog {
             return;
         }
         if verbose == 1 {
-            crate::render::diag(format_args!("> {} {}", self.method, self.url));
+            crate::term::diag(format_args!("> {} {}", self.method, self.url));
             return;
         }
         for line in self.render().lines() {
-            crate::render::diag(format_args!("> {line}"));
+            crate::term::diag(format_args!("> {line}"));
         }
     }
 }
@@ -155,10 +155,10 @@ pub fn log_response(verbose: u8, status: reqwest::StatusCode, headers: &HeaderMa
     if verbose == 0 {
         return;
     }
-    crate::render::diag(format_args!("< {}", status));
+    crate::term::diag(format_args!("< {}", status));
     if verbose >= 2 {
         for (k, v) in headers {
-            crate::render::diag(format_args!("< {k}: {}", shown(k.as_str(), v)));
+            crate::term::diag(format_args!("< {k}: {}", shown(k.as_str(), v)));
         }
     }
 }

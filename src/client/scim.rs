@@ -320,7 +320,7 @@ impl ScimClient {
                 Some(RetryAfter::Invalid) | None => self.retry.backoff(retry, salt),
             };
             if verbose > 0 {
-                crate::render::diag(format_args!(
+                crate::term::diag(format_args!(
                     "analyst: {} {}: HTTP {status}, try {} of {} in {:.1}s",
                     req.method,
                     req.url,

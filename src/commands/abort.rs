@@ -25,6 +25,6 @@ pub fn run(ctx: &Ctx, args: AbortArgs) -> Result<Status> {
         .enable_all()
         .build()?;
     runtime.block_on(abort(&svc.client, &request))?;
-    crate::render::diag(format_args!("aborted {chat_id}"));
+    crate::term::diag(format_args!("aborted {chat_id}"));
     Ok(Status::Success)
 }

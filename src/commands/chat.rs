@@ -12,8 +12,9 @@ use crate::client::tracker::{Feed, Source, Tracker};
 use crate::exit::{usage, Status};
 use crate::protocol::chat::AbortRequest;
 use crate::render::chat::End;
-use crate::render::chat_text::TextView;
-use crate::render::{pick_format, warn};
+use crate::render::pick_format;
+use crate::render::result_view::TextView;
+use crate::term::warn;
 use anyhow::Result;
 use std::io::Read;
 use std::path::Path;
@@ -24,9 +25,6 @@ pub(super) const BACKOFF: Duration = Duration::from_millis(200);
 
 /// Run the command.
 pub fn run(ctx: &Ctx, args: ChatArgs) -> Result<Status> {
-    if args.interactive {
-        return super::chat_interactive::run(ctx, &args);
-    }
     let format = pick_format(
         ctx.global.output,
         &[
@@ -170,13 +168,13 @@ async fn interrupted(
     chat_id: Option<String>,
 ) -> Result<Status> {
     let Some(id) = chat_id else {
-        crate::render::diag(format_args!(
+        crate::term::diag(format_args!(
             "analyst: interrupted before the service named the thread; nothing to stop"
         ));
         return Ok(Status::Interrupted);
     };
     if !no_abort {
-        crate::render::diag(format_args!(
+        crate::term::diag(format_args!(
             "analyst: interrupted; stopping thread {id} (Ctrl-C again to quit at once)"
         ));
         let request = AbortRequest {
@@ -185,17 +183,17 @@ async fn interrupted(
         };
         tokio::select! {
             r = abort(&svc.client, &request) => match r {
-                Ok(()) => crate::render::diag(format_args!("aborted {id}")),
-                Err(e) => crate::render::diag(format_args!("analyst: could not stop the thread: {e:#}")),
+                Ok(()) => crate::term::diag(format_args!("aborted {id}")),
+                Err(e) => crate::term::diag(format_args!("analyst: could not stop the thread: {e:#}")),
             },
             _ = tokio::signal::ctrl_c() => return Ok(Status::Interrupted),
         }
     } else {
-        crate::render::diag(format_args!(
+        crate::term::diag(format_args!(
             "analyst: interrupted; thread {id} goes on (--no-abort)"
         ));
     }
-    crate::render::diag(format_args!(
+    crate::term::diag(format_args!(
         "analyst: look at it later with: analyst state --chat-id {id}{}",
         profile_flag(ctx)
     ));
@@ -215,7 +213,7 @@ fn profile_flag(ctx: &Ctx) -> String {
 pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs) -> TextView {
     TextView {
         rows: args.rows,
-        width: crate::render::out_width(&ctx.env),
+        width: crate::term::out_width(&ctx.env),
         charts: !args.no_chart,
     }
 }
@@ -268,7 +266,7 @@ fn finish(
             } else {
                 profile_flag(ctx)
             };
-            crate::render::diag(format_args!(
+            crate::term::diag(format_args!(
                 "{}",
                 ctx.err_style.dim(&format!(
                     "thread {id} · continue with: analyst chat{scope} --chat-id {id} MESSAGE"

@@ -98,7 +98,7 @@ impl Drop for Demo {
         let now = self.kept.merged(self.running.export_threads());
         if now != self.kept {
             if let Err(e) = now.save(path) {
-                crate::render::warn(format!("cannot keep the demo's threads: {e:#}"));
+                crate::term::warn(format!("cannot keep the demo's threads: {e:#}"));
             }
         }
     }

@@ -18,7 +18,7 @@ use crate::protocol::Frame;
 use crate::render::chart::{charted, files, Charted};
 use crate::render::chat::End;
 use crate::render::state_table::StateView;
-use crate::render::{diag, error};
+use crate::term::{diag, error};
 use anyhow::Result;
 use rustyline::error::ReadlineError;
 use std::io::{IsTerminal, Write};

@@ -34,7 +34,7 @@ pub struct Service {
     /// The resolver, for the profile's name.
     pub resolver: Resolver,
     /// `-o`, which also shapes `--dry-run`'s output.
-    pub output: Option<crate::cli::Format>,
+    pub output: Option<crate::render::Format>,
 }
 
 /// Where to find the service when it is not configured: `--demo`'s emulator.
@@ -55,7 +55,7 @@ pub fn service(
     demo: Option<&Override>,
 ) -> Result<Service> {
     let resolver = ctx.resolver()?;
-    let common = resolver.common(&ctx.global)?;
+    let common = super::args::timeouts(&resolver, &ctx.global)?;
     let flags = ServiceFlags::from(service);
     let (endpoint, auth) = match demo {
         Some(d) => (

@@ -3,17 +3,18 @@
 
 use super::thread_store::ThreadStore;
 use super::Ctx;
-use crate::cli::Format;
 use crate::client::tracker::Sink;
 use crate::exit::usage;
 use crate::protocol::Frame;
 use crate::render::chart::{charted, files, Charted};
 use crate::render::chat::{ChatRender, End, FinalRender, RawRender};
 use crate::render::chat_doc::DocRender;
-use crate::render::chat_text::{TextRender, TextView};
+use crate::render::chat_text::TextRender;
+use crate::render::result_view::TextView;
 use crate::render::spinner::Spinner;
-use crate::render::warn;
-use crate::settings::Env;
+use crate::render::Format;
+use crate::term::warn;
+use crate::term::Env;
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -102,7 +103,7 @@ impl Pipeline {
             ));
         } else if !quiet {
             let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-            crate::render::diag(format_args!("analyst: wrote {}", names.join(", ")));
+            crate::term::diag(format_args!("analyst: wrote {}", names.join(", ")));
         }
         Ok(())
     }

@@ -6,7 +6,8 @@ use crate::cli::{ExtractFinalArgs, Format};
 use crate::exit::{fail, usage, Status};
 use crate::ndjson::blocks::{self, Plan};
 use crate::ndjson::{self, Event};
-use crate::render::{pick_format, warn, write_document};
+use crate::render::{pick_format, write_document};
+use crate::term::warn;
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -57,7 +58,7 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
             Ok(scanned) => scanned?, // a malformed line under --strict ends the run
             Err(e) if labelled => {
                 // One unreadable file does not stop the others; it sets the status.
-                crate::render::error(format_args!("{e:#}"));
+                crate::term::error(format_args!("{e:#}"));
                 status = status.worst(crate::exit::status_of(&e));
                 if format != Format::Text {
                     documents.push(
@@ -75,7 +76,7 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
             } else {
                 " (try --fallback)"
             };
-            crate::render::error(format_args!("{name}: no final answer{hint}"));
+            crate::term::error(format_args!("{name}: no final answer{hint}"));
             status = status.worst(Status::NoAnswer);
             if labelled && format != Format::Text {
                 documents.push(

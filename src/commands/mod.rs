@@ -1,6 +1,7 @@
 //! One file per subcommand: settings in, client and renderers called, exit status out.
 
 mod abort;
+mod args;
 mod chat;
 mod chat_demo;
 mod chat_interactive;
@@ -19,8 +20,10 @@ mod thread_store;
 use crate::cli::{Cli, Command, Format, GlobalArgs, ScimCommand};
 use crate::client::RequestLog;
 use crate::exit::{usage, Status};
-use crate::render::{write_document, Style};
-use crate::settings::{Env, Resolver};
+use crate::render::write_document;
+use crate::settings::Resolver;
+use crate::term::Env;
+use crate::term::Style;
 use anyhow::Result;
 use std::io::Write;
 
@@ -192,6 +195,8 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
     match cli.command {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
+        // The prompt builds on chat's pieces (chat_interactive -> chat, never back).
+        Command::Chat(args) if args.interactive => chat_interactive::run(&ctx, &args),
         Command::Chat(args) => chat::run(&ctx, args),
         Command::Eval(args) => eval::run(&ctx, args),
         Command::State(args) => state::run(&ctx, args),

@@ -10,8 +10,9 @@ use crate::client::scim::{PatchSpec, RetryPolicy, ScimClient};
 use crate::client::Http;
 use crate::exit::{usage, Status};
 use crate::protocol::scim::User;
+use crate::render::pick_format;
 use crate::render::scim::{summary, write_all, write_ndjson, PatchResult};
-use crate::render::{pick_format, Style};
+use crate::term::Style;
 use anyhow::Result;
 use clap::ArgMatches;
 use futures_util::stream::{self, StreamExt};
@@ -53,7 +54,7 @@ fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result
     let expected_active = ops::expected_active(&op);
     let targets = Targets::gather(&args.ids, args.ids_from.as_deref(), &args.user_names)?;
     let resolver = ctx.resolver()?;
-    let common = resolver.common(&ctx.global)?;
+    let common = super::args::timeouts(&resolver, &ctx.global)?;
     let settings = resolver.scim(args.scim_url.as_deref(), args.scim_token_file.as_deref())?;
     let http = Http::new(
         common.connect_timeout,
@@ -67,7 +68,7 @@ fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result
         attributes: args.attributes.clone(),
     };
     if targets.duplicates > 0 && !ctx.global.quiet {
-        crate::render::diag(format_args!(
+        crate::term::diag(format_args!(
             "analyst: {} repeated id{} or userName{} skipped (each user is patched once)",
             targets.duplicates,
             if targets.duplicates == 1 { "" } else { "s" },
@@ -148,7 +149,7 @@ fn dry_run(ctx: &Ctx, client: &ScimClient, spec: &PatchSpec, targets: &Targets) 
     }
     super::write_dry_run(ctx.global.output, &requests)?;
     if names > 0 && !ctx.global.quiet {
-        crate::render::diag(format_args!(
+        crate::term::diag(format_args!(
             "analyst: dry run: nothing was sent; <id of NAME> stands for the id the userName \
              lookup would find"
         ));
@@ -184,8 +185,8 @@ impl Say {
 
     fn line(&self, text: &str) {
         match &self.bar {
-            Some(bar) => bar.suspend(|| crate::render::diag(format_args!("{text}"))),
-            None => crate::render::diag(format_args!("{text}")),
+            Some(bar) => bar.suspend(|| crate::term::diag(format_args!("{text}"))),
+            None => crate::term::diag(format_args!("{text}")),
         }
     }
 

@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
         out.flush()?;
         drop(out);
         if ctx.chatty() {
-            crate::render::diag(format_args!("Serving; press Ctrl-C to stop."));
+            crate::term::diag(format_args!("Serving; press Ctrl-C to stop."));
         }
         stop_signal().await;
         // A second Ctrl-C while shutting down exits at once, as fd does.

@@ -4,7 +4,7 @@
 
 use crate::emulator::server::SavedThread;
 use crate::exit::usage;
-use crate::settings::Env;
+use crate::term::Env;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -124,12 +124,12 @@ impl DemoThreads {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return DemoThreads::default(),
             Err(e) => {
-                crate::render::warn(format!("cannot read {}: {e}", path.display()));
+                crate::term::warn(format!("cannot read {}: {e}", path.display()));
                 return DemoThreads::default();
             }
         };
         serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-            crate::render::warn(format!(
+            crate::term::warn(format!(
                 "{}: not demo threads ({e}); starting without them",
                 path.display()
             ));

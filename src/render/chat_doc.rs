@@ -3,9 +3,9 @@
 
 use super::chat::{ChatRender, End};
 use super::write_document;
-use crate::cli::Format;
 use crate::protocol::tool::{parse_input, parse_result, tool_error};
 use crate::protocol::{Frame, FrameKind};
+use crate::render::Format;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;

@@ -2,17 +2,16 @@
 //! (with `--show-thinking`) the agent's reasoning, dimmed.
 
 use super::chat::{ChatRender, End};
+use super::result_view::{TextView, TABLE_ROWS};
 use super::table::Titles;
-use super::Style;
 use crate::protocol::tool::{classify, parse_input, parse_result, tool_error, Tool};
 use crate::protocol::{Frame, FrameKind};
+use crate::term::Style;
 use anyhow::Result;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-/// Rows of a SQL result shown in a table; the rest are counted.
-pub const TABLE_ROWS: usize = 10;
 /// The longest SQL shown on a tool line.
 const SQL_WIDTH: usize = 160;
 
@@ -20,27 +19,6 @@ const SQL_WIDTH: usize = 160;
 enum Field {
     Content,
     Thinking,
-}
-
-/// How SQL results are shown: rows per table, the width to fit, charts under tables.
-#[derive(Clone, Copy, Debug)]
-pub struct TextView {
-    /// Rows per table (0 = all that arrived).
-    pub rows: usize,
-    /// Columns to fit tables and charts in.
-    pub width: usize,
-    /// Draw charts of results that carry a `vegaSpec`.
-    pub charts: bool,
-}
-
-impl Default for TextView {
-    fn default() -> Self {
-        TextView {
-            rows: TABLE_ROWS,
-            width: 80,
-            charts: true,
-        }
-    }
 }
 
 /// The text renderer.

@@ -13,71 +13,30 @@ pub mod spinner;
 pub mod state_table;
 pub mod table;
 
-use crate::cli::{ColorChoice, Format};
 use crate::exit::usage;
-use crate::settings::Env;
+use crate::term::Style;
 use anyhow::Result;
 use std::io::Write;
 
-/// Which ANSI styles to use on one stream.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Style {
-    /// Whether to emit colour codes at all.
-    pub color: bool,
-}
-
-impl Style {
-    /// Decide colour for a stream: `--color`, then `NO_COLOR`, then `CLICOLOR_FORCE`, then
-    /// whether the stream is a terminal.
-    pub fn decide(choice: ColorChoice, env: &Env, is_terminal: bool) -> Style {
-        let color = match choice {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                if env.get("NO_COLOR").is_some() {
-                    false
-                } else if env.get("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
-                    true
-                } else {
-                    is_terminal
-                }
-            }
-        };
-        Style { color }
-    }
-
-    fn paint(&self, code: &str, s: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_owned()
-        }
-    }
-
-    /// Bold.
-    pub fn bold(&self, s: &str) -> String {
-        self.paint("1", s)
-    }
-    /// Dim (secondary information).
-    pub fn dim(&self, s: &str) -> String {
-        self.paint("2", s)
-    }
-    /// Red (errors).
-    pub fn red(&self, s: &str) -> String {
-        self.paint("31", s)
-    }
-    /// Green (success).
-    pub fn green(&self, s: &str) -> String {
-        self.paint("32", s)
-    }
-    /// Yellow (warnings).
-    pub fn yellow(&self, s: &str) -> String {
-        self.paint("33", s)
-    }
-    /// Cyan (tool calls).
-    pub fn cyan(&self, s: &str) -> String {
-        self.paint("36", s)
-    }
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Human-readable text (chat, extract-final)
+    Text,
+    /// Raw lines as received (chat, state, scim patch)
+    Ndjson,
+    /// One JSON document
+    Json,
+    /// One YAML document
+    Yaml,
+    /// Only the final answer's text (chat)
+    Final,
+    /// A table (state, scim patch, sql)
+    Table,
+    /// Comma-separated values, RFC 4180 (sql)
+    Csv,
+    /// Tab-separated values (sql)
+    Tsv,
 }
 
 /// A table that draws colour itself: cells are coloured with comfy-table's own `Cell::fg`, so
@@ -154,80 +113,9 @@ pub fn write_document(
     Ok(())
 }
 
-/// Columns of stdout: the terminal's width, else `COLUMNS`, else 80.
-pub fn out_width(env: &Env) -> usize {
-    use std::io::IsTerminal;
-    let stdout = std::io::stdout();
-    if stdout.is_terminal() {
-        if let Some((w, _)) = terminal_size::terminal_size_of(&stdout) {
-            return w.0 as usize;
-        }
-    }
-    env.get("COLUMNS")
-        .and_then(|c| c.trim().parse().ok())
-        .filter(|w: &usize| *w > 0)
-        .unwrap_or(80)
-}
-
-/// Print a warning on stderr.
-pub fn warn(message: impl std::fmt::Display) {
-    diag(format_args!("analyst: warning: {message}"));
-}
-
-/// Print an error on stderr (the run may go on).
-pub fn error(message: impl std::fmt::Display) {
-    diag(format_args!("analyst: {message}"));
-}
-
-/// Write one line of diagnostics to stderr. Unlike `eprintln!`, a closed stderr is not a panic:
-/// diagnostics are best effort, and the exit status still tells what happened.
-pub fn diag(line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn colour_rules() {
-        let none = Env::default();
-        assert!(!Style::decide(ColorChoice::Auto, &none, false).color);
-        assert!(Style::decide(ColorChoice::Auto, &none, true).color);
-        assert!(
-            !Style::decide(
-                ColorChoice::Auto,
-                &Env::from_pairs([("NO_COLOR", "1")]),
-                true
-            )
-            .color
-        );
-        assert!(
-            Style::decide(
-                ColorChoice::Auto,
-                &Env::from_pairs([("CLICOLOR_FORCE", "1")]),
-                false
-            )
-            .color
-        );
-        assert!(
-            !Style::decide(
-                ColorChoice::Auto,
-                &Env::from_pairs([("CLICOLOR_FORCE", "0")]),
-                false
-            )
-            .color
-        );
-        assert!(
-            Style::decide(
-                ColorChoice::Always,
-                &Env::from_pairs([("NO_COLOR", "1")]),
-                false
-            )
-            .color
-        );
-        assert!(!Style::decide(ColorChoice::Never, &none, true).color);
-    }
 
     #[test]
     fn formats_are_checked_per_command() {

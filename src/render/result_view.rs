@@ -1,11 +1,33 @@
 //! A SQL result in `text`: its table, and under it the chart its `vegaSpec` asks for.
 
 use super::chart::{self, Chart};
-use super::chat_text::TextView;
 use super::table::{self, Dataset, TableOpts, Titles};
-use super::Style;
 use crate::protocol::tool::SqlResult;
+use crate::term::Style;
 use std::collections::HashMap;
+
+/// Rows of a SQL result shown in a table; the rest are counted.
+pub const TABLE_ROWS: usize = 10;
+/// How SQL results are shown: rows per table, the width to fit, charts under tables.
+#[derive(Clone, Copy, Debug)]
+pub struct TextView {
+    /// Rows per table (0 = all that arrived).
+    pub rows: usize,
+    /// Columns to fit tables and charts in.
+    pub width: usize,
+    /// Draw charts of results that carry a `vegaSpec`.
+    pub charts: bool,
+}
+
+impl Default for TextView {
+    fn default() -> Self {
+        TextView {
+            rows: TABLE_ROWS,
+            width: 80,
+            charts: true,
+        }
+    }
+}
 
 /// The table (and chart) of a result, without a trailing newline; `None` for a result without
 /// rows or columns.

@@ -5,9 +5,10 @@
 //! One writer serves one run: several results (`sql --all`) are separated as CLI.md says
 //! (a blank line for csv and tsv, one JSON array, one YAML sequence).
 
-use super::{table, Style};
+use super::table;
 use crate::protocol::data::Cell;
 use crate::protocol::tool::Column;
+use crate::term::Style;
 use anyhow::Result;
 use std::io::{BufWriter, Write};
 

@@ -1,10 +1,11 @@
 //! Results of `scim patch`: one per user, as NDJSON lines (written as each finishes), a table,
 //! or one JSON/YAML document.
 
-use super::{table, write_document, Style};
-use crate::cli::Format;
+use super::{table, write_document};
 use crate::exit::Status;
 use crate::protocol::scim::User;
+use crate::render::Format;
+use crate::term::Style;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 use std::io::Write;

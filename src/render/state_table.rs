@@ -2,11 +2,12 @@
 //! as one JSON/YAML document. A state read is one thread, so its messages are gathered.
 
 use super::chat_text::tool_summary;
-use super::{table, write_document, Style};
-use crate::cli::Format;
+use super::{table, write_document};
 use crate::protocol::thread::state_messages;
 use crate::protocol::tool::{parse_input, parse_result, tool_error};
 use crate::protocol::{Frame, FrameKind};
+use crate::render::Format;
+use crate::term::Style;
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::collections::HashMap;

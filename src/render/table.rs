@@ -5,8 +5,8 @@
 use super::numbers::{
     decimals_of, format_number, number, numeric_type, readable_name, short_date, time_type,
 };
-use super::Style;
 use crate::protocol::tool::{cell_text, MetaResult, SqlResult};
+use crate::term::Style;
 use comfy_table::{Cell, CellAlignment, ContentArrangement};
 use serde_json::Value;
 use std::collections::HashMap;

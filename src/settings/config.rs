@@ -83,7 +83,7 @@ impl Config {
     /// default one may be absent.
     pub fn locate_and_load(
         flag: Option<&Path>,
-        env: &super::Env,
+        env: &crate::term::Env,
     ) -> Result<(Option<Config>, Option<PathBuf>)> {
         let explicit = flag.map(|p| (p.to_path_buf(), "--config")).or_else(|| {
             env.get("ANALYST_CONFIG")
@@ -135,7 +135,7 @@ fn warn_if_readable_by_others(path: &Path) {
     if let Ok(meta) = std::fs::metadata(path) {
         let mode = meta.permissions().mode();
         if mode & 0o044 != 0 {
-            crate::render::diag(format_args!(
+            crate::term::diag(format_args!(
                 "analyst: warning: {} holds a secret and others can read it (mode {:o}); run: chmod 600 {}",
                 path.display(),
                 mode & 0o777,

@@ -77,7 +77,7 @@ impl Resolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::Env;
+    use crate::term::Env;
 
     fn resolver(env: &[(&str, &str)]) -> Resolver {
         Resolver::load(None, None, Env::from_pairs(env.iter().copied())).unwrap()

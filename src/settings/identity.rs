@@ -42,24 +42,6 @@ pub struct IdentityFlags {
     pub session: Option<String>,
 }
 
-impl From<&crate::cli::IdentityArgs> for IdentityFlags {
-    fn from(a: &crate::cli::IdentityArgs) -> Self {
-        IdentityFlags {
-            external_id: a.external_id.clone(),
-            internal_id: a.internal_id.clone(),
-            email: a.email.clone(),
-            attrs: a.attrs.clone(),
-            groups: a.groups.clone(),
-            roles: a.roles.clone(),
-            security_context: a.security_context.clone(),
-            timezone: a.timezone.clone(),
-            persist_user: a.persist_user,
-            user_ttl: a.user_ttl.clone(),
-            session: a.session.clone(),
-        }
-    }
-}
-
 /// One level: wire fields with the name of where each came from.
 #[derive(Default)]
 struct Level {

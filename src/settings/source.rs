@@ -1,38 +1,10 @@
-//! Where values come from: the environment (as a snapshot tests can replace), and documents
-//! given as inline JSON, `@FILE`, a plain path or `-` for stdin.
+//! Where values come from besides the environment ([`crate::term::Env`]): documents given as inline JSON, `@FILE`, a plain path or `-` for stdin.
 
 use crate::exit::usage;
 use anyhow::Result;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
-
-/// A snapshot of environment variables.
-#[derive(Clone, Debug, Default)]
-pub struct Env(HashMap<String, String>);
-
-impl Env {
-    /// The process environment.
-    pub fn from_process() -> Env {
-        Env(std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect())
-    }
-
-    /// A given set of variables (for tests).
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Env {
-        Env(pairs
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v.to_owned()))
-            .collect())
-    }
-
-    /// A variable's value; empty counts as unset.
-    pub fn get(&self, name: &str) -> Option<String> {
-        self.0.get(name).filter(|v| !v.is_empty()).cloned()
-    }
-}
 
 /// Read a JSON document option (`--body`, `--session`, `--security-context`): inline JSON (a
 /// value starting with `{` or `[`), `@FILE`, a plain file path, or `-` for stdin. Files ending
@@ -136,12 +108,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("is a directory"), "{err}");
-    }
-
-    #[test]
-    fn empty_variables_count_as_unset() {
-        let env = Env::from_pairs([("A", ""), ("B", "x")]);
-        assert_eq!(env.get("A"), None);
-        assert_eq!(env.get("B").as_deref(), Some("x"));
     }
 }

@@ -453,11 +453,7 @@ fn a_session_file_that_is_not_an_object_is_named() {
 #[test]
 fn durations_must_be_positive() {
     let (_d, r) = resolver("", None, &[]);
-    let g = crate::cli::GlobalArgs {
-        idle_timeout: Some("0".into()),
-        ..Default::default()
-    };
-    assert!(err_text(r.common(&g).unwrap_err())
+    assert!(err_text(r.common(None, Some("0")).unwrap_err())
         .contains("--idle-timeout \"0\": must be greater than zero"));
     let s = id(
         &r,

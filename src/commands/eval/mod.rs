@@ -196,7 +196,7 @@ async fn live(
 
     if !finished {
         let running = runner.live.lock().map(|l| l.len()).unwrap_or(0);
-        crate::render::diag(format_args!(
+        crate::term::diag(format_args!(
             "analyst: interrupted; {} of {total} cases finished, stopping {running} running (Ctrl-C again to quit at once)",
             results.len()
         ));
@@ -216,7 +216,7 @@ async fn live(
     }
     if let Some(f) = &findings {
         for line in f.lines() {
-            crate::render::diag(format_args!("{line}"));
+            crate::term::diag(format_args!("{line}"));
         }
     }
     let passed = results.iter().filter(|r| r.passed()).count();
@@ -225,7 +225,7 @@ async fn live(
             .as_ref()
             .map(|f| format!(", {} regressed", f.regressed_cases()))
             .unwrap_or_default();
-        crate::render::diag(format_args!(
+        crate::term::diag(format_args!(
             "analyst: {passed} passed, {} failed{regressed} of {} cases in {:.1} s",
             results.len() - passed,
             results.len(),

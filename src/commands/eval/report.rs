@@ -2,8 +2,9 @@
 
 use super::baseline::Findings;
 use super::run::CaseResult;
-use crate::cli::Format;
-use crate::render::{write_document, Style};
+use crate::render::write_document;
+use crate::render::Format;
+use crate::term::Style;
 use anyhow::{Context, Result};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::{json, Value};

@@ -380,9 +380,9 @@ pub async fn abort_running(client: &ChatClient, live: &Live) -> (usize, usize) {
         async move {
             let r = abort(client, &request).await;
             match &r {
-                Ok(()) => crate::render::diag(format_args!("aborted {id}")),
+                Ok(()) => crate::term::diag(format_args!("aborted {id}")),
                 Err(e) => {
-                    crate::render::diag(format_args!("analyst: could not stop thread {id}: {e:#}"))
+                    crate::term::diag(format_args!("analyst: could not stop thread {id}: {e:#}"))
                 }
             }
             r.is_ok()

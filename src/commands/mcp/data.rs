@@ -124,7 +124,7 @@ pub async fn run_data_query(api: &DataApi, sql: &str, limit: usize) -> Result<Va
         drop(response);
         // Best effort: the rows wanted are already here.
         if let Err(e) = api.client.cancel(&id).await {
-            crate::render::warn(format!(
+            crate::term::warn(format!(
                 "run_sql: could not cancel the query past the row limit: {e:#}"
             ));
         }

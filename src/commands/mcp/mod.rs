@@ -66,7 +66,7 @@ async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
         backoff,
     }));
     if !ctx.global.quiet {
-        crate::render::diag(format_args!(
+        crate::term::diag(format_args!(
             "analyst mcp: serving on stdio{}",
             if args.demo { " (--demo)" } else { "" }
         ));

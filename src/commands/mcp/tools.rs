@@ -341,7 +341,7 @@ async fn cancelled(shared: &Shared, chat_id: Option<String>) -> CallToolResult {
     };
     match abort(&svc.client, &request).await {
         Ok(()) => {
-            crate::render::diag(format_args!("analyst mcp: ask cancelled; aborted {id}"));
+            crate::term::diag(format_args!("analyst mcp: ask cancelled; aborted {id}"));
             failed(format!("cancelled; aborted thread {id}"))
         }
         Err(e) => failed(format!("cancelled; could not stop thread {id}: {e:#}")),

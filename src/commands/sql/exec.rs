@@ -171,14 +171,14 @@ pub async fn run_query<W: Write>(
     let sent = match streamed {
         None => {
             let _ = answer.writer.end();
-            crate::render::diag(format_args!(
+            crate::term::diag(format_args!(
                 "analyst: interrupted after {rows} {}; cancelling the query (Ctrl-C again to quit at once)",
                 rows_word(rows)
             ));
             tokio::select! {
                 r = run.client.cancel(&id) => match r {
-                    Ok(()) => crate::render::diag(format_args!("cancelled query {id}")),
-                    Err(e) => crate::render::diag(format_args!("analyst: could not cancel query {id}: {e:#}")),
+                    Ok(()) => crate::term::diag(format_args!("cancelled query {id}")),
+                    Err(e) => crate::term::diag(format_args!("analyst: could not cancel query {id}: {e:#}")),
                 },
                 _ = tokio::signal::ctrl_c() => {}
             }
@@ -191,7 +191,7 @@ pub async fn run_query<W: Write>(
         Err(e) if e.is::<Enough>() => {
             answer.writer.end()?;
             if run.chatty {
-                crate::render::diag(format_args!(
+                crate::term::diag(format_args!(
                     "analyst: stopped after {rows} {} (--limit); cancelling the query",
                     rows_word(rows)
                 ));
@@ -201,7 +201,7 @@ pub async fn run_query<W: Write>(
                 None => run.client.cancel(&id).await,
             };
             if let Err(e) = cancelled {
-                crate::render::warn(format!("could not cancel query {id}: {e:#}"));
+                crate::term::warn(format!("could not cancel query {id}: {e:#}"));
             }
             return Ok(Status::Success);
         }

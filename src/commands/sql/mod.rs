@@ -225,7 +225,7 @@ async fn run_async(
 }
 
 fn http(ctx: &Ctx) -> Result<Http> {
-    let common = ctx.resolver()?.common(&ctx.global)?;
+    let common = super::args::timeouts(&ctx.resolver()?, &ctx.global)?;
     Http::new(
         common.connect_timeout,
         common.idle_timeout,
@@ -293,7 +293,7 @@ fn saved_queries(path: &Path) -> Result<Vec<Found>> {
         framed.finish()?;
     }
     if finder.skipped > 0 {
-        crate::render::warn(format!(
+        crate::term::warn(format!(
             "--from {name}: {} {} not JSON, skipped",
             finder.skipped,
             if finder.skipped == 1 {

@@ -5,7 +5,7 @@
 use super::{Body, Chart, Mark, XScale};
 use crate::render::numbers::{axis_labels, date_labels, format_number, nice_ticks};
 use crate::render::table::cut;
-use crate::render::Style;
+use crate::term::Style;
 use unicode_width::UnicodeWidthStr;
 
 /// ANSI colours of the series, in order (close to Vega's default palette).
