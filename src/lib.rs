@@ -2,18 +2,16 @@
 //! of that service. The binary's `main` only calls [`run`]; everything else lives here so that
 //! integration tests and benches can reach the same code.
 
-pub mod answer;
 pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod duration;
 pub mod emulator;
 pub mod exit;
-pub mod jsonscan;
-pub mod ndjson;
 pub mod protocol;
 pub mod render;
 pub mod settings;
+pub mod stream;
 pub mod term;
 
 use clap::{CommandFactory, FromArgMatches};

@@ -2,8 +2,8 @@
 //! chunks and multi-byte UTF-8 split across chunks included), give the same lines and the same
 //! final answer as the unchunked input. Deterministic: a fixed-seed generator, no wall clock.
 
-use analyst::answer::{Answer, FinalTracker};
-use analyst::ndjson::{Event, Framer};
+use analyst::stream::answer::{Answer, FinalTracker};
+use analyst::stream::ndjson::{Event, Framer};
 
 struct Rng(u64);
 

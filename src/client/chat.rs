@@ -115,7 +115,7 @@ async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<r
     {
         let status = response.status();
         let body = read_limited(response).await;
-        let words = crate::client::http::server_words(&body);
+        let words = crate::protocol::words::server_words(&body);
         return Err(fail(
             Status::Failure,
             format!("{what}: the service answered {content_type}, not NDJSON (HTTP {status}, an HTML page): {words}"),

@@ -3,11 +3,10 @@
 //! `Authorization: <token>` and masked in every diagnostic.
 
 use super::chat::network;
-use super::http::{
-    insert, log_response, read_bounded, secret_header, server_words, Http, RequestLog,
-};
+use super::http::{insert, log_response, read_bounded, secret_header, Http, RequestLog};
 use crate::exit::{fail, Status};
 use crate::protocol::data::QueryRequest;
+use crate::protocol::words::server_words;
 use crate::settings::DataSettings;
 use anyhow::Result;
 use reqwest::header::{HeaderMap, HeaderValue};

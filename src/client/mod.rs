@@ -3,12 +3,11 @@
 //! resume logic, and abort.
 
 pub mod abort;
+pub mod body;
 pub mod chat;
 pub mod data;
 pub mod http;
 pub mod resume;
 pub mod scim;
-pub mod stream;
-pub mod tracker;
 
-pub use http::{error_for_status, trim_body, Http, RequestLog};
+pub use http::{error_for_status, Http, RequestLog};

@@ -6,10 +6,11 @@
 //! to the running stream instead of starting a second answer.
 
 use super::chat::ChatClient;
-use super::stream::{read_body, Ended, Framed, Lines};
-use super::tracker::{Feed, Sink, Source, Tracker};
+use crate::client::body::{read_body, Ended};
 use crate::exit::{fail, status_of, Status};
 use crate::protocol::{ChatRequest, Frame, FrameKind};
+use crate::stream::lines::{Framed, Lines};
+use crate::stream::tracker::{Feed, Sink, Source, Tracker};
 use anyhow::Result;
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// How to run a turn.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub struct TurnPlan {
     /// The message request, exactly as first sent.
     pub request: ChatRequest,
     /// How many recoveries (state read plus resend) a run may use.
@@ -34,7 +35,7 @@ pub struct Plan {
 /// errors returned are HTTP or output failures.
 pub async fn converse(
     client: &ChatClient,
-    plan: &Plan,
+    plan: &TurnPlan,
     tracker: &mut Tracker,
     sink: &mut dyn Sink,
 ) -> Result<()> {

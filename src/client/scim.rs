@@ -6,13 +6,13 @@ mod retry;
 pub use retry::{come_back, parse_retry_after, RetryAfter, RetryPolicy};
 
 use super::http::{
-    describe_body, insert, log_response, read_bounded, secret_header, server_words, trim_body,
-    ErrorDoc, Http, RequestLog,
+    describe_body, insert, log_response, read_bounded, secret_header, ErrorDoc, Http, RequestLog,
 };
 use crate::exit::{usage, Status};
 use crate::protocol::scim::{
     user_name_filter, ListResponse, ScimError, User, LIST_RESPONSE_URN, USER_URN,
 };
+use crate::protocol::words::{server_words, trim_body};
 use crate::settings::ScimSettings;
 use anyhow::Result;
 use reqwest::header::{

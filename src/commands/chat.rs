@@ -1,19 +1,19 @@
 //! `analyst chat`: send a message and stream the answer; or `--replay` a saved stream.
 
 use super::chat_request::{body_request, image, message_id, service, thread_id, Service};
-use super::chat_sink::{renderer, Pipeline};
+use super::chat_sink::{renderer, Pipeline, Remember};
 use super::Ctx;
-use crate::answer::FinalTracker;
 use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
-use crate::client::resume::{converse, Plan};
-use crate::client::stream::{Chunks, Framed};
-use crate::client::tracker::{Feed, Source, Tracker};
+use crate::client::resume::{converse, TurnPlan};
 use crate::exit::{usage, Status};
 use crate::protocol::chat::AbortRequest;
 use crate::render::chat::End;
 use crate::render::pick_format;
 use crate::render::result_view::TextView;
+use crate::stream::answer::FinalTracker;
+use crate::stream::lines::{Chunks, Framed};
+use crate::stream::tracker::{Feed, Source, Tracker};
 use crate::term::warn;
 use anyhow::Result;
 use std::io::Read;
@@ -114,7 +114,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         return Ok(Status::Success);
     }
 
-    let remember = (!args.demo).then(|| svc.profile().map(str::to_owned));
+    let remember = Remember::for_run(args.demo, svc.profile());
     let mut pipeline = Pipeline::new(
         renderer(ctx, format, args.show_thinking, text_view(ctx, args)),
         args.save.as_deref(),
@@ -123,7 +123,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         &ctx.env,
     )?
     .with_charts(args.chart.as_deref())?;
-    let plan = Plan {
+    let plan = TurnPlan {
         request,
         retries: args.retries,
         idle: svc.idle(),
@@ -308,7 +308,7 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         renderer(ctx, format, args.show_thinking, text_view(ctx, args)),
         args.save.as_deref(),
         false,
-        None,
+        Remember::Not,
         &ctx.env,
     )?
     .with_charts(args.chart.as_deref())?;

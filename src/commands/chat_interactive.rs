@@ -4,13 +4,12 @@
 
 use super::chat::{text_view, tracker_for, BACKOFF};
 use super::chat_request::{message_id, service, thread_id, Service};
-use super::chat_sink::{renderer, Pipeline};
+use super::chat_sink::{renderer, Pipeline, Remember};
 use super::Ctx;
 use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
-use crate::client::resume::{converse, read_request, Plan};
-use crate::client::stream::{read_body, Ended, Framed};
-use crate::client::tracker::{Feed, Sink, Tracker};
+use crate::client::body::{read_body, Ended};
+use crate::client::resume::{converse, read_request, TurnPlan};
 use crate::exit::{usage, Status};
 use crate::protocol::chat::{AbortRequest, ChatRequest};
 use crate::protocol::tool::{classify, parse_input, parse_result, Tool};
@@ -18,6 +17,8 @@ use crate::protocol::Frame;
 use crate::render::chart::{charted, files, Charted};
 use crate::render::chat::End;
 use crate::render::state_table::StateView;
+use crate::stream::lines::Framed;
+use crate::stream::tracker::{Feed, Sink, Tracker};
 use crate::term::{diag, error};
 use anyhow::Result;
 use rustyline::error::ReadlineError;
@@ -259,7 +260,7 @@ fn turn(
         is_default_branch: args.default_branch.then_some(true),
         ..ChatRequest::default()
     };
-    let remember = (!args.demo).then(|| svc.profile().map(str::to_owned));
+    let remember = Remember::for_run(args.demo, svc.profile());
     let pipeline = match Pipeline::new(
         renderer(ctx, Format::Text, args.show_thinking, text_view(ctx, args)),
         None,
@@ -276,7 +277,7 @@ fn turn(
         charts: Vec::new(),
         sqls: Vec::new(),
     };
-    let plan = Plan {
+    let plan = TurnPlan {
         request,
         retries: args.retries,
         idle: svc.idle(),

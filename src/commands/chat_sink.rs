@@ -3,7 +3,6 @@
 
 use super::thread_store::ThreadStore;
 use super::Ctx;
-use crate::client::tracker::Sink;
 use crate::exit::usage;
 use crate::protocol::Frame;
 use crate::render::chart::{charted, files, Charted};
@@ -13,6 +12,7 @@ use crate::render::chat_text::TextRender;
 use crate::render::result_view::TextView;
 use crate::render::spinner::Spinner;
 use crate::render::Format;
+use crate::stream::tracker::Sink;
 use crate::term::warn;
 use crate::term::Env;
 use anyhow::{Context, Result};
@@ -40,13 +40,32 @@ pub fn renderer(
     }
 }
 
+/// Whether a run's thread is kept for `--continue`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Remember {
+    /// Not kept (a `--demo` run, a `--replay`).
+    Not,
+    /// Kept under a profile (`None`: the default one).
+    Under(Option<String>),
+}
+
+impl Remember {
+    /// Threads of the service are kept per profile; those of a `--demo` run are not.
+    pub fn for_run(demo: bool, profile: Option<&str>) -> Remember {
+        if demo {
+            Remember::Not
+        } else {
+            Remember::Under(profile.map(str::to_owned))
+        }
+    }
+}
+
 /// The sink of a chat run.
 pub struct Pipeline {
     render: Box<dyn ChatRender>,
     save: Option<(PathBuf, BufWriter<File>)>,
     spinner: Spinner,
-    /// `Some(profile)`: remember the thread for `--continue` under that profile.
-    remember: Option<Option<String>>,
+    remember: Remember,
     store: ThreadStore,
     /// `--chart FILE`: where to write the charts, and those seen so far.
     charts: Option<(PathBuf, Vec<Charted>)>,
@@ -54,12 +73,12 @@ pub struct Pipeline {
 
 impl Pipeline {
     /// A pipeline into `render`, also saving to `save`; a spinner when `spinner`; threads
-    /// remembered per profile when `remember` is set.
+    /// remembered for `--continue` as `remember` says.
     pub fn new(
         render: Box<dyn ChatRender>,
         save: Option<&Path>,
         spinner: bool,
-        remember: Option<Option<String>>,
+        remember: Remember,
         env: &Env,
     ) -> Result<Pipeline> {
         let save = save
@@ -168,7 +187,7 @@ impl Sink for Pipeline {
     }
 
     fn chat_id(&mut self, id: &str) -> Result<()> {
-        if let Some(profile) = &self.remember {
+        if let Remember::Under(profile) = &self.remember {
             if let Err(e) = self.store.remember(profile.as_deref(), id) {
                 warn(format!("cannot remember the thread for --continue: {e:#}"));
             }

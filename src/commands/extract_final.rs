@@ -1,12 +1,12 @@
 //! `analyst extract-final`: the final answer of saved NDJSON streams, at close to I/O speed.
 
 use super::Ctx;
-use crate::answer::{Answer, FinalTracker};
 use crate::cli::{ExtractFinalArgs, Format};
 use crate::exit::{fail, usage, Status};
-use crate::ndjson::blocks::{self, Plan};
-use crate::ndjson::{self, Event};
 use crate::render::{pick_format, write_document};
+use crate::stream::answer::{Answer, FinalTracker};
+use crate::stream::ndjson::blocks::{self, ScanPlan};
+use crate::stream::ndjson::{self, Event};
 use crate::term::warn;
 use anyhow::Result;
 use serde_json::{json, Value};
@@ -182,7 +182,7 @@ fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Resu
         return scan_stream(file, name, fallback, strict);
     }
     let len = meta.len();
-    let plan = Plan {
+    let plan = ScanPlan {
         block: BLOCK,
         threads: std::thread::available_parallelism()
             .map_or(1, |n| n.get())

@@ -3,13 +3,14 @@
 use super::chat_request::{body_request, service, thread_id};
 use super::Ctx;
 use crate::cli::{Format, StateArgs};
+use crate::client::body::{read_body, Ended};
 use crate::client::resume::read_request;
-use crate::client::stream::{read_body, Ended, Framed};
-use crate::client::tracker::{Feed, Sink, Tracker};
 use crate::exit::{fail, usage, Status};
 use crate::protocol::Frame;
 use crate::render::pick_format;
 use crate::render::state_table::StateView;
+use crate::stream::lines::Framed;
+use crate::stream::tracker::{Feed, Sink, Tracker};
 use anyhow::Result;
 use std::io::{BufWriter, Write};
 type Stdout = crate::exit::StdoutWriter<std::io::Stdout>;

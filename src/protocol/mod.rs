@@ -12,6 +12,7 @@ mod lenient;
 pub mod scim;
 pub mod thread;
 pub mod tool;
+pub mod words;
 
 pub use chat::{ChatRequest, SessionSettings, UserAttribute};
 pub use dialect::Dialect;

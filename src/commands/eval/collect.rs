@@ -2,10 +2,10 @@
 //! writes every shown line to the case's `--save-dir` file, and tells the run which thread a
 //! case is on, so that Ctrl-C and timeouts can abort it.
 
-use crate::client::tracker::Sink;
 use crate::protocol::thread::state_messages;
 use crate::protocol::tool::{parse_input, parse_result, tool_error};
 use crate::protocol::{Frame, FrameKind, SessionSettings};
+use crate::stream::tracker::Sink;
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

@@ -4,14 +4,14 @@
 use super::collect::{Call, Collect, Live};
 use super::expect::{check, sql_calls, Observed};
 use super::suite::Case;
-use crate::answer::FinalTracker;
 use crate::client::abort::abort;
 use crate::client::chat::ChatClient;
-use crate::client::resume::{converse, Plan};
-use crate::client::tracker::Tracker;
+use crate::client::resume::{converse, TurnPlan};
 use crate::exit::{status_of, Status};
 use crate::protocol::chat::{message_id_at, AbortRequest};
 use crate::protocol::{ChatRequest, SessionSettings};
+use crate::stream::answer::FinalTracker;
+use crate::stream::tracker::Tracker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde_json::{Map, Value};
 use std::io::{BufWriter, Write};
@@ -270,7 +270,7 @@ impl<'a> Runner<'a> {
         save: &mut Option<(String, BufWriter<std::fs::File>)>,
         result: &mut CaseResult,
     ) -> Turn {
-        let plan = Plan {
+        let plan = TurnPlan {
             request,
             retries: self.retries,
             idle: self.idle,

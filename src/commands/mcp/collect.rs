@@ -2,11 +2,11 @@
 //! and result) instead of printing them, and reports each tool call as it starts and finishes,
 //! for the caller's progress notifications.
 
-use crate::client::tracker::Sink;
 use crate::protocol::tool::{classify, parse_input, parse_result, tool_error, Tool};
 use crate::protocol::{Frame, FrameKind};
 use crate::render::chat_text::tool_summary;
 use crate::render::state_table::StateView;
+use crate::stream::tracker::Sink;
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::collections::HashSet;

@@ -3,11 +3,11 @@
 //! maybe an `{error}` line. Rows are kept up to a cap, and the query is cancelled past it.
 
 use crate::client::data::{request_id, DataClient};
-use crate::client::stream::{Framed, Lines};
 use crate::client::Http;
 use crate::exit::{fail, Status};
 use crate::protocol::data::QueryRequest;
 use crate::settings::DataSettings;
+use crate::stream::lines::{Framed, Lines};
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,13 +101,13 @@ pub async fn run_data_query(api: &DataApi, sql: &str, limit: usize) -> Result<Va
                         Status::Network,
                         format!(
                             "{what}: connection lost: {}",
-                            crate::client::stream::innermost(&e)
+                            crate::client::body::innermost(&e)
                         ),
                     ))
                 }
                 Ok(Ok(None)) => break,
                 Ok(Ok(Some(bytes))) => {
-                    use crate::client::stream::Chunks;
+                    use crate::stream::lines::Chunks;
                     framed.chunk(&bytes)?;
                 }
             }

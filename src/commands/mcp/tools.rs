@@ -5,13 +5,13 @@
 use super::super::chat_request::{message_id, Service};
 use super::collect::{last_turn, queries, Collect, FIRST_ROWS};
 use super::data::{run_data_query, DataApi};
-use crate::answer::FinalTracker;
 use crate::client::abort::abort;
-use crate::client::resume::{converse, read_request, read_state, Plan};
-use crate::client::tracker::Tracker;
+use crate::client::resume::{converse, read_request, read_state, TurnPlan};
 use crate::protocol::chat::AbortRequest;
 use crate::protocol::{ChatRequest, Frame};
 use crate::render::state_table::StateView;
+use crate::stream::answer::FinalTracker;
+use crate::stream::tracker::Tracker;
 use rmcp::handler::server::common::schema_for_input;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
@@ -286,7 +286,7 @@ async fn turn(
         Ok(id) => id,
         Err(e) => return failure(&e),
     };
-    let plan = Plan {
+    let plan = TurnPlan {
         request: ChatRequest {
             input: Some(question),
             chat_id,

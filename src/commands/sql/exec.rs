@@ -2,12 +2,13 @@
 //! on the service (`DELETE .../running-query/{requestId}`) when the rows are no longer wanted:
 //! the limit was reached, Ctrl-C was pressed, or stdout was closed.
 
+use crate::client::body::{read_body, Ended};
 use crate::client::data::{request_id, DataClient};
-use crate::client::stream::{read_body, Ended, Framed, Lines};
 use crate::exit::{fail, Status};
 use crate::protocol::data::{read_line, Cell, QueryRequest, RowSink};
 use crate::protocol::tool::Column;
 use crate::render::rows::RowWriter;
+use crate::stream::lines::{Framed, Lines};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;

@@ -4,10 +4,10 @@
 //! `schema`, `sqlQuery` or `data`), whatever their name; inputs and results may be JSON strings
 //! or objects.
 
-use crate::client::stream::Lines;
 use crate::protocol::thread::state_messages;
 use crate::protocol::tool::{classify, parse_input, parse_result, Tool};
 use crate::protocol::{Frame, FrameKind};
+use crate::stream::lines::Lines;
 use anyhow::Result;
 use serde_json::Value;
 use std::collections::HashMap;

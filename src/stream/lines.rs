@@ -1,22 +1,9 @@
-//! Reading a streamed response body chunk by chunk, with an idle timer, so that every frame is
-//! handled the moment its bytes arrive and a stalled stream is noticed.
+//! Chunks of bytes -> complete lines: the glue between whatever reads a body (an HTTP response,
+//! a file) and whatever handles its lines, with the line bound that keeps a hostile server from
+//! exhausting memory.
 
-use crate::ndjson::{Event, Framer, DEFAULT_MAX_LINE};
+use super::ndjson::{Event, Framer, DEFAULT_MAX_LINE};
 use anyhow::Result;
-use std::time::Duration;
-use tokio::time::{sleep, sleep_until, Instant};
-
-/// How long nothing must arrive before the caller is told it is waiting (a spinner appears).
-const QUIET_AFTER: Duration = Duration::from_millis(300);
-
-/// How a body ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ended {
-    /// The server closed the body normally.
-    Closed,
-    /// The connection failed, or stalled past the idle timeout: why.
-    Lost(String),
-}
 
 /// What a body is read into.
 pub trait Chunks {
@@ -24,43 +11,6 @@ pub trait Chunks {
     fn chunk(&mut self, bytes: &[u8]) -> Result<()>;
     /// Nothing has arrived for a while (`true`), or bytes arrived again (`false`).
     fn waiting(&mut self, quiet: bool);
-}
-
-/// Read `response`'s body into `into` until it ends; errors of `into` (e.g. a closed stdout)
-/// stop the read and come back as errors, a failing connection as [`Ended::Lost`].
-pub async fn read_body(
-    response: &mut reqwest::Response,
-    idle: Duration,
-    into: &mut dyn Chunks,
-) -> Result<Ended> {
-    loop {
-        let deadline = Instant::now() + idle;
-        let next = response.chunk();
-        tokio::pin!(next);
-        let mut quiet = false;
-        let got = loop {
-            tokio::select! {
-                r = &mut next => break Some(r),
-                _ = sleep(QUIET_AFTER), if !quiet => {
-                    quiet = true;
-                    into.waiting(true);
-                }
-                _ = sleep_until(deadline) => break None,
-            }
-        };
-        if quiet {
-            into.waiting(false);
-        }
-        match got {
-            None => return Ok(Ended::Lost(format!("no data for {}", show(idle)))),
-            Some(Ok(Some(bytes))) => into.chunk(&bytes)?,
-            Some(Ok(None)) => return Ok(Ended::Closed),
-            Some(Err(e)) if e.is_timeout() => {
-                return Ok(Ended::Lost(format!("no data for {}", show(idle))))
-            }
-            Some(Err(e)) => return Ok(Ended::Lost(innermost(&e))),
-        }
-    }
 }
 
 /// Something that takes complete lines.
@@ -75,7 +25,7 @@ pub trait Lines {
     fn waiting(&mut self, _quiet: bool) {}
 }
 
-/// Frames chunks into lines for a [`Lines`]: glue between [`read_body`] and line handling.
+/// Frames chunks into lines for a [`Lines`]: glue between a body reader and line handling.
 pub struct Framed<'a> {
     framer: Framer,
     lines: &'a mut dyn Lines,
@@ -98,7 +48,7 @@ impl<'a> Framed<'a> {
     /// dropped, never handed on (`false`: the body was cut in the middle of a line).
     pub fn finish_response(&mut self) -> Result<bool> {
         let tail = self.framer.partial();
-        if !tail.is_empty() && crate::jsonscan::check_object(tail).is_err() {
+        if !tail.is_empty() && super::jsonscan::check_object(tail).is_err() {
             self.framer.discard_partial();
             return Ok(false);
         }
@@ -143,25 +93,5 @@ fn dispatch(e: Event<'_>, lines: &mut dyn Lines, too_long: &mut u64) -> Result<(
                 ),
             ))
         }
-    }
-}
-
-/// The innermost cause of an error: the words that say what actually failed.
-pub fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cause = e;
-    while let Some(next) = cause.source() {
-        cause = next;
-    }
-    cause.to_string()
-}
-
-/// A duration in the shortest usual unit.
-pub fn show(d: Duration) -> String {
-    if d.as_millis() < 1000 {
-        format!("{}ms", d.as_millis())
-    } else if d.as_secs() % 60 != 0 || d.as_secs() < 60 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}m", d.as_secs() / 60)
     }
 }

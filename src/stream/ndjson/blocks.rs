@@ -24,7 +24,7 @@ pub struct Block<S> {
 
 /// How to cut and scan.
 #[derive(Clone, Copy, Debug)]
-pub struct Plan {
+pub struct ScanPlan {
     /// Block size in bytes.
     pub block: u64,
     /// Worker threads.
@@ -40,7 +40,7 @@ const READ: usize = 1 << 20;
 pub fn scan<S, I, F, R>(
     file: &File,
     len: u64,
-    plan: Plan,
+    plan: ScanPlan,
     init: I,
     fold: F,
     mut reduce: R,
@@ -209,7 +209,7 @@ mod tests {
         scan(
             &f,
             content.len() as u64,
-            Plan {
+            ScanPlan {
                 block,
                 threads,
                 max_line,
@@ -267,7 +267,7 @@ mod tests {
         scan(
             &f,
             5000,
-            Plan {
+            ScanPlan {
                 block: 50,
                 threads: 2,
                 max_line: 100,

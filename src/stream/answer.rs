@@ -16,7 +16,7 @@
 //! where the few fields the rule reads are; nothing is parsed into values until the end, when
 //! the one winning line is.
 
-use crate::jsonscan::{self, Field, Invalid, Span, TopFields};
+use crate::stream::jsonscan::{self, Field, Invalid, Span, TopFields};
 use serde_json::Value;
 use std::collections::HashSet;
 

@@ -4,11 +4,11 @@
 //! The same tracker serves a live stream (one or more connections) and a replayed `--save`
 //! file, so that both end with the same exit status.
 
-use super::stream::Lines;
-use crate::answer::FinalTracker;
 use crate::exit::{fail, Status};
-use crate::jsonscan::{self, Field, TopFields};
 use crate::protocol::{Frame, FrameKind};
+use crate::stream::answer::FinalTracker;
+use crate::stream::jsonscan::{self, Field, TopFields};
+use crate::stream::lines::Lines;
 use anyhow::Result;
 use serde_json::Value;
 
@@ -316,7 +316,12 @@ impl Tracker {
     /// not the service's NDJSON at all (a sign-in page, a proxy's error): an error that says
     /// what came. Later it is skipped (never written: a reader such as `jq` would stop there)
     /// and counted.
-    fn not_json(&mut self, text: &[u8], at: u64, invalid: &crate::jsonscan::Invalid) -> Result<()> {
+    fn not_json(
+        &mut self,
+        text: &[u8],
+        at: u64,
+        invalid: &crate::stream::jsonscan::Invalid,
+    ) -> Result<()> {
         let why = match std::str::from_utf8(text) {
             Err(e) => format!("invalid UTF-8 at byte {}", at + e.valid_up_to() as u64),
             Ok(_) => format!(
@@ -337,7 +342,7 @@ impl Tracker {
                     if why.starts_with("invalid UTF-8") {
                         format!("the service's answer ({what}) is not NDJSON: {why}")
                     } else {
-                        let words = crate::client::http::server_words(text);
+                        let words = crate::protocol::words::server_words(text);
                         format!("the service answered {what}, not NDJSON: {words}")
                     },
                 ));
@@ -391,7 +396,7 @@ impl Tracker {
         ]
         .iter()
         .any(|w| lower.contains(w));
-        let status = if crate::client::http::is_busy(&message) {
+        let status = if crate::protocol::words::is_busy(&message) {
             Status::Conflict
         } else if matches!(code, Some(401 | 403))
             || (sounds_like_auth && (object || !self.cutoff_seen))
@@ -402,7 +407,7 @@ impl Tracker {
         };
         StreamError {
             status,
-            message: crate::client::trim_body(message.as_bytes()),
+            message: crate::protocol::words::trim_body(message.as_bytes()),
         }
     }
 

@@ -5,7 +5,7 @@ use super::Cursor;
 
 /// One 64-byte block as bit masks: bit `i` is byte `i`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(in crate::jsonscan) struct Masks {
+pub(in crate::stream::jsonscan) struct Masks {
     /// `"`
     pub quote: u64,
     /// `\`
@@ -21,7 +21,7 @@ pub(in crate::jsonscan) struct Masks {
 }
 
 /// A way to classify a block.
-pub(in crate::jsonscan) trait Classify: Copy {
+pub(in crate::stream::jsonscan) trait Classify: Copy {
     fn classify(self, block: &[u8; 64]) -> Masks;
 
     /// Index the cursor's next block: one call per block, so that a classification compiled
@@ -35,11 +35,11 @@ pub(in crate::jsonscan) trait Classify: Copy {
 /// Classification one byte at a time through a table: the path for targets without SIMD here
 /// (on x86_64, only the tests use it, as the model the SIMD paths must match).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-pub(in crate::jsonscan) mod portable {
+pub(in crate::stream::jsonscan) mod portable {
     use super::{Classify, Masks};
 
     #[derive(Clone, Copy)]
-    pub(in crate::jsonscan) struct Portable;
+    pub(in crate::stream::jsonscan) struct Portable;
 
     const QUOTE: u8 = 1;
     const BACKSLASH: u8 = 2;
@@ -86,7 +86,7 @@ pub(in crate::jsonscan) mod portable {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(in crate::jsonscan) use x86::{Avx2, Sse2};
+pub(in crate::stream::jsonscan) use x86::{Avx2, Sse2};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -97,7 +97,7 @@ mod x86 {
 
     /// SSE2, part of every x86_64 CPU: four 16-byte lanes per block.
     #[derive(Clone, Copy)]
-    pub(in crate::jsonscan) struct Sse2;
+    pub(in crate::stream::jsonscan) struct Sse2;
 
     impl Classify for Sse2 {
         #[inline(always)]
@@ -145,7 +145,7 @@ mod x86 {
 
     /// AVX2: two 32-byte lanes per block. A value exists only when the CPU has AVX2.
     #[derive(Clone, Copy)]
-    pub(in crate::jsonscan) struct Avx2(());
+    pub(in crate::stream::jsonscan) struct Avx2(());
 
     /// 0: not asked yet, 1: no AVX2, 2: AVX2.
     static AVX2: AtomicU8 = AtomicU8::new(0);
@@ -153,7 +153,7 @@ mod x86 {
     impl Avx2 {
         /// The proof that the CPU has AVX2, if it does (asked once, then cached).
         #[inline]
-        pub(in crate::jsonscan) fn detect() -> Option<Avx2> {
+        pub(in crate::stream::jsonscan) fn detect() -> Option<Avx2> {
             let known = match AVX2.load(Ordering::Relaxed) {
                 0 => {
                     let yes = is_x86_feature_detected!("avx2");
