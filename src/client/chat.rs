@@ -55,7 +55,12 @@ impl ChatClient {
 
     /// The request as it would be sent to `url`, secrets masked (for `--dry-run` and `-vv`).
     pub fn describe(&self, url: &Url, body: &[u8]) -> RequestLog {
-        RequestLog::new("POST", url.as_str(), &self.headers, Some(body))
+        RequestLog::new(
+            reqwest::Method::POST,
+            url.as_str(),
+            &self.headers,
+            Some(body),
+        )
     }
 
     /// POST a chat request (a message or a state read) to the stream URL; a non-success status

@@ -84,7 +84,7 @@ impl DataClient {
     /// The query request as it would be sent, token masked (`--dry-run`, `-vv`).
     pub fn describe(&self, body: &[u8], request_id: &str) -> RequestLog {
         RequestLog::new(
-            "POST",
+            reqwest::Method::POST,
             self.query_url().as_str(),
             &self.headers_for(request_id),
             Some(body),
@@ -139,7 +139,8 @@ impl DataClient {
     pub async fn cancel(&self, request_id: &str) -> Result<()> {
         let url = self.cancel_url(request_id);
         let headers = self.headers_for(request_id);
-        RequestLog::new("DELETE", url.as_str(), &headers, None).log(self.http.verbose);
+        RequestLog::new(reqwest::Method::DELETE, url.as_str(), &headers, None)
+            .log(self.http.verbose);
         let send = self
             .http
             .client

@@ -7,6 +7,7 @@ use crate::settings::Secret;
 use anyhow::Result;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::redirect;
+use reqwest::Method;
 use std::time::Duration;
 
 /// The shared client and its diagnostic level.
@@ -72,7 +73,7 @@ impl Http {
 #[derive(Clone, Debug)]
 pub struct RequestLog {
     /// Method.
-    pub method: &'static str,
+    pub method: Method,
     /// URL.
     pub url: String,
     /// Headers, secrets already masked.
@@ -83,12 +84,7 @@ pub struct RequestLog {
 
 impl RequestLog {
     /// A request with headers; values of secret headers ([`is_secret_header`]) are `***`.
-    pub fn new(
-        method: &'static str,
-        url: &str,
-        headers: &HeaderMap,
-        body: Option<&[u8]>,
-    ) -> RequestLog {
+    pub fn new(method: Method, url: &str, headers: &HeaderMap, body: Option<&[u8]>) -> RequestLog {
         let headers = headers
             .iter()
             .map(|(k, v)| (k.as_str().to_owned(), shown(k.as_str(), v).to_owned()))
@@ -133,7 +129,7 @@ impl RequestLog {
             None => serde_json::Value::Null,
             Some(text) => serde_json::from_str(text).unwrap_or_else(|_| text.clone().into()),
         };
-        serde_json::json!({"method": self.method, "url": self.url, "headers": headers, "body": body})
+        serde_json::json!({"method": self.method.as_str(), "url": self.url, "headers": headers, "body": body})
     }
 
     /// Print to stderr at the given verbosity: `-v` the request line, `-vv` headers and body.
@@ -431,7 +427,12 @@ mod tests {
             "content-type",
             HeaderValue::from_static("application/json"),
         );
-        let log = RequestLog::new("POST", "http://h/chat/stream-chat-state", &h, Some(b"{}"));
+        let log = RequestLog::new(
+            Method::POST,
+            "http://h/chat/stream-chat-state",
+            &h,
+            Some(b"{}"),
+        );
         let text = log.render();
         assert!(!text.contains("sk-live-123"));
         assert!(text.contains("authorization: ***"));
@@ -446,15 +447,16 @@ mod tests {
             "authorization",
             secret_header("Bearer ", &Secret::new("tok-9".into(), "t").unwrap()).unwrap(),
         );
-        let v = RequestLog::new("PATCH", "http://h/Users/1", &h, Some(br#"{"a":1}"#)).to_json();
+        let v =
+            RequestLog::new(Method::PATCH, "http://h/Users/1", &h, Some(br#"{"a":1}"#)).to_json();
         assert_eq!(
             v,
             serde_json::json!({"method": "PATCH", "url": "http://h/Users/1",
                 "headers": {"authorization": "***"}, "body": {"a": 1}})
         );
-        let v = RequestLog::new("POST", "http://h/", &h, Some(b"not json")).to_json();
+        let v = RequestLog::new(Method::POST, "http://h/", &h, Some(b"not json")).to_json();
         assert_eq!(v["body"], "not json");
-        let v = RequestLog::new("GET", "http://h/", &h, None).to_json();
+        let v = RequestLog::new(Method::GET, "http://h/", &h, None).to_json();
         assert_eq!(v["body"], serde_json::Value::Null);
     }
 
@@ -487,7 +489,7 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(HeaderName::from_static("x-api-key"), plain.clone());
         h.insert(HeaderName::from_static("cookie"), plain);
-        let text = RequestLog::new("GET", "http://h/", &h, None).render();
+        let text = RequestLog::new(Method::GET, "http://h/", &h, None).render();
         assert!(!text.contains("s3cret"), "{text}");
         assert!(
             text.contains("x-api-key: ***") && text.contains("cookie: ***"),

@@ -46,7 +46,7 @@ pub struct PatchSpec {
 #[derive(Clone, Debug)]
 pub struct Request {
     /// `GET` or `PATCH`.
-    pub method: &'static str,
+    pub method: Method,
     /// The full URL.
     pub url: Url,
     /// Headers; the token is marked sensitive.
@@ -59,7 +59,7 @@ impl Request {
     /// The request as `-vv` and `--dry-run` show it, token masked.
     pub fn log(&self) -> RequestLog {
         RequestLog::new(
-            self.method,
+            self.method.clone(),
             self.url.as_str(),
             &self.headers,
             self.body.as_deref(),
@@ -231,7 +231,7 @@ impl ScimClient {
             }
         }
         Request {
-            method: "PATCH",
+            method: Method::PATCH,
             url,
             headers,
             body: Some(spec.body.clone()),
@@ -246,7 +246,7 @@ impl ScimClient {
             encode_query(&user_name_filter(user_name), b"")
         )));
         Request {
-            method: "GET",
+            method: Method::GET,
             url,
             headers: self.headers(),
             body: None,
@@ -256,11 +256,6 @@ impl ScimClient {
     /// Send a request; 429 and 503 are retried per the policy. `salt` varies the jitter.
     pub async fn send(&self, req: &Request, salt: u64) -> Result<Reply, Failed> {
         let verbose = self.http.verbose;
-        let method = if req.method == "GET" {
-            Method::GET
-        } else {
-            Method::PATCH
-        };
         let mut retry = 0;
         loop {
             if verbose > 0 {
@@ -269,7 +264,7 @@ impl ScimClient {
             let mut builder = self
                 .http
                 .client
-                .request(method.clone(), req.url.clone())
+                .request(req.method.clone(), req.url.clone())
                 .headers(req.headers.clone());
             if let Some(body) = &req.body {
                 builder = builder.body(body.clone());

@@ -2,9 +2,12 @@
 //! arguments -> resolved value, fd's `Opts` -> `Config`): nothing below `commands` sees
 //! `cli.rs`'s types.
 
-use crate::cli::{GlobalArgs, IdentityArgs, ServiceArgs};
+use super::scim::ops::PatchFlag;
+use crate::cli::{GlobalArgs, IdentityArgs, ScimPatchArgs, ServiceArgs};
+use crate::protocol::scim::Op;
 use crate::settings::{Common, IdentityFlags, Resolver, ServiceFlags};
 use anyhow::Result;
+use clap::ArgMatches;
 
 impl From<&ServiceArgs> for ServiceFlags {
     fn from(a: &ServiceArgs) -> Self {
@@ -43,4 +46,54 @@ pub fn timeouts(resolver: &Resolver, global: &GlobalArgs) -> Result<Common> {
         global.connect_timeout.as_deref(),
         global.idle_timeout.as_deref(),
     )
+}
+
+/// `scim patch`'s operation flags in the order they stood on the command line. Clap keeps each
+/// kind of flag apart; `indices_of` gives back the order across kinds. (A flag whose positions
+/// clap cannot give goes after those it can, in a fixed order.)
+pub fn patch_flags(args: &ScimPatchArgs, matches: &ArgMatches) -> Vec<PatchFlag> {
+    let mut found: Vec<(usize, PatchFlag)> = Vec::new();
+    let mut unplaced = usize::MAX / 2;
+    let mut place = |id: &str, flags: Vec<PatchFlag>| {
+        let at: Vec<usize> = matches
+            .indices_of(id)
+            .map(Iterator::collect)
+            .unwrap_or_default();
+        let at = if at.len() == flags.len() {
+            at
+        } else {
+            (0..flags.len())
+                .map(|_| {
+                    unplaced += 1;
+                    unplaced
+                })
+                .collect()
+        };
+        found.extend(at.into_iter().zip(flags));
+    };
+    place(
+        "deactivate",
+        args.deactivate
+            .then_some(PatchFlag::Active(false))
+            .into_iter()
+            .collect(),
+    );
+    place(
+        "activate",
+        args.activate
+            .then_some(PatchFlag::Active(true))
+            .into_iter()
+            .collect(),
+    );
+    let set = |op: Op, raws: &[String]| -> Vec<PatchFlag> {
+        raws.iter().map(|r| PatchFlag::Set(op, r.clone())).collect()
+    };
+    place("replace", set(Op::Replace, &args.replace));
+    place("add", set(Op::Add, &args.add));
+    place(
+        "remove",
+        args.remove.iter().cloned().map(PatchFlag::Remove).collect(),
+    );
+    found.sort_by_key(|(at, _)| *at);
+    found.into_iter().map(|(_, flag)| flag).collect()
 }

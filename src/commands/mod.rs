@@ -201,11 +201,13 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
         Command::Eval(args) => eval::run(&ctx, args),
         Command::State(args) => state::run(&ctx, args),
         Command::Abort(args) => abort::run(&ctx, args),
-        Command::Scim(command) => {
-            let sub = matches
+        Command::Scim(ScimCommand::Patch(args)) => {
+            let flags = matches
                 .subcommand_matches("scim")
-                .and_then(|m| m.subcommand().map(|(_, m)| m));
-            scim::run(&ctx, command, sub)
+                .and_then(|m| m.subcommand_matches("patch"))
+                .map(|m| args::patch_flags(&args, m))
+                .unwrap_or_default();
+            scim::patch(&ctx, args, &flags)
         }
         Command::Mcp(args) => mcp::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),

@@ -1,11 +1,11 @@
 //! `analyst scim patch`: PATCH SCIM users by id or userName, many at once, with retries of
 //! throttled requests, one result per user, and a status that says whether all succeeded.
 
-mod ops;
+pub(super) mod ops;
 mod targets;
 
 use super::Ctx;
-use crate::cli::{Format, ScimCommand, ScimPatchArgs};
+use crate::cli::{Format, ScimPatchArgs};
 use crate::client::scim::{PatchSpec, RetryPolicy, ScimClient};
 use crate::client::Http;
 use crate::exit::{usage, Status};
@@ -14,22 +14,16 @@ use crate::render::pick_format;
 use crate::render::scim::{summary, write_all, write_ndjson, PatchResult};
 use crate::term::Style;
 use anyhow::Result;
-use clap::ArgMatches;
 use futures_util::stream::{self, StreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
+use ops::PatchFlag;
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::Mutex;
 use targets::{Target, Targets};
 
-/// Run a `scim` subcommand; `matches` are the subcommand's own (for the order of the flags).
-pub fn run(ctx: &Ctx, command: ScimCommand, matches: Option<&ArgMatches>) -> Result<Status> {
-    match command {
-        ScimCommand::Patch(args) => patch(ctx, args, matches),
-    }
-}
-
-fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result<Status> {
+/// `scim patch`: `flags` are its operation flags in command-line order.
+pub fn patch(ctx: &Ctx, args: ScimPatchArgs, flags: &[PatchFlag]) -> Result<Status> {
     let format = pick_format(
         ctx.global.output,
         &[Format::Table, Format::Json, Format::Ndjson, Format::Yaml],
@@ -50,8 +44,8 @@ fn patch(ctx: &Ctx, args: ScimPatchArgs, matches: Option<&ArgMatches>) -> Result
             "--if-match: the ETag holds characters an HTTP header cannot carry",
         ));
     }
-    let op = ops::patch_op(&args, matches)?;
-    let expected_active = ops::expected_active(&op);
+    let op = ops::patch_op(&args, flags)?;
+    let expected_active = op.active_after();
     let targets = Targets::gather(&args.ids, args.ids_from.as_deref(), &args.user_names)?;
     let resolver = ctx.resolver()?;
     let common = super::args::timeouts(&resolver, &ctx.global)?;

@@ -35,11 +35,56 @@ pub struct PatchOp {
     pub operations: Vec<Operation>,
 }
 
+/// The kind of a PATCH operation: sent lowercase, read in any case (`"Replace"` is common).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// `add`.
+    Add,
+    /// `remove`.
+    Remove,
+    /// `replace`.
+    Replace,
+}
+
+impl Op {
+    /// Parse an `op`, whatever its case.
+    pub fn parse(name: &str) -> Option<Op> {
+        [Op::Add, Op::Remove, Op::Replace]
+            .into_iter()
+            .find(|op| op.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The name as sent.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Add => "add",
+            Op::Remove => "remove",
+            Op::Replace => "replace",
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Op {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Op, D::Error> {
+        let name = String::deserialize(d)?;
+        Op::parse(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!("op {name:?} is not add, remove or replace"))
+        })
+    }
+}
+
 /// One PATCH operation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Operation {
-    /// `add`, `remove` or `replace` (sent lowercase).
-    pub op: String,
+    /// What it does.
+    pub op: Op,
     /// The attribute path; optional for add and replace, required for remove.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -55,6 +100,24 @@ impl PatchOp {
             schemas: vec![PATCH_OP_URN.to_owned()],
             operations,
         }
+    }
+
+    /// What the operations leave `active` at, when they set it to a boolean: the user the
+    /// server sends back must agree, or the patch did not take (some servers answer 200 and
+    /// ignore it).
+    pub fn active_after(&self) -> Option<bool> {
+        let is_active = |name: &str| name.eq_ignore_ascii_case("active");
+        self.operations.iter().fold(None, |expected, o| {
+            match (o.op, o.path.as_deref(), &o.value) {
+                (Op::Add | Op::Replace, Some(p), Some(v)) if is_active(p) => v.as_bool(),
+                (Op::Add | Op::Replace, None, Some(Value::Object(map))) => map
+                    .iter()
+                    .find(|(k, _)| is_active(k))
+                    .map_or(expected, |(_, v)| v.as_bool()),
+                (Op::Remove, Some(p), _) if is_active(p) => None,
+                _ => expected,
+            }
+        })
     }
 
     /// Parse and check a whole PatchOp document: the schema URN, an `Operations` array, each op
@@ -81,38 +144,35 @@ impl PatchOp {
             let name = op
                 .get("op")
                 .and_then(Value::as_str)
-                .ok_or_else(|| format!("Operations[{i}].op must be a string"))?
-                .to_ascii_lowercase();
+                .ok_or_else(|| format!("Operations[{i}].op must be a string"))?;
+            let kind = Op::parse(name).ok_or_else(|| {
+                format!("Operations[{i}].op {name:?} is not add, remove or replace")
+            })?;
             let path = match op.get("path") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(p)) => Some(p.clone()),
                 Some(_) => return Err(format!("Operations[{i}].path must be a string")),
             };
             let value = op.get("value").cloned();
-            match name.as_str() {
-                "add" | "replace" => {
+            match kind {
+                Op::Add | Op::Replace => {
                     if value.is_none() {
-                        return Err(format!("Operations[{i}] ({name}) needs a value"));
+                        return Err(format!("Operations[{i}] ({kind}) needs a value"));
                     }
                     if path.is_none() && !value.as_ref().is_some_and(Value::is_object) {
                         return Err(format!(
-                            "Operations[{i}] ({name}) without a path needs an object value"
+                            "Operations[{i}] ({kind}) without a path needs an object value"
                         ));
                     }
                 }
-                "remove" => {
+                Op::Remove => {
                     if path.is_none() {
                         return Err(format!("Operations[{i}] (remove) needs a path"));
                     }
                 }
-                other => {
-                    return Err(format!(
-                        "Operations[{i}].op {other:?} is not add, remove or replace"
-                    ))
-                }
             }
             operations.push(Operation {
-                op: name,
+                op: kind,
                 path,
                 value,
             });
@@ -274,7 +334,7 @@ mod tests {
             "Operations": [{"op": "Replace", "path": "active", "value": false}, {"op": "remove", "path": "title"}]
         }))
         .unwrap();
-        assert_eq!(ok.operations[0].op, "replace");
+        assert_eq!(ok.operations[0].op, Op::Replace);
         let err = |doc: Value| PatchOp::from_document(&doc).unwrap_err();
         assert!(err(json!({"Operations": []})).contains("schemas"));
         assert!(err(json!({"schemas": [PATCH_OP_URN]})).contains("Operations"));

@@ -2,20 +2,30 @@
 
 use crate::cli::ScimPatchArgs;
 use crate::exit::usage;
-use crate::protocol::scim::{Operation, PatchOp};
+use crate::protocol::scim::{Op, Operation, PatchOp};
 use crate::settings::read_document;
 use anyhow::Result;
-use clap::parser::ValueSource;
-use clap::ArgMatches;
 use serde_json::{Map, Value};
 
-/// The PatchOp to send: `--body` as given (checked), or the operation flags in the order given.
-pub fn patch_op(args: &ScimPatchArgs, matches: Option<&ArgMatches>) -> Result<PatchOp> {
+/// One operation flag of `scim patch`, read off the command line in the order given
+/// (`commands::args::patch_flags`): clap keeps each kind of flag apart, the order matters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PatchFlag {
+    /// `--activate` (true) or `--deactivate` (false).
+    Active(bool),
+    /// `--replace` or `--add`, with its raw `PATH=VALUE` or `PATH:=JSON`.
+    Set(Op, String),
+    /// `--remove PATH`.
+    Remove(String),
+}
+
+/// The PatchOp to send: `--body` as given (checked), or the operation flags in their order.
+pub fn patch_op(args: &ScimPatchArgs, flags: &[PatchFlag]) -> Result<PatchOp> {
     if let Some(body) = &args.body {
         let doc = read_document("--body", body)?;
         return PatchOp::from_document(&doc).map_err(|e| usage(format!("--body: {e}")));
     }
-    let mut ops = ordered_flags(args, matches)?;
+    let mut ops = flags.iter().map(operation).collect::<Result<Vec<_>>>()?;
     if ops.is_empty() {
         return Err(usage(
             "nothing to patch: give an operation (--deactivate, --activate, --replace, --add, \
@@ -28,96 +38,34 @@ pub fn patch_op(args: &ScimPatchArgs, matches: Option<&ArgMatches>) -> Result<Pa
     Ok(PatchOp::new(ops))
 }
 
-/// What the PatchOp leaves `active` at, if it sets it to a boolean: the user the server sends
-/// back must agree, or the patch did not take (some servers answer 200 and ignore it).
-pub fn expected_active(op: &PatchOp) -> Option<bool> {
-    let mut expected = None;
-    for o in &op.operations {
-        match (o.op.as_str(), o.path.as_deref(), &o.value) {
-            ("replace" | "add", Some(p), Some(v)) if p.eq_ignore_ascii_case("active") => {
-                expected = v.as_bool();
-            }
-            ("replace" | "add", None, Some(Value::Object(map))) => {
-                if let Some((_, v)) = map.iter().find(|(k, _)| k.eq_ignore_ascii_case("active")) {
-                    expected = v.as_bool();
-                }
-            }
-            ("remove", Some(p), _) if p.eq_ignore_ascii_case("active") => expected = None,
-            _ => {}
-        }
-    }
-    expected
-}
-
-/// The operation flags, sorted by where they stood on the command line. Clap keeps each kind of
-/// flag apart; `indices_of` gives back the order across kinds.
-fn ordered_flags(args: &ScimPatchArgs, matches: Option<&ArgMatches>) -> Result<Vec<Operation>> {
-    let mut found: Vec<(usize, Operation)> = Vec::new();
-    // Without matches (a library caller), fall back to a fixed order with increasing indices.
-    let mut fallback = 0usize;
-    let mut positions = |id: &str, count: usize| -> Vec<usize> {
-        let given = matches.and_then(|m| {
-            (m.value_source(id) == Some(ValueSource::CommandLine))
-                .then(|| m.indices_of(id))
-                .flatten()
-                .map(|i| i.collect::<Vec<_>>())
-        });
-        match given {
-            Some(v) if v.len() == count => v,
-            _ => (0..count)
-                .map(|_| {
-                    fallback += 1;
-                    usize::MAX / 2 + fallback
-                })
-                .collect(),
-        }
-    };
-    let active = |value: bool| Operation {
-        op: "replace".into(),
-        path: Some("active".into()),
-        value: Some(Value::Bool(value)),
-    };
-    if args.deactivate {
-        found.push((positions("deactivate", 1)[0], active(false)));
-    }
-    if args.activate {
-        found.push((positions("activate", 1)[0], active(true)));
-    }
-    for (kind, flag, values) in [
-        ("replace", "--replace", &args.replace),
-        ("add", "--add", &args.add),
-    ] {
-        for (pos, raw) in positions(kind, values.len()).into_iter().zip(values) {
-            let (path, value) = path_value(flag, raw)?;
-            found.push((
-                pos,
-                Operation {
-                    op: kind.into(),
-                    path: Some(path),
-                    value: Some(value),
-                },
-            ));
-        }
-    }
-    for (pos, path) in positions("remove", args.remove.len())
-        .into_iter()
-        .zip(&args.remove)
-    {
-        let path = path.trim();
-        if path.is_empty() {
-            return Err(usage("--remove needs a PATH"));
-        }
-        found.push((
-            pos,
+/// The operation one flag asks for.
+fn operation(flag: &PatchFlag) -> Result<Operation> {
+    Ok(match flag {
+        PatchFlag::Active(value) => Operation {
+            op: Op::Replace,
+            path: Some("active".into()),
+            value: Some(Value::Bool(*value)),
+        },
+        PatchFlag::Set(op, raw) => {
+            let (path, value) = path_value(&format!("--{op}"), raw)?;
             Operation {
-                op: "remove".into(),
+                op: *op,
+                path: Some(path),
+                value: Some(value),
+            }
+        }
+        PatchFlag::Remove(path) => {
+            let path = path.trim();
+            if path.is_empty() {
+                return Err(usage("--remove needs a PATH"));
+            }
+            Operation {
+                op: Op::Remove,
                 path: Some(path.to_owned()),
                 value: None,
-            },
-        ));
-    }
-    found.sort_by_key(|(pos, _)| *pos);
-    Ok(found.into_iter().map(|(_, op)| op).collect())
+            }
+        }
+    })
 }
 
 /// `PATH=VALUE` (a string) or `PATH:=JSON`. The `=` that splits is the first one outside a
@@ -167,8 +115,8 @@ fn pathless(ops: Vec<Operation>) -> Result<Vec<Operation>> {
     let mut merged = Map::new();
     let mut slot = None;
     for op in ops {
-        match (op.op.as_str(), op.path, op.value) {
-            ("replace", Some(path), Some(value)) => {
+        match (op.op, op.path, op.value) {
+            (Op::Replace, Some(path), Some(value)) => {
                 if path.contains(['[', ']']) {
                     return Err(usage(format!(
                         "--pathless: {path:?} has a filter, which a path-less value cannot express"
@@ -193,18 +141,14 @@ fn pathless(ops: Vec<Operation>) -> Result<Vec<Operation>> {
                     out.push(None);
                 }
             }
-            (name, path, value) => out.push(Some(Operation {
-                op: name.to_owned(),
-                path,
-                value,
-            })),
+            (op, path, value) => out.push(Some(Operation { op, path, value })),
         }
     }
     Ok(out
         .into_iter()
         .map(|op| {
             op.unwrap_or_else(|| Operation {
-                op: "replace".into(),
+                op: Op::Replace,
                 path: None,
                 value: Some(Value::Object(std::mem::take(&mut merged))),
             })
@@ -256,8 +200,9 @@ mod tests {
         };
         let sub = m
             .subcommand_matches("scim")
-            .and_then(|s| s.subcommand_matches("patch"));
-        patch_op(&a, sub)
+            .and_then(|s| s.subcommand_matches("patch"))
+            .unwrap();
+        patch_op(&a, &crate::commands::args::patch_flags(&a, sub))
     }
 
     fn ops(op: &PatchOp) -> Value {
@@ -312,7 +257,7 @@ mod tests {
 
     #[test]
     fn no_operation_is_a_usage_error() {
-        let e = patch_op(&args(|_| {}), None).unwrap_err();
+        let e = patch_op(&args(|_| {}), &[]).unwrap_err();
         assert_eq!(crate::exit::status_of(&e), crate::exit::Status::Usage);
     }
 
@@ -354,24 +299,24 @@ mod tests {
     #[test]
     fn bodies_are_checked_and_name_the_flag() {
         let a = args(|a| a.body = Some(r#"{"Operations":[]}"#.into()));
-        let e = patch_op(&a, None).unwrap_err().to_string();
+        let e = patch_op(&a, &[]).unwrap_err().to_string();
         assert!(e.starts_with("--body: "), "{e}");
         let a = args(|a| {
             a.body = Some(
                 r#"{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Replace","path":"active","value":false}]}"#.into(),
             )
         });
-        let op = patch_op(&a, None).unwrap();
-        assert_eq!(expected_active(&op), Some(false));
+        let op = patch_op(&a, &[]).unwrap();
+        assert_eq!(op.active_after(), Some(false));
     }
 
     #[test]
     fn expected_active_follows_the_last_word() {
         let op = from_command_line(&["--deactivate", "--activate"]).unwrap();
-        assert_eq!(expected_active(&op), Some(true));
+        assert_eq!(op.active_after(), Some(true));
         let op = from_command_line(&["--pathless", "--deactivate"]).unwrap();
-        assert_eq!(expected_active(&op), Some(false));
+        assert_eq!(op.active_after(), Some(false));
         let op = from_command_line(&["--replace", "title=x"]).unwrap();
-        assert_eq!(expected_active(&op), None);
+        assert_eq!(op.active_after(), None);
     }
 }

@@ -1,7 +1,7 @@
 //! SCIM PATCH (RFC 7644 3.5.2) over a User's attributes: attribute paths (`active`,
 //! `name.givenName`, `emails[primary eq true].value`, URN-qualified names) and value filters.
 
-use crate::protocol::scim::{Operation, ENTERPRISE_USER_URN, USER_URN};
+use crate::protocol::scim::{Op, Operation, ENTERPRISE_USER_URN, USER_URN};
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -97,8 +97,8 @@ struct Cmp {
 
 /// Apply one (already shape-checked) operation to a user's attributes.
 pub(crate) fn apply(user: &mut Map<String, Value>, op: &Operation) -> Result<(), PatchError> {
-    match (&op.path, op.op.as_str()) {
-        (None, "add" | "replace") => {
+    match (&op.path, op.op) {
+        (None, Op::Add | Op::Replace) => {
             let Some(Value::Object(values)) = &op.value else {
                 return Err(err(
                     "invalidValue",
@@ -110,18 +110,18 @@ pub(crate) fn apply(user: &mut Map<String, Value>, op: &Operation) -> Result<(),
                     continue;
                 }
                 let path = parse_path(key)?;
-                apply_at(user, &op.op, &path, Some(value))?;
+                apply_at(user, op.op, &path, Some(value))?;
             }
             Ok(())
         }
-        (Some(p), _) => apply_at(user, &op.op, &parse_path(p)?, op.value.as_ref()),
+        (Some(p), _) => apply_at(user, op.op, &parse_path(p)?, op.value.as_ref()),
         (None, _) => Err(err("noTarget", "remove needs a path")),
     }
 }
 
 fn apply_at(
     user: &mut Map<String, Value>,
-    op: &str,
+    op: Op,
     path: &Path,
     value: Option<&Value>,
 ) -> Result<(), PatchError> {
@@ -149,7 +149,7 @@ fn apply_at(
 /// Apply at a path inside one object (the resource, or an extension's object).
 fn apply_in(
     user: &mut Map<String, Value>,
-    op: &str,
+    op: Op,
     path: &Path,
     value: Option<&Value>,
 ) -> Result<(), PatchError> {
@@ -157,7 +157,7 @@ fn apply_in(
         return Err(err("mutability", format!("{} is read-only", path.attr)));
     }
     let value = match (op, value) {
-        ("remove", v) => v,
+        (Op::Remove, v) => v,
         (_, Some(v)) => Some(v),
         (_, None) => return Err(err("invalidValue", format!("{op} needs a value"))),
     };
@@ -165,9 +165,9 @@ fn apply_in(
     match (&path.filter, &path.sub) {
         (None, None) => {
             match op {
-                "remove" => remove_whole(user, &key, value),
-                "add" => add_whole(user, &key, value),
-                _ => replace_whole(user, &key, value),
+                Op::Remove => remove_whole(user, &key, value),
+                Op::Add => add_whole(user, &key, value),
+                Op::Replace => replace_whole(user, &key, value),
             }
             Ok(())
         }
@@ -183,7 +183,7 @@ fn apply_in(
             };
             let sub_key = key_for(obj, sub);
             match (op, value) {
-                ("remove", _) => {
+                (Op::Remove, _) => {
                     obj.remove(&sub_key);
                 }
                 (_, Some(v)) => {
@@ -259,7 +259,7 @@ fn same_member(a: &Value, b: &Value) -> bool {
 
 fn apply_filtered(
     user: &mut Map<String, Value>,
-    op: &str,
+    op: Op,
     key: &str,
     filter: &Filter,
     sub: Option<&str>,
@@ -281,7 +281,7 @@ fn apply_filtered(
         ));
     }
     match (op, sub) {
-        ("remove", None) => {
+        (Op::Remove, None) => {
             let mut i = 0;
             items.retain(|_| {
                 i += 1;
@@ -297,7 +297,7 @@ fn apply_filtered(
                     ));
                 };
                 let sub_key = key_for(obj, sub);
-                match value.filter(|_| op != "remove") {
+                match value.filter(|_| op != Op::Remove) {
                     Some(v) => obj.insert(sub_key, v.clone()),
                     None => obj.remove(&sub_key),
                 };
@@ -306,7 +306,7 @@ fn apply_filtered(
         (_, None) => {
             for &i in &hits {
                 match (&mut items[i], value) {
-                    (Value::Object(obj), Some(Value::Object(new))) if op == "add" => {
+                    (Value::Object(obj), Some(Value::Object(new))) if op == Op::Add => {
                         obj.extend(new.iter().map(|(k, v)| (k.clone(), v.clone())));
                     }
                     (slot, Some(v)) => *slot = v.clone(),

@@ -18,7 +18,7 @@ fn user() -> Map<String, Value> {
 
 fn op(op: &str, path: Option<&str>, value: Option<Value>) -> Operation {
     Operation {
-        op: op.into(),
+        op: Op::parse(op).expect("add, remove or replace"),
         path: path.map(str::to_owned),
         value,
     }

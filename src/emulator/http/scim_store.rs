@@ -347,7 +347,7 @@ mod tests {
         assert!(!lenient.active());
         assert_ne!(lenient.id, "mine");
         let op = Operation {
-            op: "replace".into(),
+            op: crate::protocol::scim::Op::Replace,
             path: Some("active".into()),
             value: Some(json!(false)),
         };
