@@ -332,7 +332,7 @@ fn network_errors_exit_6() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(6));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot reach http://127.0.0.1"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect to http://127.0.0.1"));
 }
 
 #[test]

@@ -1,15 +1,11 @@
 //! Stopping a running stream: `POST .../chat/abort` with the thread and the identity.
 
-use super::chat::{network, ChatClient};
-use super::http::{describe_body, read_bounded, ErrorDoc};
+use super::chat::ChatClient;
+use super::http::{describe_body, network, read_bounded, ErrorDoc, BODY_LIMIT};
 use crate::exit::{fail, status_of, Status};
 use crate::protocol::chat::AbortRequest;
 use anyhow::Result;
 use reqwest::header::CONTENT_TYPE;
-
-/// The most of a 2xx abort answer read: success has no body, so this only bounds what is
-/// quoted back from one that has.
-const BODY_LIMIT: usize = 64 * 1024;
 
 /// Send an abort for `request.chat_id`. Success is a 204, or a 2xx with an empty body; a 2xx
 /// carrying an error document (servers that answer bad credentials with a JSON-RPC error in a

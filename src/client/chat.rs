@@ -1,16 +1,15 @@
 //! Requests to the chat endpoint: auth headers, `-v`/`--dry-run` diagnostics, and the mapping
 //! of HTTP failures to exit statuses. Streaming and resume live in `stream` and `resume`.
 
-use super::http::{error_for_status, insert, log_response, secret_header, Http, RequestLog};
+use super::http::{
+    error_body, error_for_status, insert, secret_header, Http, Outgoing, RequestLog,
+};
 use crate::exit::{fail, Status};
 use crate::protocol::ChatRequest;
 use crate::settings::{ChatAuth, ChatEndpoint};
 use anyhow::Result;
 use reqwest::header::{HeaderMap, HeaderValue};
 use url::Url;
-
-/// The most of an error response's body that is read, to quote the server's words.
-const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 /// A client for one chat endpoint with one way to authenticate.
 #[derive(Clone, Debug)]
@@ -73,22 +72,22 @@ impl ChatClient {
 
     /// POST a JSON body to `url` and check the status.
     pub async fn post(&self, url: &Url, body: Vec<u8>, what: &str) -> Result<reqwest::Response> {
-        self.describe(url, &body).log(self.http.verbose);
-        let response = self
+        let mut response = self
             .http
-            .client
-            .post(url.clone())
-            .headers(self.headers.clone())
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| network(what, url, &e))?;
-        log_response(self.http.verbose, response.status(), response.headers());
+            .send(Outgoing {
+                method: reqwest::Method::POST,
+                url,
+                headers: self.headers.clone(),
+                body: Some(body),
+                timeout: None,
+                what,
+            })
+            .await?;
         if response.status().is_success() {
             return unreadable_success(response, what).await;
         }
         let status = response.status();
-        let body = read_limited(response).await;
+        let body = error_body(&mut response).await;
         Err(error_for_status(what, status, &body))
     }
 }
@@ -119,7 +118,8 @@ async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<r
         header(reqwest::header::CONTENT_TYPE).filter(|t| t.starts_with("text/html"))
     {
         let status = response.status();
-        let body = read_limited(response).await;
+        let mut response = response;
+        let body = error_body(&mut response).await;
         let words = crate::protocol::words::server_words(&body);
         return Err(fail(
             Status::Failure,
@@ -127,35 +127,4 @@ async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<r
         ));
     }
     Ok(response)
-}
-
-/// A failed send as an exit-6 error that says where it was going and why.
-pub fn network(what: &str, url: &Url, e: &reqwest::Error) -> anyhow::Error {
-    let why = if e.is_timeout() {
-        "timed out".to_owned()
-    } else if e.is_connect() {
-        "cannot connect".to_owned()
-    } else {
-        "request failed".to_owned()
-    };
-    // The innermost cause says what actually went wrong (refused, DNS, TLS...).
-    let mut cause: &dyn std::error::Error = e;
-    while let Some(next) = cause.source() {
-        cause = next;
-    }
-    let host = url.host_str().unwrap_or("?");
-    fail(Status::Network, format!("{what}: {why} to {host}: {cause}"))
-}
-
-/// Up to [`ERROR_BODY_LIMIT`] bytes of a response body; whatever arrived if the read fails.
-async fn read_limited(mut response: reqwest::Response) -> Vec<u8> {
-    let mut body = Vec::new();
-    while let Ok(Some(chunk)) = response.chunk().await {
-        body.extend_from_slice(&chunk);
-        if body.len() >= ERROR_BODY_LIMIT {
-            body.truncate(ERROR_BODY_LIMIT);
-            break;
-        }
-    }
-    body
 }

@@ -2,8 +2,7 @@
 //! `DELETE {data_url}/v1/running-query/{requestId}` (cancel), with the token sent as
 //! `Authorization: <token>` and masked in every diagnostic.
 
-use super::chat::network;
-use super::http::{insert, log_response, read_bounded, secret_header, Http, RequestLog};
+use super::http::{error_body, insert, secret_header, Http, Outgoing, RequestLog};
 use crate::exit::{fail, Status};
 use crate::protocol::data::QueryRequest;
 use crate::protocol::words::server_words;
@@ -12,9 +11,6 @@ use anyhow::Result;
 use reqwest::header::{HeaderMap, HeaderValue};
 use std::time::Duration;
 use url::Url;
-
-/// The most of an error response's body that is read, to quote the service's words.
-const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 /// How long a cancel may take before it is given up (the query's rows are no longer read).
 const CANCEL_TIMEOUT: Duration = Duration::from_secs(10);
@@ -95,27 +91,23 @@ impl DataClient {
     /// exit 2, 401/403 exit 3, 5xx exit 1, no answer exit 6.
     pub async fn open(&self, query: &QueryRequest, request_id: &str) -> Result<reqwest::Response> {
         let body = serde_json::to_vec(query)?;
-        self.describe(&body, request_id).log(self.http.verbose);
         let url = self.query_url();
-        let response = self
+        let mut response = self
             .http
-            .client
-            .post(url.clone())
-            .headers(self.headers_for(request_id))
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| network("sql", &url, &e))?;
-        log_response(self.http.verbose, response.status(), response.headers());
+            .send(Outgoing {
+                method: reqwest::Method::POST,
+                url: &url,
+                headers: self.headers_for(request_id),
+                body: Some(body),
+                timeout: None,
+                what: "sql",
+            })
+            .await?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
         }
-        let mut response = response;
-        let body = read_bounded(&mut response, ERROR_BODY_LIMIT)
-            .await
-            .map(|b| b.body)
-            .unwrap_or_default();
+        let body = error_body(&mut response).await;
         let words = server_words(&body);
         let code = status.as_u16();
         let meaning = match code {
@@ -138,20 +130,17 @@ impl DataClient {
     /// Cancel a running query (`DELETE .../running-query/{id}`); errors come back for a warning.
     pub async fn cancel(&self, request_id: &str) -> Result<()> {
         let url = self.cancel_url(request_id);
-        let headers = self.headers_for(request_id);
-        RequestLog::new(reqwest::Method::DELETE, url.as_str(), &headers, None)
-            .log(self.http.verbose);
-        let send = self
+        let response = self
             .http
-            .client
-            .delete(url.clone())
-            .headers(headers)
-            .timeout(CANCEL_TIMEOUT)
-            .send();
-        let response = send
-            .await
-            .map_err(|e| network("cancelling the query", &url, &e))?;
-        log_response(self.http.verbose, response.status(), response.headers());
+            .send(Outgoing {
+                method: reqwest::Method::DELETE,
+                url: &url,
+                headers: self.headers_for(request_id),
+                body: None,
+                timeout: Some(CANCEL_TIMEOUT),
+                what: "cancelling the query",
+            })
+            .await?;
         let status = response.status();
         if status.is_success() || status == reqwest::StatusCode::NOT_FOUND {
             // 404: the query had already finished; nothing runs any more either way.

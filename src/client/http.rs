@@ -9,6 +9,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::redirect;
 use reqwest::Method;
 use std::time::Duration;
+use url::Url;
 
 /// The shared client and its diagnostic level.
 #[derive(Clone, Debug)]
@@ -66,6 +67,81 @@ impl Http {
             verbose,
             idle_timeout,
         })
+    }
+}
+
+/// The most of an error body (or of a 2xx body that is judged whole) the client reads.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// One request to send with [`Http::send`].
+pub struct Outgoing<'a> {
+    /// The method.
+    pub method: Method,
+    /// The full URL.
+    pub url: &'a Url,
+    /// Headers (secrets marked sensitive, so the log masks them).
+    pub headers: HeaderMap,
+    /// The body, if any.
+    pub body: Option<Vec<u8>>,
+    /// A bound on the whole exchange (a cancel must not hang), beyond the idle timeout.
+    pub timeout: Option<Duration>,
+    /// What the request is, for messages ("sql", "abort c1", "PATCH user 42").
+    pub what: &'a str,
+}
+
+impl Http {
+    /// The one way a request goes out: logged for `-v`/`-vv` (secrets masked), sent, a failed
+    /// send turned into an exit-6 error that names where it was going and why, the response's
+    /// status and headers logged. Statuses are the caller's to judge.
+    pub async fn send(&self, req: Outgoing<'_>) -> Result<reqwest::Response> {
+        if self.verbose > 0 {
+            RequestLog::new(
+                req.method.clone(),
+                req.url.as_str(),
+                &req.headers,
+                req.body.as_deref(),
+            )
+            .log(self.verbose);
+        }
+        let mut builder = self
+            .client
+            .request(req.method, req.url.clone())
+            .headers(req.headers);
+        if let Some(body) = req.body {
+            builder = builder.body(body);
+        }
+        if let Some(timeout) = req.timeout {
+            builder = builder.timeout(timeout);
+        }
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| network(req.what, req.url, &e))?;
+        log_response(self.verbose, response.status(), response.headers());
+        Ok(response)
+    }
+}
+
+/// A failed send as an exit-6 error that says what it was, where it was going and why (the
+/// innermost cause: refused, DNS, TLS...).
+pub fn network(what: &str, url: &Url, e: &reqwest::Error) -> anyhow::Error {
+    let why = if e.is_timeout() {
+        "timed out waiting for"
+    } else if e.is_connect() {
+        "cannot connect to"
+    } else {
+        "request failed to"
+    };
+    let origin = url.origin().ascii_serialization();
+    let cause = crate::client::body::innermost(e);
+    fail(Status::Network, format!("{what}: {why} {origin}: {cause}"))
+}
+
+/// Up to [`BODY_LIMIT`] bytes of an error response's body; whatever arrived if the read fails.
+pub async fn error_body(response: &mut reqwest::Response) -> Vec<u8> {
+    match read_bounded(response, BODY_LIMIT).await {
+        Ok(read) => read.body,
+        Err(_) => Vec::new(),
     }
 }
 

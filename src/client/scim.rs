@@ -6,7 +6,8 @@ mod retry;
 pub use retry::{come_back, parse_retry_after, RetryAfter, RetryPolicy};
 
 use super::http::{
-    describe_body, insert, log_response, read_bounded, secret_header, ErrorDoc, Http, RequestLog,
+    describe_body, insert, network, read_bounded, secret_header, ErrorDoc, Http, Outgoing,
+    RequestLog,
 };
 use crate::exit::{usage, Status};
 use crate::protocol::scim::{
@@ -150,6 +151,12 @@ impl Failed {
             message: message.into(),
         }
     }
+
+    /// A failure the shared HTTP layer reported (no answer came): its status and words, kept
+    /// per user so a bulk run reports each and goes on.
+    fn from_error(e: &anyhow::Error) -> Failed {
+        Failed::new(None, crate::exit::status_of(e), format!("{e:#}"))
+    }
 }
 
 /// A successful PATCH.
@@ -256,29 +263,29 @@ impl ScimClient {
     /// Send a request; 429 and 503 are retried per the policy. `salt` varies the jitter.
     pub async fn send(&self, req: &Request, salt: u64) -> Result<Reply, Failed> {
         let verbose = self.http.verbose;
+        let what = format!("{} {}", req.method, req.url.path());
         let mut retry = 0;
         loop {
-            if verbose > 0 {
-                req.log().log(verbose);
-            }
-            let mut builder = self
+            let mut resp = self
                 .http
-                .client
-                .request(req.method.clone(), req.url.clone())
-                .headers(req.headers.clone());
-            if let Some(body) = &req.body {
-                builder = builder.body(body.clone());
-            }
-            let mut resp = builder.send().await.map_err(|e| network(&req.url, e))?;
+                .send(Outgoing {
+                    method: req.method.clone(),
+                    url: &req.url,
+                    headers: req.headers.clone(),
+                    body: req.body.clone(),
+                    timeout: None,
+                    what: &what,
+                })
+                .await
+                .map_err(|e| Failed::from_error(&e))?;
             let status = resp.status();
-            log_response(verbose, status, resp.headers());
             let location = header_text(resp.headers(), LOCATION);
             let retry_after = header_text(resp.headers(), RETRY_AFTER);
             let content_type = header_text(resp.headers(), CONTENT_TYPE);
             let content_encoding = header_text(resp.headers(), CONTENT_ENCODING);
             let read = read_bounded(&mut resp, MAX_BODY)
                 .await
-                .map_err(|e| network(&req.url, e))?;
+                .map_err(|e| Failed::from_error(&network(&what, &req.url, &e)))?;
             let body = read.body;
             if !matches!(status.as_u16(), 429 | 503) {
                 return Ok(Reply {
@@ -511,17 +518,6 @@ fn is_list_response(v: &Value) -> bool {
         || ["totalResults", "Resources", "resources"]
             .iter()
             .any(|k| obj.contains_key(*k))
-}
-
-fn network(url: &Url, err: reqwest::Error) -> Failed {
-    let mut message = format!("cannot reach {}", url.origin().ascii_serialization());
-    let mut source: Option<&dyn std::error::Error> = Some(&err);
-    while let Some(e) = source {
-        message.push_str(": ");
-        message.push_str(&e.to_string());
-        source = e.source();
-    }
-    Failed::new(None, Status::Network, message)
 }
 
 /// An HTTP error: status, a hint, and the SCIM error's detail or the server's words, trimmed.

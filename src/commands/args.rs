@@ -4,8 +4,9 @@
 
 use super::scim::ops::PatchFlag;
 use crate::cli::{GlobalArgs, IdentityArgs, ScimPatchArgs, ServiceArgs};
+use crate::client::Http;
 use crate::protocol::scim::Op;
-use crate::settings::{Common, IdentityFlags, Resolver, ServiceFlags};
+use crate::settings::{IdentityFlags, Resolver, ServiceFlags};
 use anyhow::Result;
 use clap::ArgMatches;
 
@@ -40,11 +41,16 @@ impl From<&IdentityArgs> for IdentityFlags {
     }
 }
 
-/// The timeouts of the global flags, checked.
-pub fn timeouts(resolver: &Resolver, global: &GlobalArgs) -> Result<Common> {
-    resolver.common(
+/// The HTTP client of a command, built once: the global flags' timeouts (checked) and `-v`.
+pub fn http(resolver: &Resolver, global: &GlobalArgs) -> Result<Http> {
+    let timeouts = resolver.common(
         global.connect_timeout.as_deref(),
         global.idle_timeout.as_deref(),
+    )?;
+    Http::new(
+        timeouts.connect_timeout,
+        timeouts.idle_timeout,
+        global.verbose,
     )
 }
 

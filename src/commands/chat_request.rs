@@ -6,13 +6,12 @@ use super::thread_store::ThreadStore;
 use super::Ctx;
 use crate::cli::{IdentityArgs, ServiceArgs, ThreadArgs};
 use crate::client::chat::ChatClient;
-use crate::client::Http;
 use crate::exit::usage;
 use crate::protocol::chat::{is_valid_message_id, message_id_at, Image};
 use crate::protocol::{ChatRequest, SessionSettings};
 use crate::settings::{
-    endpoint_from_url, read_document, read_file_for, ChatAuth, Common, IdentityFlags, Resolver,
-    Secret, ServiceFlags,
+    endpoint_from_url, read_document, read_file_for, ChatAuth, IdentityFlags, Resolver, Secret,
+    ServiceFlags,
 };
 use anyhow::Result;
 use serde_json::Value;
@@ -29,8 +28,6 @@ pub struct Service {
     pub client: ChatClient,
     /// The identity every request carries.
     pub identity: SessionSettings,
-    /// Timeouts and profile.
-    pub common: Common,
     /// The resolver, for the profile's name.
     pub resolver: Resolver,
     /// `-o`, which also shapes `--dry-run`'s output.
@@ -55,7 +52,7 @@ pub fn service(
     demo: Option<&Override>,
 ) -> Result<Service> {
     let resolver = ctx.resolver()?;
-    let common = super::args::timeouts(&resolver, &ctx.global)?;
+    let http = super::args::http(&resolver, &ctx.global)?;
     let flags = ServiceFlags::from(service);
     let (endpoint, auth) = match demo {
         Some(d) => (
@@ -77,15 +74,9 @@ pub fn service(
             resolver.identity(&flags, body_session, required)?
         }
     };
-    let http = Http::new(
-        common.connect_timeout,
-        common.idle_timeout,
-        ctx.global.verbose,
-    )?;
     Ok(Service {
         client: ChatClient::new(http, endpoint, &auth)?,
         identity: ids,
-        common,
         resolver,
         output: ctx.global.output,
     })
@@ -94,7 +85,7 @@ pub fn service(
 impl Service {
     /// The longest wait for the next byte.
     pub fn idle(&self) -> Duration {
-        self.common.idle_timeout.unwrap_or(DEFAULT_IDLE)
+        self.client.http.idle_timeout.unwrap_or(DEFAULT_IDLE)
     }
 
     /// The profile in use, if any (threads are remembered per profile).

@@ -7,7 +7,6 @@ mod targets;
 use super::Ctx;
 use crate::cli::{Format, ScimPatchArgs};
 use crate::client::scim::{PatchSpec, RetryPolicy, ScimClient};
-use crate::client::Http;
 use crate::exit::{usage, Status};
 use crate::protocol::scim::User;
 use crate::render::pick_format;
@@ -48,13 +47,8 @@ pub fn patch(ctx: &Ctx, args: ScimPatchArgs, flags: &[PatchFlag]) -> Result<Stat
     let expected_active = op.active_after();
     let targets = Targets::gather(&args.ids, args.ids_from.as_deref(), &args.user_names)?;
     let resolver = ctx.resolver()?;
-    let common = super::args::timeouts(&resolver, &ctx.global)?;
+    let http = super::args::http(&resolver, &ctx.global)?;
     let settings = resolver.scim(args.scim_url.as_deref(), args.scim_token_file.as_deref())?;
-    let http = Http::new(
-        common.connect_timeout,
-        common.idle_timeout,
-        ctx.global.verbose,
-    )?;
     let client = ScimClient::new(http, &settings, RetryPolicy::new(args.retries))?;
     let spec = PatchSpec {
         body: serde_json::to_vec(&op)?,

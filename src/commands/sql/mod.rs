@@ -225,12 +225,7 @@ async fn run_async(
 }
 
 fn http(ctx: &Ctx) -> Result<Http> {
-    let common = super::args::timeouts(&ctx.resolver()?, &ctx.global)?;
-    Http::new(
-        common.connect_timeout,
-        common.idle_timeout,
-        ctx.global.verbose,
-    )
+    super::args::http(&ctx.resolver()?, &ctx.global)
 }
 
 fn data_settings(ctx: &Ctx, args: &SqlArgs, demo: Option<DataSettings>) -> Result<DataSettings> {
