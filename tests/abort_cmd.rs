@@ -1,9 +1,9 @@
 //! `analyst abort`: 204 prints `aborted <chatId>`; 403 and 404 exit 3 and 4 saying why.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use serde_json::json;
-use support::*;
 
 fn abort_cmd(home: &std::path::Path, server: &Server) -> assert_cmd::Command {
     let mut cmd = analyst(home);

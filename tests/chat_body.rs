@@ -1,10 +1,10 @@
 //! The request `analyst chat` sends: every flag, --body, environment and profile; identity
 //! rules; --dry-run and -vv never showing secrets; --continue.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use serde_json::{json, Value};
-use support::*;
 
 /// The body of the only message the server received.
 fn sent(server: &Server) -> Value {

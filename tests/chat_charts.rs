@@ -3,11 +3,11 @@
 //! structure, and `.vl.json` data equal to the result rows. `ANALYST_REGENERATE=1` rewrites the
 //! golden files.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::*;
 
 const FIXTURES: [&str; 7] = [
     "bar",

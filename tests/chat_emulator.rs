@@ -1,14 +1,14 @@
 //! The real binary against the real emulator (`analyst serve`, started in-process on
 //! 127.0.0.1:0): --demo, resume through injected drops and suspensions, state, abort, Ctrl-C.
 
-mod support;
+mod common;
 
 use analyst::emulator::server::{start, Fault, Running, ServeOptions};
+use common::scripted::*;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use support::*;
 
 const QUESTION: &str = "Top 5 product categories by revenue in 2025";
 

@@ -1,11 +1,11 @@
 //! Ctrl-C during a stream: the first press aborts the thread (unless --no-abort), says how to
 //! look at it later, and exits 130. Gated on output, not on sleeps.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use support::*;
 
 fn interrupt(extra: &[&str]) -> (Server, std::process::Output) {
     let home = tempfile::tempdir().unwrap();

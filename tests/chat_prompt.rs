@@ -2,8 +2,9 @@
 //! commands, Ctrl-C mid-answer (the service gets the abort, the prompt comes back), Ctrl-D;
 //! and the refusal without a terminal.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -12,7 +13,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::*;
 
 /// A child on a pseudo-terminal of 100 columns: what it writes, and a way to type.
 struct Pty {

@@ -1,10 +1,10 @@
 //! Resume after dropped connections (CLI.md "Resume"): state reads, resends with the same
 //! messageId, no duplicate output, --retries 0, suspension and stalls.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use serde_json::Value;
-use support::*;
 
 fn joined(lines: &[String]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()

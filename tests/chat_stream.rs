@@ -1,9 +1,9 @@
 //! `analyst chat` output formats, exit statuses and --save/--replay, against scripted servers.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use serde_json::Value;
-use support::*;
 
 fn joined(lines: &[String]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()

@@ -1,10 +1,10 @@
 //! Promises of CLI.md that no other test held the binary to: --show-thinking, -q, colour
 //! choice, the chat URL from its parts, and timeout flags.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use predicates::prelude::*;
-use support::*;
 
 fn thinking_stream() -> Vec<String> {
     let mut lines = happy(MID);

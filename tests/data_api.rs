@@ -4,11 +4,10 @@
 //! refusals are 400s (exit 2), bad tokens 403 (exit 3), `--limit` cancels on the service, and
 //! `sql --demo --from` re-runs a `chat --demo` answer's SQL.
 
-mod engine_support;
-mod hardening_support;
+mod common;
 
-use engine_support::{hand, sample};
-use hardening_support::{analyst, emulator, expect_status, outs, run, Emulator};
+use common::engine::{hand, sample};
+use common::hardening::{analyst, emulator, expect_status, outs, run, Emulator};
 use std::path::Path;
 
 /// The base tables of the sample, joined, for the hand-written queries.

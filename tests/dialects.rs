@@ -3,12 +3,12 @@
 //! fresh in-process emulator.
 //! Every row must pass in every dialect; all failures are reported together.
 
-mod support;
+mod common;
 
 use analyst::emulator::server::{start, Dialect, Fault, Running, ServeOptions};
+use common::scripted::*;
 use serde_json::Value;
 use std::path::Path;
-use support::*;
 
 const QUESTION: &str = "Top 5 product categories by revenue in 2025";
 

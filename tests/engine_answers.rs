@@ -2,12 +2,12 @@
 //! (never through the engine's compiler): the bugs of issue 14 first, then a table of questions
 //! over the built-in sample and one over a model inferred from a user's SQLite file.
 
-mod engine_support;
+mod common;
 
 use std::sync::OnceLock;
 
 use analyst::emulator::engine::{AgentRun, Engine};
-use engine_support::*;
+use common::engine::*;
 
 /// All order lines with their order, product, category and customer (independent of the model).
 const J: &str = "FROM order_items i JOIN orders o ON o.id = i.order_id JOIN products p ON p.id = i.product_id JOIN categories c ON c.id = p.category_id JOIN customers u ON u.id = o.customer_id";

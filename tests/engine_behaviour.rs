@@ -1,10 +1,10 @@
 //! Behaviour of the sample engine beyond single answers: row-level security, determinism, the
 //! shape and order of frames, bad branches, and arbitrary input that must never panic.
 
-mod engine_support;
+mod common;
 
 use analyst::emulator::engine::Engine;
-use engine_support::*;
+use common::engine::*;
 use serde_json::Value;
 
 const REVENUE_2024: &str = "SELECT ROUND(SUM(i.amount), 2) FROM order_items i JOIN orders o ON o.id = i.order_id \

@@ -3,12 +3,12 @@
 //! refused construct gets an error naming it; row-level security is proven on the sample
 //! (`if_missing: all`) and on the help-desk fixture (`if_missing: none`).
 
-mod engine_support;
+mod common;
 
 use std::path::{Path, PathBuf};
 
 use analyst::emulator::engine::{Engine, SecurityContext};
-use engine_support::*;
+use common::engine::*;
 
 fn anyone() -> SecurityContext {
     SecurityContext::default()

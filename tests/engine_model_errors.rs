@@ -1,6 +1,6 @@
 //! Bad model and data files fail with messages naming the file, the path inside it, and the problem.
 
-mod engine_support;
+mod common;
 
 use analyst::emulator::engine::Engine;
 

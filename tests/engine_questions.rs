@@ -2,9 +2,9 @@
 //! tool's rows and the numbers cited in each answer are checked against SQL written by hand and
 //! run directly on the engine's warehouse.
 
-mod engine_support;
+mod common;
 
-use engine_support::*;
+use common::engine::*;
 
 /// Joins of the sample schema, written independently of the model.
 const J: &str = "FROM order_items i JOIN orders o ON o.id = i.order_id JOIN products p ON p.id = i.product_id \

@@ -2,12 +2,12 @@
 //! security by office (no attribute means no rows), branches, a model over the sample data, and a
 //! model inferred from a file alone.
 
-mod engine_support;
+mod common;
 
 use std::path::{Path, PathBuf};
 
 use analyst::emulator::engine::Engine;
-use engine_support::*;
+use common::engine::*;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -2,8 +2,7 @@
 //! against SQL written by hand on the emulator's warehouse (at `eval --demo`'s fixed date), and
 //! the whole suite passes under `eval --demo`, which makes it a regression test of the agent.
 
-#[path = "common/isolation.rs"]
-mod isolation;
+mod common;
 
 use analyst::emulator::engine::warehouse::Cell;
 use analyst::emulator::engine::Engine;
@@ -100,7 +99,7 @@ fn expected_numbers_are_facts_of_the_sample() {
 fn the_demo_suite_passes_under_eval_demo() {
     let home = tempfile::tempdir().unwrap();
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo-suite.yaml");
-    let out = isolation::isolated(home.path())
+    let out = common::isolation::isolated(home.path())
         .args(["eval", "--demo", "-o", "json", "-j", "4"])
         .arg(&suite)
         .output()

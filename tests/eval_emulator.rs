@@ -2,8 +2,7 @@
 //! connections and suspended turns (the chat client path resumes them), and a case's timeout
 //! ends a turn that never finishes.
 
-#[path = "common/isolation.rs"]
-mod isolation;
+mod common;
 
 use analyst::emulator::server::{start, Clock, Fault, Running, ServeOptions};
 use serde_json::Value;
@@ -42,7 +41,7 @@ fn demo_suite() -> PathBuf {
 }
 
 fn eval(home: &Path, emu: &Emulator, args: &[&str]) -> (Option<i32>, Value, String) {
-    let out = isolation::isolated(home)
+    let out = common::isolation::isolated(home)
         .env("ANALYST_CHAT_URL", &emu.running.chat_url)
         .env("ANALYST_API_KEY", &emu.running.api_key)
         .args(["eval", "-o", "json"])

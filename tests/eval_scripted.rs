@@ -5,15 +5,14 @@
 // Both support modules include tests/common/isolation.rs; each keeps its own copy.
 #![allow(clippy::duplicate_mod)]
 
-mod hardening_support;
-mod support;
+mod common;
 
+use common::scripted::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use support::*;
 
 /// A whole stream on thread `chat` answering `answer` after one SQL call.
 fn stream(chat: &str, answer: &str) -> Vec<String> {
@@ -270,13 +269,13 @@ fn concurrency_is_bounded_and_used() {
         let (i, m) = (inflight.clone(), max.clone());
         // The scripted server answers one request at a time; this one serves each connection
         // on its own thread, so overlapping cases show as overlapping requests.
-        let (base, heads) = hardening_support::raw_server(true, move |mut conn, _| {
+        let (base, heads) = common::hardening::raw_server(true, move |mut conn, _| {
             let now = i.fetch_add(1, Ordering::SeqCst) + 1;
             m.fetch_max(now, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(150));
-            let mut body = hardening_support::CHUNKED_200.as_bytes().to_vec();
+            let mut body = common::hardening::CHUNKED_200.as_bytes().to_vec();
             for line in stream("c1", "ok") {
-                body.extend(hardening_support::chunk(format!("{line}\n").as_bytes()));
+                body.extend(common::hardening::chunk(format!("{line}\n").as_bytes()));
             }
             body.extend(b"0\r\n\r\n");
             i.fetch_sub(1, Ordering::SeqCst);
@@ -298,7 +297,7 @@ fn concurrency_is_bounded_and_used() {
                 jobs,
                 "--url",
             ])
-            .arg(hardening_support::chat_url(&base))
+            .arg(common::hardening::chat_url(&base))
             .arg(&suite)
             .output()
             .unwrap();

@@ -2,11 +2,11 @@
 //! disconnects, resubscribes and aborts; afterwards it still answers, its task count returns
 //! to near where it started, and its memory does not keep growing from one round to the next.
 
-mod support_serve;
+mod common;
 
+use common::serve::*;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use support_serve::*;
 
 fn rss_kb() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();

@@ -1,10 +1,10 @@
 //! Matrix 2: every `--fault` kind of the emulator at several points of a stream or bulk run,
 //! against the real `chat`, `state`, `abort` and `scim patch`.
 
-mod support_serve;
+mod common;
 
+use common::serve::*;
 use serde_json::{json, Value};
-use support_serve::*;
 
 /// `drop-after=N` delivers exactly N lines, then cuts the connection (for every N, including
 /// the first lines, which the emulator yields at once).
@@ -27,8 +27,7 @@ async fn drop_after_n_delivers_n_lines_then_cuts() {
     }
 }
 
-mod hardening_support;
-use hardening_support as hs;
+use common::hardening as hs;
 
 /// One case of the matrix: faults, the command, the expected status, and a check of stdout.
 struct Case {

@@ -2,9 +2,9 @@
 //! stdin closed and fails on a panic or status 101; it asserts the documented status and that
 //! stderr names the culprit (flag or file).
 
-mod hardening_support;
+mod common;
 
-use hardening_support::*;
+use common::hardening::*;
 
 #[test]
 fn hostile_local_input_is_a_usage_error_naming_the_culprit() {

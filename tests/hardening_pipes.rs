@@ -1,9 +1,9 @@
 //! Matrix 7: a closed stdout (`| head -1`) ends every command quietly with status 0; a closed
 //! stderr is no panic; an EPIPE that is not stdout's is an error.
 
-mod hardening_support;
+mod common;
 
-use hardening_support::*;
+use common::hardening::*;
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 

@@ -1,9 +1,9 @@
 //! Matrix 5: no command prints the API key, the token or the SCIM token, with `-vv`,
 //! `--dry-run`, or on an error path (401, 403, 500, network error, bad URL).
 
-mod hardening_support;
+mod common;
 
-use hardening_support::*;
+use common::hardening::*;
 
 #[test]
 fn no_secret_is_ever_printed() {

@@ -1,9 +1,9 @@
 //! Matrix 3: hostile bytes from the server. Each case: a clear message naming the problem, the
 //! documented exit status, no panic, and nothing unbounded.
 
-mod hardening_support;
+mod common;
 
-use hardening_support::*;
+use common::hardening::*;
 use std::io::Write;
 use std::net::TcpStream;
 

@@ -8,12 +8,8 @@
 //! `$ANALYST_SCIM2_VENV/bin/python`, else the newest `~/.cache/analyst/scim2-server-*/bin/python`.
 //! Without it the test fails under CI=true and says SKIPPED elsewhere.
 
-#[path = "common/isolation.rs"]
-#[allow(dead_code)]
-mod isolation;
-#[path = "common/venv.rs"]
-mod venv;
-use venv::say;
+mod common;
+use common::venv::say;
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -22,7 +18,7 @@ use std::time::{Duration, Instant};
 
 /// A python that can import the MCP SDK's stdio client.
 fn locate() -> Result<PathBuf, String> {
-    venv::python_with(
+    common::venv::python_with(
         "ANALYST_MCP_PYTHON",
         "mcp.client.stdio",
         "the mcp Python SDK is not installed",
@@ -45,7 +41,7 @@ fn drive(python: &PathBuf, limit: Duration) -> (Value, String) {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     // The driver passes this environment on to `analyst mcp`: nothing of the user's leaks in.
-    isolation::isolate(&mut cmd, home.path());
+    common::isolation::isolate(&mut cmd, home.path());
     let mut child = cmd.spawn().expect("start the driver");
     let deadline = Instant::now() + limit;
     while child.try_wait().unwrap().is_none() {

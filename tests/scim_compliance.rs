@@ -10,12 +10,10 @@
 //! `~/.cache/analyst/scim2-server-*/bin/python`. Without it the test fails under CI=true and
 //! says SKIPPED elsewhere, as tests/scim_interop.rs does.
 
-mod hardening_support;
-#[path = "common/venv.rs"]
-mod venv;
-use venv::say;
+mod common;
+use common::venv::say;
 
-use hardening_support::{emulator, run_within};
+use common::hardening::{emulator, run_within};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -23,7 +21,7 @@ use std::time::Duration;
 
 /// A python that can import scim2-tester and its HTTP transport.
 fn locate() -> Result<PathBuf, String> {
-    venv::python_with(
+    common::venv::python_with(
         "ANALYST_SCIM2_TESTER_PYTHON",
         "scim2_tester, httpx2",
         "scim2-tester is not installed",

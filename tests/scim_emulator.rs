@@ -1,11 +1,11 @@
 //! `analyst scim patch` against the built-in emulator (`analyst serve`), in-process: deactivate a
 //! user and see the service refuse that user's chat; bulk runs; throttling faults.
 
-mod scim_support;
+mod common;
 
 use analyst::emulator::http::faults::Fault;
 use analyst::emulator::server::{start, Running, ServeOptions};
-use scim_support::analyst;
+use common::scim::analyst;
 use serde_json::{json, Value};
 
 struct Emulator {

@@ -6,11 +6,9 @@
 //! where the install script puts it. Without it the test fails on CI (CI=true) and is skipped
 //! elsewhere, visibly: see [`skip`].
 
-mod scim_support;
-#[path = "common/venv.rs"]
-mod venv;
+mod common;
 
-use scim_support::analyst;
+use common::scim::analyst;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -19,7 +17,7 @@ use std::time::{Duration, Instant};
 const TOKEN: &str = "interop-token-5f2a";
 
 fn locate() -> Option<PathBuf> {
-    venv::candidates("ANALYST_SCIM2_SERVER", "scim2-server")
+    common::venv::candidates("ANALYST_SCIM2_SERVER", "scim2-server")
         .into_iter()
         .find(|exe| exe.exists())
 }

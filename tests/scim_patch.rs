@@ -1,9 +1,9 @@
 //! `analyst scim patch` against scripted servers: the request it sends, how it reads every kind
 //! of answer, retries, redirects, bulk runs and usage errors.
 
-mod scim_support;
+mod common;
 
-use scim_support::{analyst, token_file, Answer, Server};
+use common::scim::{analyst, token_file, Answer, Server};
 use serde_json::{json, Value};
 
 /// Run `analyst scim patch ARGS` against `server` with the token `tok`; returns (code, stdout, stderr).
@@ -546,7 +546,7 @@ fn a_closed_stdout_ends_quietly() {
     .unwrap();
     let bin = assert_cmd::cargo::cargo_bin("analyst");
     let mut cmd = std::process::Command::new(bin);
-    scim_support::isolate(&mut cmd, &home);
+    common::scim::isolate(&mut cmd, &home);
     let mut child = cmd
         .args([
             "scim",

@@ -1,11 +1,11 @@
 //! `stream-chat-state` and `abort` over HTTP: the stream's frames, reads, threads, auth and
 //! every validation rule with its status code.
 
-mod support_serve;
+mod common;
 
 use analyst::emulator::http::auth::{signed_token, unsigned_token};
+use common::serve::*;
 use serde_json::{json, Value};
-use support_serve::*;
 
 #[tokio::test]
 async fn a_message_streams_cutoff_echo_agent_state_usage() {

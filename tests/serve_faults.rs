@@ -1,12 +1,12 @@
 //! `--fault` kinds over HTTP, and the `analyst serve` binary itself.
 
-mod support_serve;
+mod common;
 
+use common::serve::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support_serve::*;
 
 fn message(n: u64) -> Value {
     json!({"input": "How many orders?", "messageId": mid(n), "sessionSettings": ext("f")})

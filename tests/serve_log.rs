@@ -1,8 +1,7 @@
 //! `serve -v` / `-vv` as a user debugging a script sees them: one line per request on stderr
 //! (method, path, status, duration, user), bodies with `-vv`, and no secret ever printed.
 
-#[path = "common/isolation.rs"]
-mod isolation;
+mod common;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
@@ -12,7 +11,7 @@ use std::process::{Child, Stdio};
 fn serve(home: &std::path::Path, verbosity: &str) -> (Child, Value) {
     let key = home.join("key");
     std::fs::write(&key, "sk-LOGGED-NEVER-123").unwrap();
-    let mut child = isolation::isolated(home)
+    let mut child = common::isolation::isolated(home)
         .args([
             "serve",
             verbosity,
@@ -51,7 +50,7 @@ fn stop(mut child: Child) -> String {
 }
 
 fn chat(home: &std::path::Path, banner: &Value, args: &[&str]) {
-    let out = isolation::isolated(home)
+    let out = common::isolation::isolated(home)
         .env("ANALYST_CHAT_URL", banner["chatUrl"].as_str().unwrap())
         .env("ANALYST_API_KEY", banner["apiKey"].as_str().unwrap())
         .args(["chat", "-o", "final", "--external-id", "ana"])

@@ -1,9 +1,9 @@
 //! SCIM Users over HTTP: lookups, create, PATCH in its forms, PUT, DELETE, ETags and errors.
 
-mod support_serve;
+mod common;
 
+use common::serve::*;
 use serde_json::{json, Value};
-use support_serve::*;
 
 const PATCH_OP: &str = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 

@@ -2,10 +2,10 @@
 //! streaming, abort in the middle of a tool call, dropped connections, and 200 streams at once.
 //! Faults stop turns at exact lines, so nothing here depends on timing.
 
-mod support_serve;
+mod common;
 
+use common::serve::*;
 use serde_json::{json, Value};
-use support_serve::*;
 
 const QUESTION: &str = "What was revenue by region last month?";
 

@@ -1,11 +1,11 @@
 //! Chat users: ephemeral external users expire by the (manual) clock, persistent ones stay;
 //! internal users are SCIM users and a SCIM deactivation refuses their chat at once.
 
-mod support_serve;
+mod common;
 
+use common::serve::*;
 use serde_json::json;
 use std::time::Duration;
-use support_serve::*;
 
 #[tokio::test]
 async fn an_ephemeral_user_and_its_threads_expire_by_the_clock() {

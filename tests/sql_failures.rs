@@ -2,14 +2,13 @@
 //! missing settings, `--limit` and Ctrl-C (both cancel the query on the service), and the token
 //! never shown.
 
-mod sql_support;
-mod support;
+mod common;
 
+use common::scripted::{analyst, text, Reply, Server};
+use common::sql::*;
 use serde_json::json;
-use sql_support::*;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
-use support::{analyst, text, Reply, Server};
 
 fn rows(n: usize) -> String {
     data(json!((1..=n)

@@ -1,11 +1,10 @@
 //! `analyst sql` output formats, byte for byte, and the request it sends.
 
-mod sql_support;
-mod support;
+mod common;
 
+use common::scripted::{text, Part, Reply, Server};
+use common::sql::*;
 use serde_json::{json, Value};
-use sql_support::*;
-use support::{text, Part, Reply, Server};
 
 fn tricky() -> Vec<String> {
     vec![

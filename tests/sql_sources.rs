@@ -2,12 +2,11 @@
 //! state (`--chat-id`); SQL tools recognised by shape whatever their name; `--pick`, `--all`,
 //! `--list`.
 
-mod sql_support;
-mod support;
+mod common;
 
+use common::scripted::{analyst, cutoff, text, Reply, Server};
+use common::sql::*;
 use serde_json::{json, Value};
-use sql_support::*;
-use support::{analyst, cutoff, text, Reply, Server};
 
 fn ok_api() -> Server {
     data_api(vec![schema(&["n"]), data(json!([["1"], ["2"]]))])

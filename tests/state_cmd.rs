@@ -1,9 +1,9 @@
 //! `analyst state`: a read without input or messageId, in every format.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use serde_json::{json, Value};
-use support::*;
 
 fn thread() -> Vec<String> {
     vec![

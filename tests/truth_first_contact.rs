@@ -3,14 +3,14 @@
 //! a missing credential is a usage error before anything is sent; the install steps, the serve
 //! help and the serve banner's "Try:" lines work when pasted.
 
-mod support;
+mod common;
 
+use common::scripted::*;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-use support::*;
 
 const QUESTION: &str = "Total revenue in 2025";
 

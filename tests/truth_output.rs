@@ -7,11 +7,10 @@
 // frame builders, and a server that sends any response header) loads it twice, harmlessly.
 #![allow(clippy::duplicate_mod)]
 
-mod scim_support;
-mod support;
+mod common;
 
+use common::scripted::{analyst, cutoff, echo, happy, sql_tool, text, MID};
 use serde_json::{json, Value};
-use support::{analyst, cutoff, echo, happy, sql_tool, text, MID};
 
 /// Lines of a boxed table (drawn with comfy-table's UTF-8 presets) found in `text`.
 fn boxed_lines(text: &str) -> Vec<&str> {
@@ -36,7 +35,7 @@ fn langchain_state() -> String {
     .to_string()
 }
 
-fn state_cmd(home: &std::path::Path, server: &support::Server) -> assert_cmd::Command {
+fn state_cmd(home: &std::path::Path, server: &common::scripted::Server) -> assert_cmd::Command {
     let mut cmd = analyst(home);
     cmd.env("ANALYST_API_KEY", "k").args([
         "state",
@@ -53,7 +52,7 @@ fn state_cmd(home: &std::path::Path, server: &support::Server) -> assert_cmd::Co
 #[test]
 fn state_messages_known_only_from_state_keep_their_ids_and_no_sort() {
     let home = tempfile::tempdir().unwrap();
-    let server = support::Server::always(vec![cutoff("c1", false), langchain_state()]);
+    let server = common::scripted::Server::always(vec![cutoff("c1", false), langchain_state()]);
     for format in ["json", "yaml"] {
         let out = state_cmd(home.path(), &server)
             .args(["-o", format])
@@ -101,10 +100,10 @@ fn state_messages_from_frames_keep_the_service_ids_and_sorts() {
         cutoff("c1", false),
         echo(MID, 7, "Top categories?"),
         sql_tool("t1", 9),
-        support::delta("a1", 11, "Books "),
-        support::complete("a1", 12, "Books lead."),
+        common::scripted::delta("a1", 11, "Books "),
+        common::scripted::complete("a1", 12, "Books lead."),
     ];
-    let server = support::Server::always(lines);
+    let server = common::scripted::Server::always(lines);
     let out = state_cmd(home.path(), &server)
         .args(["-o", "json"])
         .assert()
@@ -182,16 +181,16 @@ fn assert_boxed_table_aligned(plain: &str, what: &str) {
 
 #[test]
 fn the_scim_table_lines_up_with_colour_on() {
-    let server = scim_support::Server::start(|seen, _| {
+    let server = common::scim::Server::start(|seen, _| {
         if seen.target.ends_with("/2") {
-            scim_support::Answer::new(404, r#"{"detail":"no such user"}"#)
+            common::scim::Answer::new(404, r#"{"detail":"no such user"}"#)
         } else {
-            scim_support::Answer::user("1", json!(true))
+            common::scim::Answer::user("1", json!(true))
         }
     });
     let run = |color: &str| {
         let home = tempfile::tempdir().unwrap();
-        let out = scim_support::analyst(&home)
+        let out = common::scim::analyst(&home)
             .env("ANALYST_SCIM_TOKEN", "tok")
             .args(["scim", "patch", "--scim-url", &server.scim_url()])
             .args(["1", "2", "--activate", "-o", "table", "-j", "1"])
@@ -234,9 +233,9 @@ fn the_state_table_lines_up_with_colour_on() {
         echo(MID, 1, "Top?"),
         sql_tool("t1", 2),
         failed_tool,
-        support::complete("a1", 4, "Books lead."),
+        common::scripted::complete("a1", 4, "Books lead."),
     ];
-    let server = support::Server::always(lines);
+    let server = common::scripted::Server::always(lines);
     let home = tempfile::tempdir().unwrap();
     let run = |color: &str| {
         let out = state_cmd(home.path(), &server)
@@ -254,9 +253,9 @@ fn the_state_table_lines_up_with_colour_on() {
 
 #[test]
 fn chat_result_tables_line_up_with_colour_on() {
-    let server = support::Server::always(happy(MID));
+    let server = common::scripted::Server::always(happy(MID));
     let home = tempfile::tempdir().unwrap();
-    let out = support::chat(home.path(), &server)
+    let out = common::scripted::chat(home.path(), &server)
         .args(["-o", "text", "--color", "always", "q"])
         .assert()
         .success();
@@ -273,15 +272,15 @@ const TOKEN_SECRET: &str = "token-SECRET-333";
 
 /// Answers every request with credential-bearing headers: a chat stream for chat and state, 204
 /// for abort, a User for SCIM.
-fn leaky_server() -> scim_support::Server {
-    scim_support::Server::start(|seen, _| {
+fn leaky_server() -> common::scim::Server {
+    common::scim::Server::start(|seen, _| {
         let answer = if seen.target.ends_with("/chat/abort") {
-            scim_support::Answer::new(204, "")
+            common::scim::Answer::new(204, "")
         } else if seen.target.contains("/scim/") {
-            scim_support::Answer::user("1", json!(false))
+            common::scim::Answer::user("1", json!(false))
         } else {
             let body: String = happy(MID).iter().map(|l| format!("{l}\n")).collect();
-            scim_support::Answer::new(200, body).header("content-type", "application/json")
+            common::scim::Answer::new(200, body).header("content-type", "application/json")
         };
         answer
             .header("set-cookie", format!("session={COOKIE_SECRET}; HttpOnly"))
@@ -321,7 +320,7 @@ fn very_verbose_masks_credential_headers_in_responses() {
     ];
     for command in commands {
         let home = tempfile::tempdir().unwrap();
-        let out = scim_support::analyst(&home)
+        let out = common::scim::analyst(&home)
             .env("ANALYST_API_KEY", "sk-1")
             .env("ANALYST_SCIM_TOKEN", "tok-1")
             .env("ANALYST_EXTERNAL_ID", "bot")
@@ -351,7 +350,7 @@ fn very_verbose_masks_credential_headers_in_responses() {
 
 fn dry(home: &tempfile::TempDir, args: &[&str]) -> (i32, String, String) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_analyst"));
-    scim_support::isolate(&mut cmd, home);
+    common::scim::isolate(&mut cmd, home);
     cmd.env("ANALYST_API_KEY", "sk-live-dry")
         .env("ANALYST_SCIM_TOKEN", "tok-live-dry")
         .env("ANALYST_EXTERNAL_ID", "bot")

@@ -3,10 +3,10 @@
 //! that cannot be decoded or is too large, an error object) fails, says what came back, exits
 //! with the status the error means, and never shows the token.
 
-mod hardening_support;
+mod common;
 
-use hardening_support::{analyst, chat_url, expect_status, outs, raw_server, run};
-use hardening_support::{API_KEY, SCIM_TOKEN};
+use common::hardening::{analyst, chat_url, expect_status, outs, raw_server, run};
+use common::hardening::{API_KEY, SCIM_TOKEN};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::net::TcpStream;

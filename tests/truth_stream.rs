@@ -3,8 +3,8 @@
 //! line, usage after a suspension, a busy thread as HTTP 400, bodies that are not NDJSON,
 //! streams with no final frame.
 
-mod hardening_support;
-use hardening_support as hs;
+mod common;
+use common::hardening as hs;
 
 use std::io::Write;
 use std::net::TcpStream;

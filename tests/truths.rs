@@ -10,8 +10,8 @@
 //!
 //! Every run is checked and all mismatches are reported together.
 
-mod hardening_support;
-use hardening_support as hs;
+mod common;
+use common::hardening as hs;
 
 use analyst::protocol::thread::state_messages;
 use serde_json::Value;

@@ -1,7 +1,6 @@
 //! Where the tests that need tools from outside Rust find them: the virtual environment that
 //! `.ci/install-scim2-server` makes (scim2-server, scim2-tester and the MCP Python SDK in one
 //! venv). Included by those tests with `#[path]`.
-#![allow(dead_code)] // each test uses part of it
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,6 +1,5 @@
 //! Helpers shared by the engine tests: a pinned date, one sample engine per test binary, and
 //! ways to read what a run produced.
-#![allow(dead_code)]
 
 use std::sync::OnceLock;
 

@@ -1,8 +1,7 @@
 //! Shared by the `sql_*` tests: the data query API's lines, a scripted data API on the shared
 //! test server, and `analyst sql` pointed at it with a distinctive token.
-#![allow(dead_code)] // each test binary uses a different subset
 
-use crate::support::{analyst, Reply, Seen, Server};
+use super::scripted::{analyst, Reply, Seen, Server};
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -1,10 +1,8 @@
 //! Shared by the `hardening_*` tests: an in-process emulator on its own runtime, the binary
 //! isolated from the user's environment, and checks every hardening case makes (no panic, the
 //! documented status, no secret in the output).
-#![allow(dead_code)] // each test binary uses a different subset
 
-#[path = "../common/isolation.rs"]
-mod isolation;
+use super::isolation;
 use analyst::emulator::server::{start, Fault, Running, ServeOptions};
 use std::path::Path;
 use std::process::Output;

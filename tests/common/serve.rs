@@ -1,6 +1,5 @@
 //! Helpers for the `serve_*` tests: start the emulator in-process on a free port and talk to
 //! it over real HTTP.
-#![allow(dead_code)] // each test binary uses a different subset
 
 use analyst::emulator::server::{start, Clock, Fault, Running, ServeOptions};
 use serde_json::{json, Value};

@@ -1,9 +1,7 @@
 //! Shared by the `scim_*` tests: the binary in an environment cut off from the user's, and
 //! scripted HTTP servers that record what they received.
-#![allow(dead_code)]
 
-#[path = "../common/isolation.rs"]
-mod isolation;
+use super::isolation;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, Response, StatusCode};
 use std::sync::{Arc, Mutex};

@@ -1,12 +1,10 @@
 //! Shared helpers for the chat, state and abort tests: a scripted HTTP server with byte-level
 //! control (chunked bodies, drops, stalls) that records every request, frame builders, and an
 //! `analyst` command isolated from the user's environment.
-#![allow(dead_code)]
 
 use assert_cmd::Command;
 
-#[path = "../common/isolation.rs"]
-mod isolation;
+use super::isolation;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
