@@ -2,17 +2,19 @@
 //! of that service. The binary's `main` only calls [`run`]; everything else lives here so that
 //! integration tests and benches can reach the same code.
 
-pub mod cli;
-pub mod client;
-pub mod commands;
-pub mod duration;
+pub(crate) mod cli;
+pub(crate) mod client;
+pub(crate) mod commands;
+pub(crate) mod duration;
 pub mod emulator;
-pub mod exit;
+pub(crate) mod exit;
 pub mod protocol;
-pub mod render;
-pub mod settings;
+pub(crate) mod render;
+pub(crate) mod settings;
 pub mod stream;
-pub mod term;
+pub(crate) mod term;
+
+pub use commands::completions::generated_files;
 
 use clap::{CommandFactory, FromArgMatches};
 

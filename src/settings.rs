@@ -19,7 +19,7 @@ pub use identity::IdentityFlags;
 pub use secret::Secret;
 
 pub use source::{read_document, read_text_source};
-pub use urls::{data_root, endpoint_from_url, redact_url, scim_root};
+pub use urls::{data_root, endpoint_from_url, scim_root};
 use urls::{parse_http_url, split_chat_url};
 
 use crate::exit::usage;
@@ -91,8 +91,6 @@ pub struct Resolver {
     pub profile_name: Option<String>,
     /// That profile's settings (empty when there is no config file or profile).
     pub profile: Profile,
-    /// Where the config was read from, for messages.
-    pub config_path: Option<PathBuf>,
 }
 
 impl Resolver {
@@ -140,7 +138,6 @@ impl Resolver {
             env,
             profile_name,
             profile,
-            config_path,
         })
     }
 

@@ -18,6 +18,7 @@ impl Env {
     }
 
     /// A given set of variables (for tests).
+    #[cfg(test)]
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Env {
         Env(pairs
             .into_iter()
@@ -93,10 +94,6 @@ impl Style {
     /// Green (success).
     pub fn green(&self, s: &str) -> String {
         self.paint("32", s)
-    }
-    /// Yellow (warnings).
-    pub fn yellow(&self, s: &str) -> String {
-        self.paint("33", s)
     }
     /// Cyan (tool calls).
     pub fn cyan(&self, s: &str) -> String {

@@ -8,7 +8,7 @@ fn completions_and_man_pages_are_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let regenerate = std::env::var_os("ANALYST_REGENERATE").is_some();
     let mut stale = Vec::new();
-    let files = analyst::commands::completions::generated_files();
+    let files = analyst::generated_files();
     assert!(
         files.len() >= 5 + 9,
         "five shells and a man page per command"

@@ -10,4 +10,4 @@ pub mod http;
 pub mod resume;
 pub mod scim;
 
-pub use http::{error_for_status, Http, RequestLog};
+pub use http::{Http, RequestLog};

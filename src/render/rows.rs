@@ -90,11 +90,6 @@ impl<W: Write> RowWriter<W> {
         self.rows
     }
 
-    /// Column names of the current result.
-    pub fn columns(&self) -> &[Column] {
-        &self.columns
-    }
-
     /// The output of every format but csv.
     fn plain(&mut self) -> &mut dyn Write {
         match &mut self.out {

@@ -11,7 +11,6 @@ use std::path::Path;
 #[derive(Clone)]
 pub struct Secret {
     value: String,
-    origin: String,
 }
 
 impl PartialEq for Secret {
@@ -34,7 +33,6 @@ impl Secret {
         }
         Ok(Secret {
             value: trimmed.to_owned(),
-            origin: origin.to_owned(),
         })
     }
 
@@ -71,11 +69,6 @@ impl Secret {
     /// The value, for the one place that sends it.
     pub fn expose(&self) -> &str {
         &self.value
-    }
-
-    /// Where the secret came from (a flag and file, a variable, a config key), for messages.
-    pub fn origin(&self) -> &str {
-        &self.origin
     }
 }
 

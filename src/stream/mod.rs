@@ -4,7 +4,7 @@
 //! the client hands it chunks, a file hands it the same.
 
 pub mod answer;
-pub mod jsonscan;
-pub mod lines;
+pub(crate) mod jsonscan;
+pub(crate) mod lines;
 pub mod ndjson;
-pub mod tracker;
+pub(crate) mod tracker;

@@ -63,13 +63,6 @@ pub struct ViewCat {
     pub paths: BTreeMap<String, Vec<String>>,
 }
 
-impl ViewCat {
-    /// A member by its name in the view.
-    pub fn member(&self, name: &str) -> Option<&Member> {
-        self.members.iter().find(|m| m.name == name)
-    }
-}
-
 /// Flattens the model's views; synthesises one view per cube when it declares none.
 pub fn views(model: &Model) -> Vec<ViewCat> {
     if !model.views.is_empty() {

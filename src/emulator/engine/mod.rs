@@ -6,24 +6,24 @@
 //! ([`agent`]) that turns a question into the frames of one turn, with the answer text
 //! ([`answer_text`]). Only `emulator::http` imports this room; it imports nothing of `http`.
 
-pub mod agent;
-pub mod answer_text;
-pub mod catalog;
-pub mod dates;
-pub mod loaded;
-pub mod meta_search;
-pub mod model;
+pub(crate) mod agent;
+pub(crate) mod answer_text;
+pub(crate) mod catalog;
+pub(crate) mod dates;
+pub(crate) mod loaded;
+pub(crate) mod meta_search;
+pub(crate) mod model;
 mod model_check;
 mod model_infer;
 pub mod model_yaml;
-pub mod planner;
-pub mod request;
-pub mod sample_data;
-pub mod semantic;
-pub mod sqlgen;
-pub mod timeparse;
+pub(crate) mod planner;
+pub(crate) mod request;
+pub(crate) mod sample_data;
+pub(crate) mod semantic;
+pub(crate) mod sqlgen;
+pub(crate) mod timeparse;
 pub mod warehouse;
-pub mod words;
+pub(crate) mod words;
 
 pub use loaded::Engine;
 pub use request::{AgentRequest, AgentRun, TurnMemory};

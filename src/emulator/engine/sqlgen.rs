@@ -30,11 +30,6 @@ pub fn ident(name: &str) -> String {
     }
 }
 
-/// The dialect SQL of a plan over its view.
-pub fn build(view: &ViewCat, plan: &Plan) -> String {
-    build_on(view, view, plan)
-}
-
 /// The one cube every member of a plan belongs to, when it is not the view's root: such a
 /// question ("customers who signed up last month") is about that cube's own rows, which the
 /// view would reach only through its root (customers without orders would vanish).

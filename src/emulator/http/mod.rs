@@ -10,7 +10,7 @@ pub mod auth;
 mod body_check;
 mod chat_routes;
 mod chat_stream;
-pub mod clock;
+pub(crate) mod clock;
 mod data_routes;
 mod external_users;
 pub mod faults;
