@@ -166,38 +166,7 @@ impl Resolver {
     /// The chat URL, from `--url` or its parts, by precedence (a full URL beats its parts at the
     /// same level; parts missing at the winning level are filled from lower ones).
     pub fn chat_endpoint(&self, flags: &ServiceFlags) -> Result<ChatEndpoint> {
-        let levels = [
-            Level {
-                name: "flags",
-                url: flags.url.clone().map(|v| (v, "--url")),
-                base: flags.base_url.clone().map(|v| (v, "--base-url")),
-                account: flags.account.clone().map(|v| (v, "--account")),
-                agent: flags.agent.clone().map(|v| (v, "--agent")),
-            },
-            Level {
-                name: "environment",
-                url: self
-                    .env
-                    .get("ANALYST_CHAT_URL")
-                    .map(|v| (v, "ANALYST_CHAT_URL")),
-                base: self
-                    .env
-                    .get("ANALYST_BASE_URL")
-                    .map(|v| (v, "ANALYST_BASE_URL")),
-                account: self
-                    .env
-                    .get("ANALYST_ACCOUNT")
-                    .map(|v| (v, "ANALYST_ACCOUNT")),
-                agent: self.env.get("ANALYST_AGENT").map(|v| (v, "ANALYST_AGENT")),
-            },
-            Level {
-                name: "profile",
-                url: self.profile.chat_url.clone().map(|v| (v, "chat_url")),
-                base: self.profile.base_url.clone().map(|v| (v, "base_url")),
-                account: self.profile.account.clone().map(|v| (v, "account")),
-                agent: self.profile.agent.clone().map(|v| (v, "agent")),
-            },
-        ];
+        let levels = self.url_levels(flags);
         let Some(top) = levels.iter().position(Level::any) else {
             return Err(usage(
                 "no chat URL: pass --url (the agent's Chat API URL), or --base-url, --account and --agent \
@@ -217,65 +186,37 @@ impl Resolver {
         if let Some((url, origin)) = &levels[top].url {
             return endpoint_from_url(url, origin);
         }
-        // Parts, filled from lower levels (their parts, or the parts of their full URL).
-        let mut base = None;
-        let mut account = None;
-        let mut agent = None;
-        for level in &levels[top..] {
-            let parsed = level.url.as_ref().and_then(|(u, _)| split_chat_url(u));
-            base = base
-                .or(level.base.clone())
-                .or_else(|| parsed.clone().map(|p| (p.0, "a lower-precedence chat URL")));
-            account = account
-                .or(level.account.clone())
-                .or_else(|| parsed.clone().map(|p| (p.1, "a lower-precedence chat URL")));
-            agent = agent
-                .or(level.agent.clone())
-                .or_else(|| parsed.map(|p| (p.2, "a lower-precedence chat URL")));
-        }
-        let missing: Vec<&str> = [
-            ("--base-url", &base),
-            ("--account", &account),
-            ("--agent", &agent),
+        let (base, account, agent) = url_parts(&levels[top..])?;
+        chat_url_from_parts(&base, &account, &agent)
+    }
+
+    /// Where the chat URL and its parts may come from, highest precedence first.
+    fn url_levels(&self, flags: &ServiceFlags) -> [Level; 3] {
+        let env = |name: &'static str| self.env.get(name).map(|v| (v, name));
+        let p = &self.profile;
+        [
+            Level {
+                name: "flags",
+                url: flags.url.clone().map(|v| (v, "--url")),
+                base: flags.base_url.clone().map(|v| (v, "--base-url")),
+                account: flags.account.clone().map(|v| (v, "--account")),
+                agent: flags.agent.clone().map(|v| (v, "--agent")),
+            },
+            Level {
+                name: "environment",
+                url: env("ANALYST_CHAT_URL"),
+                base: env("ANALYST_BASE_URL"),
+                account: env("ANALYST_ACCOUNT"),
+                agent: env("ANALYST_AGENT"),
+            },
+            Level {
+                name: "profile",
+                url: p.chat_url.clone().map(|v| (v, "chat_url")),
+                base: p.base_url.clone().map(|v| (v, "base_url")),
+                account: p.account.clone().map(|v| (v, "account")),
+                agent: p.agent.clone().map(|v| (v, "agent")),
+            },
         ]
-        .iter()
-        .filter(|(_, v)| v.is_none())
-        .map(|(f, _)| *f)
-        .collect();
-        if !missing.is_empty() {
-            return Err(usage(format!(
-                "incomplete chat URL: {} set by {}, but {} missing (or pass --url)",
-                ["--base-url", "--account", "--agent"]
-                    .iter()
-                    .filter(|f| !missing.contains(f))
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                levels[top].name,
-                missing.join(", ")
-            )));
-        }
-        let (base, base_origin) = base.unwrap();
-        let (account, _) = account.unwrap();
-        let (agent, _) = agent.unwrap();
-        let mut url = parse_http_url(&base, base_origin)?;
-        {
-            let mut segs = url
-                .path_segments_mut()
-                .map_err(|_| usage(format!("{base_origin} {base:?} cannot be a base URL")))?;
-            segs.pop_if_empty();
-            segs.extend([
-                "api",
-                "v1",
-                "public",
-                &account,
-                "agents",
-                &agent,
-                "chat",
-                "stream-chat-state",
-            ]);
-        }
-        endpoint_from_url(url.as_str(), base_origin)
     }
 
     /// How to authenticate chat requests: the highest level giving an API key or a token wins; at
@@ -403,6 +344,76 @@ impl Level {
     fn any(&self) -> bool {
         self.url.is_some() || self.base.is_some() || self.account.is_some() || self.agent.is_some()
     }
+}
+
+/// A value and the name of where it came from.
+type Sourced = (String, &'static str);
+
+/// The base URL, account and agent, from the winning level (`levels[0]`), each part it lacks
+/// filled from lower levels (their parts, or the parts of their full URL).
+fn url_parts(levels: &[Level]) -> Result<(Sourced, Sourced, Sourced)> {
+    const LOWER: &str = "a lower-precedence chat URL";
+    let (mut base, mut account, mut agent) = (None, None, None);
+    for level in levels {
+        let parsed = level.url.as_ref().and_then(|(u, _)| split_chat_url(u));
+        base = base
+            .or(level.base.clone())
+            .or_else(|| parsed.clone().map(|p| (p.0, LOWER)));
+        account = account
+            .or(level.account.clone())
+            .or_else(|| parsed.clone().map(|p| (p.1, LOWER)));
+        agent = agent
+            .or(level.agent.clone())
+            .or_else(|| parsed.map(|p| (p.2, LOWER)));
+    }
+    if let (Some(base), Some(account), Some(agent)) = (&base, &account, &agent) {
+        return Ok((base.clone(), account.clone(), agent.clone()));
+    }
+    let flags = [
+        ("--base-url", base.is_some()),
+        ("--account", account.is_some()),
+        ("--agent", agent.is_some()),
+    ];
+    let names = |set: bool| -> String {
+        flags
+            .iter()
+            .filter(|(_, s)| *s == set)
+            .map(|(f, _)| *f)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(usage(format!(
+        "incomplete chat URL: {} set by {}, but {} missing (or pass --url)",
+        names(true),
+        levels[0].name,
+        names(false)
+    )))
+}
+
+/// `{base}/api/v1/public/{account}/agents/{agent}/chat/stream-chat-state`.
+fn chat_url_from_parts(
+    (base, base_origin): &Sourced,
+    (account, _): &Sourced,
+    (agent, _): &Sourced,
+) -> Result<ChatEndpoint> {
+    let mut url = parse_http_url(base, base_origin)?;
+    {
+        let mut segs = url
+            .path_segments_mut()
+            .map_err(|_| usage(format!("{base_origin} {base:?} cannot be a base URL")))?;
+        segs.pop_if_empty();
+        segs.extend([
+            "api",
+            "v1",
+            "public",
+            account,
+            "agents",
+            agent,
+            "chat",
+            "stream-chat-state",
+        ]);
+    }
+    endpoint_from_url(url.as_str(), base_origin)
 }
 
 /// Read a file named by a flag, mapping failures to exit 2 with the flag and path.

@@ -232,6 +232,87 @@ async fn chat(
     body: Body,
     lines: LineFaults,
 ) -> Outcome {
+    let (req, settings) =
+        checked_request(shared, account, agent, token_only, headers, body).await?;
+    let now = shared.clock.now_ms();
+    let mut world = shared.world();
+    sweep(&mut world, now);
+    let key = user_key(&mut world, &settings, now, req.input.is_some())?;
+    let shutdown = shared.shutdown.clone();
+    let Some(input) = req.input.clone() else {
+        let head = read_state(shared, &mut world, &req, &key)?;
+        return Ok(chat_stream::respond(head, None, lines, shutdown));
+    };
+    let chat_id = match req.chat_id.clone() {
+        Some(chat_id) => match continue_thread(shared, &mut world, &req, &key, chat_id)? {
+            Next::Turn(chat_id) => chat_id,
+            Next::Respond(head, joined) => {
+                return Ok(chat_stream::respond(head, joined, lines, shutdown))
+            }
+        },
+        None => new_thread(&mut world, &key)?,
+    };
+    let message_id = req
+        .message_id
+        .clone()
+        .unwrap_or_else(|| shared.clock.next_message_id());
+    let thread = thread_of(&mut world, &chat_id, &key)?;
+    let prompt_chars = input.len()
+        + thread
+            .messages
+            .iter()
+            .filter_map(|m| m["kwargs"]["content"].as_str())
+            .map(str::len)
+            .sum::<usize>();
+    let history = thread.history.clone();
+    let run = turn::begin(thread, &message_id, &input);
+    drop(world);
+    let branch = match req.is_default_branch {
+        Some(true) => None,
+        _ => req.active_branch_name.clone(),
+    };
+    let agent_req = AgentRequest {
+        question: input,
+        history,
+        user_attributes: settings
+            .user_attributes
+            .iter()
+            .flatten()
+            .map(|a| (a.name.clone(), a.value.clone()))
+            .collect(),
+        branch,
+        message_id,
+        today: shared.today.unwrap_or_else(|| shared.clock.today()),
+        dialect: shared.dialect,
+    };
+    let faults = TurnFaults {
+        suspend_after: lines.suspend_after,
+        hold_after: lines.hold_after,
+    };
+    tokio::spawn(turn::drive(
+        shared.clone(),
+        chat_id.clone(),
+        run.clone(),
+        agent_req,
+        faults,
+        prompt_chars,
+    ));
+    // `isStreaming` tells whether the thread was streaming when the request arrived: not on a
+    // fresh send (a resubscribe says true).
+    let head = vec![turn::cutoff(shared.dialect, &chat_id, false)];
+    Ok(chat_stream::respond(head, Some((run, 0)), lines, shutdown))
+}
+
+/// The request admitted (auth, size, shape) and checked field by field as the service checks
+/// it, with the identity it speaks for.
+async fn checked_request(
+    shared: &Arc<Shared>,
+    account: &str,
+    agent: &str,
+    token_only: bool,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(ChatRequest, SessionSettings), Response> {
     let (caller, mut value, size) = admit(
         shared,
         account,
@@ -279,141 +360,106 @@ async fn chat(
             "must not be empty",
         ));
     }
+    Ok((req, settings))
+}
 
-    let now = shared.clock.now_ms();
-    let mut world = shared.world();
-    sweep(&mut world, now);
-    let key = user_key(&mut world, &settings, now, req.input.is_some())?;
-    let shutdown = shared.shutdown.clone();
+/// A read (no input): the thread's state, and whether it is streaming.
+fn read_state(
+    shared: &Shared,
+    world: &mut World,
+    req: &ChatRequest,
+    key: &UserKey,
+) -> Result<Vec<axum::body::Bytes>, Response> {
+    let chat_id = req.chat_id.as_deref().ok_or_else(|| {
+        field_error(
+            StatusCode::BAD_REQUEST,
+            "chatId",
+            "a read (no input) needs a chatId",
+        )
+    })?;
+    let thread = thread_of(world, chat_id, key)?;
+    Ok(vec![
+        turn::cutoff(shared.dialect, chat_id, thread.running.is_some()),
+        state_line(&thread.messages),
+    ])
+}
 
-    let Some(input) = req.input.clone() else {
-        // A read: the thread's state, and whether it is streaming.
-        let chat_id = req.chat_id.as_deref().ok_or_else(|| {
-            field_error(
-                StatusCode::BAD_REQUEST,
-                "chatId",
-                "a read (no input) needs a chatId",
-            )
-        })?;
-        let thread = thread_of(&mut world, chat_id, &key)?;
+/// What a message to an existing thread leads to.
+enum Next {
+    /// A new turn on this thread.
+    Turn(String),
+    /// An answer without a new turn: these head lines, then the running turn joined where it
+    /// is (a resubscribe), or nothing more.
+    Respond(
+        Vec<axum::body::Bytes>,
+        Option<(Arc<super::threads::Run>, usize)>,
+    ),
+}
+
+/// A message to an existing thread: refused while another message streams, joined when it is
+/// the streaming one (a resubscribe, which also resumes a suspended turn), answered with the
+/// state when it was answered already, else a new turn.
+fn continue_thread(
+    shared: &Shared,
+    world: &mut World,
+    req: &ChatRequest,
+    key: &UserKey,
+    chat_id: String,
+) -> Result<Next, Response> {
+    let thread = thread_of(world, &chat_id, key)?;
+    if let Some(run) = &thread.running {
+        if req.message_id.as_deref() != Some(run.message_id.as_str()) {
+            // The service refuses with 400 (not 409) and this exact message; docs and
+            // legacy servers send it as an error line in a 200.
+            const BUSY: &str = "Streaming for thread is in progress";
+            if !shared.dialect.http_refusals() {
+                return Ok(Next::Respond(
+                    vec![turn::line(&emit::error_line(BUSY))],
+                    None,
+                ));
+            }
+            return Err(error(StatusCode::BAD_REQUEST, BUSY));
+        }
+        let run = run.clone();
+        let start = run.position();
+        run.set_paused(false);
+        let head = vec![turn::cutoff(shared.dialect, &chat_id, true)];
+        return Ok(Next::Respond(head, Some((run, start))));
+    }
+    if req
+        .message_id
+        .as_ref()
+        .is_some_and(|m| thread.answered.contains(m))
+    {
+        // That message was answered already: never a second answer; send the state.
         let head = vec![
-            turn::cutoff(shared.dialect, chat_id, thread.running.is_some()),
+            turn::cutoff(shared.dialect, &chat_id, false),
             state_line(&thread.messages),
         ];
-        return Ok(chat_stream::respond(head, None, lines, shutdown));
-    };
+        return Ok(Next::Respond(head, None));
+    }
+    if thread.answered.len() >= MAX_TURNS {
+        return Err(field_error(
+            StatusCode::BAD_REQUEST,
+            "chatId",
+            format!("the thread has {MAX_TURNS} turns, the emulator's limit; start a new thread"),
+        ));
+    }
+    Ok(Next::Turn(chat_id))
+}
 
-    let chat_id = match req.chat_id.clone() {
-        Some(chat_id) => {
-            let thread = thread_of(&mut world, &chat_id, &key)?;
-            if let Some(run) = &thread.running {
-                let same = req.message_id.as_deref() == Some(run.message_id.as_str());
-                if !same {
-                    // The service refuses with 400 (not 409) and this exact message; docs and
-                    // legacy servers send it as an error line in a 200.
-                    const BUSY: &str = "Streaming for thread is in progress";
-                    if !shared.dialect.http_refusals() {
-                        let line = turn::line(&emit::error_line(BUSY));
-                        return Ok(chat_stream::respond(vec![line], None, lines, shutdown));
-                    }
-                    return Err(error(StatusCode::BAD_REQUEST, BUSY));
-                }
-                // Resubscribe: join the running turn where it is now; a suspended turn resumes.
-                let run = run.clone();
-                let head = vec![turn::cutoff(shared.dialect, &chat_id, true)];
-                let start = run.position();
-                run.set_paused(false);
-                return Ok(chat_stream::respond(
-                    head,
-                    Some((run, start)),
-                    lines,
-                    shutdown,
-                ));
-            }
-            if req
-                .message_id
-                .as_ref()
-                .is_some_and(|m| thread.answered.contains(m))
-            {
-                // That message was answered already: never a second answer; send the state.
-                let head = vec![
-                    turn::cutoff(shared.dialect, &chat_id, false),
-                    state_line(&thread.messages),
-                ];
-                return Ok(chat_stream::respond(head, None, lines, shutdown));
-            }
-            if thread.answered.len() >= MAX_TURNS {
-                return Err(field_error(
-                    StatusCode::BAD_REQUEST,
-                    "chatId",
-                    format!("the thread has {MAX_TURNS} turns, the emulator's limit; start a new thread"),
-                ));
-            }
-            chat_id
-        }
-        None => {
-            world
-                .threads
-                .room_for(&key)
-                .map_err(|why| error(StatusCode::FORBIDDEN, why))?;
-            let chat_id = uuid();
-            if let UserKey::External(ext) = &key {
-                world.externals.add_thread(ext, &chat_id);
-            }
-            world.threads.insert(chat_id.clone(), key.clone());
-            chat_id
-        }
-    };
-    let message_id = req
-        .message_id
-        .clone()
-        .unwrap_or_else(|| shared.clock.next_message_id());
-    let thread = thread_of(&mut world, &chat_id, &key)?;
-    let prompt_chars = input.len()
-        + thread
-            .messages
-            .iter()
-            .filter_map(|m| m["kwargs"]["content"].as_str())
-            .map(str::len)
-            .sum::<usize>();
-    let history = thread.history.clone();
-    let run = turn::begin(thread, &message_id, &input);
-    drop(world);
-
-    let branch = match req.is_default_branch {
-        Some(true) => None,
-        _ => req.active_branch_name.clone(),
-    };
-    let agent_req = AgentRequest {
-        question: input,
-        history,
-        user_attributes: settings
-            .user_attributes
-            .iter()
-            .flatten()
-            .map(|a| (a.name.clone(), a.value.clone()))
-            .collect(),
-        branch,
-        message_id,
-        today: shared.today.unwrap_or_else(|| shared.clock.today()),
-        dialect: shared.dialect,
-    };
-    let faults = TurnFaults {
-        suspend_after: lines.suspend_after,
-        hold_after: lines.hold_after,
-    };
-    tokio::spawn(turn::drive(
-        shared.clone(),
-        chat_id.clone(),
-        run.clone(),
-        agent_req,
-        faults,
-        prompt_chars,
-    ));
-    // `isStreaming` tells whether the thread was streaming when the request arrived: not on a
-    // fresh send (a resubscribe says true).
-    let head = vec![turn::cutoff(shared.dialect, &chat_id, false)];
-    Ok(chat_stream::respond(head, Some((run, 0)), lines, shutdown))
+/// A new thread for `key`, if the user has room for one.
+fn new_thread(world: &mut World, key: &UserKey) -> Result<String, Response> {
+    world
+        .threads
+        .room_for(key)
+        .map_err(|why| error(StatusCode::FORBIDDEN, why))?;
+    let chat_id = uuid();
+    if let UserKey::External(ext) = key {
+        world.externals.add_thread(ext, &chat_id);
+    }
+    world.threads.insert(chat_id.clone(), key.clone());
+    Ok(chat_id)
 }
 
 fn state_line(messages: &[Value]) -> axum::body::Bytes {
