@@ -245,7 +245,7 @@ fn state_and_abort(d: Dialect, home: &Path) -> Result<(), String> {
         .args(["--chat-id", &chat, "-o", "json"]));
     expect(&state, 0, "state")?;
     let doc: Value = serde_json::from_str(&state.stdout).map_err(|e| e.to_string())?;
-    if doc["isStreaming"] != false || doc["messages"].as_array().map_or(true, Vec::is_empty) {
+    if doc["isStreaming"] != false || doc["messages"].as_array().is_none_or(Vec::is_empty) {
         return Err(format!("state: {doc}"));
     }
     let abort = run(emu.client(home, "abort").args(["--chat-id", &chat]));

@@ -56,9 +56,9 @@ fn hand_number(engine: &Engine, sql: &str) -> f64 {
         .unwrap_or_else(|| panic!("no number from {sql}"))
 }
 
-fn suite() -> serde_yaml::Value {
+fn suite() -> serde_norway::Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo-suite.yaml");
-    serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]

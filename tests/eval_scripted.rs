@@ -704,7 +704,7 @@ fn ndjson_is_a_case_per_line_and_repeat_names_each_run() {
         .output()
         .unwrap();
     assert_eq!(yaml.status.code(), Some(0), "{}", text(&yaml.stderr));
-    let doc: Value = serde_yaml::from_slice(&yaml.stdout).unwrap();
+    let doc: Value = serde_norway::from_slice(&yaml.stdout).unwrap();
     assert_eq!(doc["summary"]["total"], 1);
     assert_eq!(doc["cases"][0]["answer"], "Total: $3.");
 }

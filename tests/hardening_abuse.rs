@@ -89,7 +89,7 @@ async fn a_thousand_abusive_clients_leave_no_tasks_or_growth_behind() {
     let mut srv = serve(&[]).await;
     // No idle pool: a kept-alive connection holds a task on each side, which is the client's
     // choice, not a leak of the server's.
-    srv.http = reqwest::Client::builder()
+    srv.http = common::http_client()
         .pool_max_idle_per_host(0)
         .build()
         .unwrap();

@@ -28,7 +28,7 @@ impl Emulator {
         Emulator {
             rt,
             running,
-            http: reqwest::Client::new(),
+            http: common::http_client().build().unwrap(),
         }
     }
 

@@ -160,7 +160,7 @@ fn patches_users_on_scim2_server() {
             .enable_all()
             .build()
             .unwrap(),
-        http: reqwest::Client::new(),
+        http: common::http_client().build().unwrap(),
         root: server.root.clone(),
     };
     let root = server.root.as_str();

@@ -166,7 +166,7 @@ async fn the_binary_prints_one_json_line_serves_and_stops_on_sigterm() {
     assert_eq!(info["attributes"], json!(["region"]));
     assert_eq!(info["users"].as_array().unwrap().len(), 3);
 
-    let http = reqwest::Client::new();
+    let http = common::http_client().build().unwrap();
     let resp = http
         .post(info["chatUrl"].as_str().unwrap())
         .header("Authorization", "Api-Key my-key")

@@ -80,7 +80,7 @@ fn json_and_yaml_are_one_document() {
     );
     assert_eq!(doc["rows"][1], json!(["two\nlines", null]));
     let (out, _) = run("yaml", &[]);
-    let y: Value = serde_yaml::from_str(&out).unwrap();
+    let y: Value = serde_norway::from_str(&out).unwrap();
     assert_eq!(y, doc);
 }
 

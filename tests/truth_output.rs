@@ -61,7 +61,7 @@ fn state_messages_known_only_from_state_keep_their_ids_and_no_sort() {
         let doc: Value = if format == "json" {
             serde_json::from_slice(&out.get_output().stdout).unwrap()
         } else {
-            serde_yaml::from_slice(&out.get_output().stdout).unwrap()
+            serde_norway::from_slice(&out.get_output().stdout).unwrap()
         };
         let messages = doc["messages"].as_array().unwrap();
         let ids: Vec<&Value> = messages.iter().map(|m| &m["id"]).collect();

@@ -117,7 +117,8 @@ fn printed_answer(format: &str, stdout: &[u8], home: &Path) -> Result<String, St
             .unwrap_or_default()
             .trim()
             .to_owned(),
-        "yaml" => serde_yaml::from_str::<Value>(&text).map_err(|e| format!("yaml: {e}"))?["final"]
+        "yaml" => serde_norway::from_str::<Value>(&text).map_err(|e| format!("yaml: {e}"))?
+            ["final"]
             .as_str()
             .unwrap_or_default()
             .trim()

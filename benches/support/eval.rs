@@ -36,8 +36,8 @@ fn serve(bin: &str) -> (Child, String, String) {
 /// The single-turn questions of examples/demo-suite.yaml.
 fn questions() -> Vec<String> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/demo-suite.yaml");
-    let suite: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let suite: serde_norway::Value =
+        serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     suite["cases"]
         .as_sequence()
         .unwrap()

@@ -105,10 +105,7 @@ async fn one_chat(
 
 /// `chats` concurrent chats against the emulator, each checked.
 pub fn chats(rt: &tokio::runtime::Runtime, emu: &Running, chats: usize) -> Load {
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(0)
-        .build()
-        .expect("client");
+    let http = client().pool_max_idle_per_host(0).build().expect("client");
     let start = Instant::now();
     let results: Vec<(u64, Duration)> = rt.block_on(async {
         let tasks: Vec<_> = (0..chats)
@@ -153,7 +150,7 @@ pub fn scim_bulk(
 ) -> anyhow::Result<Bulk> {
     let dir = tempfile::tempdir()?;
     // Create the users over SCIM POST, 16 at a time (not timed).
-    let http = reqwest::Client::new();
+    let http = client().build().unwrap();
     let ids: Vec<String> = rt.block_on(async {
         stream::iter(0..users)
             .map(|i| {
@@ -241,4 +238,10 @@ pub fn scim_bulk(
         .filter(|s| s.success())
         .map(|_| t.elapsed());
     Ok(Bulk { users, ours, curl })
+}
+
+/// reqwest 0.13 wants a TLS provider installed even for plain http://; the binary installs ring.
+fn client() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
 }

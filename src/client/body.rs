@@ -68,7 +68,7 @@ pub fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
 pub fn show(d: Duration) -> String {
     if d.as_millis() < 1000 {
         format!("{}ms", d.as_millis())
-    } else if d.as_secs() % 60 != 0 || d.as_secs() < 60 {
+    } else if !d.as_secs().is_multiple_of(60) || d.as_secs() < 60 {
         format!("{}s", d.as_secs())
     } else {
         format!("{}m", d.as_secs() / 60)

@@ -157,7 +157,7 @@ impl DataClient {
 pub fn request_id() -> String {
     let mut b = [0u8; 16];
     // The id only has to be unique; a clock-derived one will do if randomness is unavailable.
-    if getrandom::getrandom(&mut b).is_err() {
+    if getrandom::fill(&mut b).is_err() {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())

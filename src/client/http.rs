@@ -51,6 +51,9 @@ impl Http {
         idle_timeout: Option<Duration>,
         verbose: u8,
     ) -> Result<Http> {
+        // The process-wide TLS provider: ring (see Cargo.toml). A second install (another
+        // command in the same process, a test) finds it there already, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let mut builder = reqwest::Client::builder()
             .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
             .redirect(same_origin_redirects())

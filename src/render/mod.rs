@@ -102,7 +102,7 @@ pub fn write_document(
 ) -> Result<()> {
     match format {
         Format::Yaml => {
-            let text = serde_yaml::to_string(value)?;
+            let text = serde_norway::to_string(value)?;
             out.write_all(text.as_bytes())?;
         }
         _ => {

@@ -176,7 +176,7 @@ impl<W: Write> RowWriter<W> {
                 )?;
             }
             RowFormat::Yaml => {
-                let schema = serde_yaml::to_string(&columns)?;
+                let schema = serde_norway::to_string(&columns)?;
                 let out = self.plain();
                 let (first_lead, lead) = if many { ("- ", "  ") } else { ("", "") };
                 if columns.is_empty() {
@@ -298,7 +298,7 @@ impl<W: Write> RowWriter<W> {
 
     fn draw_table(&mut self) -> Result<()> {
         let mut grid = table(self.opts.style);
-        grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+        grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
         grid.set_header(
             self.columns
                 .iter()
@@ -484,10 +484,10 @@ mod tests {
         assert_eq!(many[1]["rows"], serde_json::json!([]));
         assert_eq!(many[0], doc);
         let y: serde_json::Value =
-            serde_yaml::from_str(&render(RowFormat::Yaml, false, &[&rows])).unwrap();
+            serde_norway::from_str(&render(RowFormat::Yaml, false, &[&rows])).unwrap();
         assert_eq!(y, doc);
         let y: serde_json::Value =
-            serde_yaml::from_str(&render(RowFormat::Yaml, true, &[&rows, &[]])).unwrap();
+            serde_norway::from_str(&render(RowFormat::Yaml, true, &[&rows, &[]])).unwrap();
         assert_eq!(y[0], doc);
         assert_eq!(y[1]["rowCount"], 0);
         let nd = render(RowFormat::Ndjson, false, &[&rows]);

@@ -86,7 +86,7 @@ fn write_table(out: &mut impl Write, results: &[PatchResult], style: Style) -> R
     use comfy_table::{Cell, Color};
     let mut table = table(style);
     table
-        .load_preset(comfy_table::presets::NOTHING)
+        .load_style(comfy_table::presets::NOTHING)
         .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
         .set_header(["ID", "STATUS", "USERNAME", "ACTIVE", "ERROR"]);
     for r in results {

@@ -119,7 +119,7 @@ impl StateView {
     pub fn write_table(&self, out: &mut impl Write, style: Style) -> Result<()> {
         use comfy_table::{Cell, Color};
         let mut grid = table(style);
-        grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+        grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
         grid.set_header(["sort", "role", "kind", "text"]);
         for r in self.rows() {
             let kind = Cell::new(r.kind);

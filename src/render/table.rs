@@ -240,7 +240,7 @@ pub fn render(set: &Dataset, headers: &[String], sql: Option<&str>, opts: &Table
         })
         .collect();
     let mut grid = super::table(opts.style);
-    grid.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
     grid.set_content_arrangement(ContentArrangement::Dynamic);
     grid.set_width(opts.width.max(20) as u16);
     grid.set_header((0..columns).map(|c| {

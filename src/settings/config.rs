@@ -60,9 +60,9 @@ pub struct Profile {
 }
 
 fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Option::<serde_yaml::Value>::deserialize(d)? {
-        Some(serde_yaml::Value::String(s)) => Some(s),
-        Some(serde_yaml::Value::Number(n)) => Some(n.to_string()),
+    Ok(match Option::<serde_norway::Value>::deserialize(d)? {
+        Some(serde_norway::Value::String(s)) => Some(s),
+        Some(serde_norway::Value::Number(n)) => Some(n.to_string()),
         Some(_) => return Err(serde::de::Error::custom("expected a string or a number")),
         None => None,
     })
@@ -116,7 +116,7 @@ impl Config {
         let config: Config = if text.trim().is_empty() {
             Config::default()
         } else {
-            serde_yaml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+            serde_norway::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         };
         if config
             .profiles

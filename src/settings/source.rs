@@ -19,7 +19,7 @@ pub fn read_document(flag: &str, value: &str) -> Result<Value> {
     let text = read_text_source(flag, path)?;
     let is_yaml = path.ends_with(".yaml") || path.ends_with(".yml");
     if is_yaml {
-        let yaml: serde_yaml::Value = serde_yaml::from_str(&text)
+        let yaml: serde_norway::Value = serde_norway::from_str(&text)
             .map_err(|e| usage(format!("{flag}: {path}: invalid YAML: {e}")))?;
         serde_json::to_value(yaml).map_err(|e| usage(format!("{flag}: {path}: {e}")))
     } else {

@@ -20,3 +20,10 @@ pub mod scripted;
 pub mod serve;
 pub mod sql;
 pub mod venv;
+
+/// A client builder for servers on loopback: reqwest 0.13 wants a TLS provider installed even
+/// for plain http://, and the binary installs ring (src/client/http.rs); tests do the same.
+pub fn http_client() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+}

@@ -31,7 +31,7 @@ pub async fn serve_with(adjust: impl FnOnce(&mut ServeOptions)) -> Srv {
     let running = start(opts).await.expect("emulator starts");
     Srv {
         running,
-        http: reqwest::Client::new(),
+        http: super::http_client().build().unwrap(),
     }
 }
 

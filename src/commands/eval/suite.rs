@@ -8,7 +8,7 @@ use crate::protocol::SessionSettings;
 use anyhow::Result;
 use regex::Regex;
 use serde::de::DeserializeOwned;
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
@@ -124,8 +124,8 @@ pub fn load(paths: &[std::path::PathBuf]) -> Result<Vec<Case>> {
 /// Parse one suite's text; `path` names it in errors.
 pub fn parse(path: &Path, text: &str) -> Result<Vec<Case>> {
     let file = path.display().to_string();
-    let doc: Value =
-        serde_yaml::from_str(text).map_err(|e| usage(format!("{file}: not a YAML suite: {e}")))?;
+    let doc: Value = serde_norway::from_str(text)
+        .map_err(|e| usage(format!("{file}: not a YAML suite: {e}")))?;
     let top = mapping(&doc, &file, "the suite")?;
     check_keys(top, TOP_KEYS, &file, "top level")?;
     let mut defaults = (None, None);
@@ -281,7 +281,7 @@ fn check_keys(m: &Mapping, known: &[&str], at: &str, what: &str) -> Result<()> {
     for k in m.keys() {
         let name = match k {
             Value::String(s) => s.clone(),
-            other => serde_yaml::to_string(other)
+            other => serde_norway::to_string(other)
                 .unwrap_or_default()
                 .trim()
                 .to_owned(),
@@ -297,7 +297,7 @@ fn check_keys(m: &Mapping, known: &[&str], at: &str, what: &str) -> Result<()> {
 }
 
 fn de<T: DeserializeOwned>(v: &Value, at: &str) -> Result<T> {
-    serde_yaml::from_value(v.clone()).map_err(|e| usage(format!("{at}: {e}")))
+    serde_norway::from_value(v.clone()).map_err(|e| usage(format!("{at}: {e}")))
 }
 
 fn field<T: DeserializeOwned>(m: &Mapping, key: &str, at: &str) -> Result<Option<T>> {

@@ -209,7 +209,7 @@ trait IncludesExt {
 
 impl IncludesExt for Option<&Vec<String>> {
     fn is_none_or_contains(&self, n: &str) -> bool {
-        self.map_or(true, |l| l.iter().any(|x| x == n))
+        self.is_none_or(|l| l.iter().any(|x| x == n))
     }
 }
 

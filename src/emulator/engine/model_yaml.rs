@@ -1,11 +1,11 @@
 //! Reading a model from YAML with errors that name the file, the path inside it and the problem.
-//! The file is walked as a `serde_yaml::Value` rather than derived structs, because serde's errors
+//! The file is walked as a `serde_norway::Value` rather than derived structs, because serde's errors
 //! do not carry paths like `cubes[2].measures[0].type`.
 
 use std::path::Path;
 
 use anyhow::{anyhow, Context};
-use serde_yaml::Value;
+use serde_norway::Value;
 
 use super::model::*;
 
@@ -33,7 +33,7 @@ pub fn load(path: &Path) -> anyhow::Result<Model> {
 
 /// Parses and validates model text; `source` names the file in errors.
 pub fn parse(text: &str, source: &str) -> anyhow::Result<Model> {
-    let value: Value = serde_yaml::from_str(text).map_err(|e| match e.location() {
+    let value: Value = serde_norway::from_str(text).map_err(|e| match e.location() {
         Some(l) => anyhow!(
             "{source}: line {}, column {}: invalid YAML: {e}",
             l.line(),

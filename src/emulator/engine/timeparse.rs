@@ -69,7 +69,7 @@ pub fn describe(start: Date, end: Date) -> String {
         format!("{} {}", month_name(start.m), start.y)
     } else if start.d == 1 && start.m == 1 && end == Date::new((start.y + 1, 1, 1)) {
         start.y.to_string()
-    } else if start.d == 1 && (start.m - 1) % 3 == 0 && start.month_start(3) == end {
+    } else if start.d == 1 && (start.m - 1).is_multiple_of(3) && start.month_start(3) == end {
         format!("Q{} {}", (start.m - 1) / 3 + 1, start.y)
     } else if start == last {
         start.to_string()

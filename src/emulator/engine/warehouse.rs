@@ -194,10 +194,12 @@ impl Warehouse {
             Arc::clone(cache.entry(sql.to_string()).or_default())
         };
         let outcome = slot.get_or_init(|| {
-            let conn = self.checkout().map_err(|e| format!("{e:#}"))?;
-            let result = run(&conn, sql);
-            conn.progress_handler(0, None::<fn() -> bool>);
-            self.checkin(conn);
+            let mut conn = self.checkout().map_err(|e| format!("{e:#}"))?;
+            let result = run(&mut conn, sql);
+            // A connection whose time limit cannot be lifted would stop the next query at once.
+            if conn.progress_handler(0, None::<fn() -> bool>).is_ok() {
+                self.checkin(conn);
+            }
             result.map(Arc::new).map_err(|e| format!("{e:#}"))
         });
         match outcome {
@@ -227,12 +229,13 @@ impl Warehouse {
         started: impl FnOnce(rusqlite::InterruptHandle) -> G,
         emit: impl FnMut(Vec<Vec<Cell>>) -> bool,
     ) -> anyhow::Result<()> {
-        let conn = self.checkout()?;
+        let mut conn = self.checkout()?;
         let guard = started(conn.get_interrupt_handle());
-        let result = stream_rows(&conn, sql, cap, chunk.max(1), limit, emit);
+        let result = stream_rows(&mut conn, sql, cap, chunk.max(1), limit, emit);
         drop(guard);
-        conn.progress_handler(0, None::<fn() -> bool>);
-        self.checkin(conn);
+        if conn.progress_handler(0, None::<fn() -> bool>).is_ok() {
+            self.checkin(conn);
+        }
         result
     }
 
@@ -249,7 +252,7 @@ impl Warehouse {
 }
 
 fn stream_rows(
-    conn: &Connection,
+    conn: &mut Connection,
     sql: &str,
     cap: usize,
     chunk: usize,
@@ -257,7 +260,7 @@ fn stream_rows(
     mut emit: impl FnMut(Vec<Vec<Cell>>) -> bool,
 ) -> anyhow::Result<()> {
     let deadline = Instant::now() + limit;
-    conn.progress_handler(10_000, Some(move || Instant::now() > deadline));
+    conn.progress_handler(10_000, Some(move || Instant::now() > deadline))?;
     let stopped = |e: rusqlite::Error| match e {
         rusqlite::Error::SqliteFailure(f, _)
             if f.code == rusqlite::ErrorCode::OperationInterrupted =>
@@ -292,11 +295,11 @@ fn stream_rows(
     Ok(())
 }
 
-fn run(conn: &Connection, sql: &str) -> anyhow::Result<QueryResult> {
+fn run(conn: &mut Connection, sql: &str) -> anyhow::Result<QueryResult> {
     let deadline = Instant::now() + TIME_LIMIT;
-    conn.progress_handler(10_000, Some(move || Instant::now() > deadline));
+    conn.progress_handler(10_000, Some(move || Instant::now() > deadline))?;
     let mut stmt = conn.prepare(sql)?;
-    let columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
     let n = columns.len();
     let mut rows = Vec::new();
     let mut total = 0;

@@ -103,7 +103,7 @@ impl Vocabulary {
                 continue;
             }
             let dist = edit_distance(w, k);
-            if dist <= tol && best.map_or(true, |(b, _)| dist < b) {
+            if dist <= tol && best.is_none_or(|(b, _)| dist < b) {
                 best = Some((dist, k));
             }
         }

@@ -336,7 +336,7 @@ async fn checked_request(
             "the body is larger than 1 MiB (10 MiB with images)",
         ));
     }
-    if value.get("sessionSettings").map_or(true, Value::is_null) {
+    if value.get("sessionSettings").is_none_or(Value::is_null) {
         value["sessionSettings"] = serde_json::json!({}); // a token carries the identity
     }
     let req: ChatRequest = serde_json::from_value(value)
@@ -479,7 +479,7 @@ async fn abort(
         admit(shared, account, agent, token_only, headers, body, MAX_BODY).await?;
     body_check::abort_body(&value, matches!(caller, ChatCaller::ApiKey))
         .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
-    if value.get("sessionSettings").map_or(true, Value::is_null) {
+    if value.get("sessionSettings").is_none_or(Value::is_null) {
         value["sessionSettings"] = serde_json::json!({});
     }
     let req: AbortRequest = serde_json::from_value(value)

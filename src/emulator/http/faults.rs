@@ -193,8 +193,8 @@ impl Faults {
                 continue;
             }
             let n = counter.fetch_add(1, Ordering::SeqCst);
-            let in_times = fault.times.map_or(true, |k| n < k);
-            let on_beat = fault.every.map_or(true, |e| (n + 1) % e == 0);
+            let in_times = fault.times.is_none_or(|k| n < k);
+            let on_beat = fault.every.is_none_or(|e| (n + 1) % e == 0);
             if !(in_times && on_beat) {
                 continue;
             }

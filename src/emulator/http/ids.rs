@@ -3,7 +3,7 @@
 /// Fill `buf` from the operating system's random source. If that fails (it practically never
 /// does), mix the process's randomly keyed hasher with a counter so ids still differ.
 fn fill_random(buf: &mut [u8]) {
-    if getrandom::getrandom(buf).is_ok() {
+    if getrandom::fill(buf).is_ok() {
         return;
     }
     use std::hash::{BuildHasher, Hasher};

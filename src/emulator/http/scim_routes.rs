@@ -128,7 +128,7 @@ fn list_users(shared: &Shared, query: &Query) -> Response {
             .scim
             .all()
             .map(|u| u.render(&shared.scim_root))
-            .filter(|u| query.filter.as_ref().map_or(true, |f| f.matches(u)))
+            .filter(|u| query.filter.as_ref().is_none_or(|f| f.matches(u)))
             .collect()
     };
     query.sort(&mut matched);

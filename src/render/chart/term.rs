@@ -62,7 +62,7 @@ pub fn draw(chart: &Chart, width: usize, style: Style) -> String {
 }
 
 fn legend(out: &mut String, chart: &Chart, width: usize, style: Style) {
-    if chart.series.len() < 2 && chart.series.first().map_or(true, String::is_empty) {
+    if chart.series.len() < 2 && chart.series.first().is_none_or(String::is_empty) {
         return;
     }
     let mut line = String::new();
@@ -142,7 +142,7 @@ fn bars(
             let eighths = (totals[i].abs() * scale * 8.0).round() as usize;
             let full = eighths / 8;
             let mut bar = "█".repeat(full);
-            if eighths % 8 > 0 {
+            if !eighths.is_multiple_of(8) {
                 bar.push(EIGHTHS[eighths % 8]);
             }
             cells = bar.chars().count();
@@ -222,7 +222,7 @@ fn shares(
         };
         let eighths = (share * bar_w as f64 * 8.0).round() as usize;
         let mut bar = "█".repeat(eighths / 8);
-        if eighths % 8 > 0 {
+        if !eighths.is_multiple_of(8) {
             bar.push(EIGHTHS[eighths % 8]);
         }
         let cells = bar.chars().count();
