@@ -120,21 +120,7 @@ async fn live(
         args.fallback,
         args.save_dir.clone(),
     );
-    let mut jobs = Vec::new();
-    for case in cases {
-        for k in 1..=args.repeat {
-            let name = if args.repeat > 1 {
-                format!("{}#{k}", case.name)
-            } else {
-                case.name.clone()
-            };
-            jobs.push(Job {
-                slot: jobs.len(),
-                case,
-                name,
-            });
-        }
-    }
+    let jobs = jobs(cases, args.repeat);
     if ctx.global.dry_run {
         // Follow-ups need the thread the first answer names, so only first turns are shown.
         let logs: Vec<_> = jobs
@@ -149,16 +135,7 @@ async fn live(
     }
 
     let total = jobs.len();
-    let bar = ctx.chatty().then(|| {
-        let bar = ProgressBar::new(total as u64);
-        if let Ok(style) =
-            ProgressStyle::with_template("{spinner} {pos}/{len} cases {wide_bar} {msg}")
-        {
-            bar.set_style(style);
-        }
-        bar.enable_steady_tick(Duration::from_millis(120));
-        bar
-    });
+    let bar = ctx.chatty().then(|| progress(total));
     let started = Instant::now();
     let mut results: Vec<CaseResult> = Vec::with_capacity(total);
     let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
@@ -214,28 +191,74 @@ async fn live(
     if let Some(path) = &args.junit {
         report::write_junit(path, &results, elapsed)?;
     }
-    if let Some(f) = &findings {
+    summarise(ctx, &results, findings.as_ref(), elapsed);
+    if !finished {
+        return Ok(Status::Interrupted);
+    }
+    verdict(&results, findings.as_ref())
+}
+
+/// The baseline's findings and the one-line summary, on stderr.
+fn summarise(
+    ctx: &Ctx,
+    results: &[CaseResult],
+    findings: Option<&baseline::Findings>,
+    elapsed: Duration,
+) {
+    if let Some(f) = findings {
         for line in f.lines() {
             crate::term::diag(format_args!("{line}"));
         }
     }
+    if ctx.global.quiet {
+        return;
+    }
     let passed = results.iter().filter(|r| r.passed()).count();
-    if !ctx.global.quiet {
-        let regressed = findings
-            .as_ref()
-            .map(|f| format!(", {} regressed", f.regressed_cases()))
-            .unwrap_or_default();
-        crate::term::diag(format_args!(
-            "analyst: {passed} passed, {} failed{regressed} of {} cases in {:.1} s",
-            results.len() - passed,
-            results.len(),
-            elapsed.as_secs_f64()
-        ));
+    let regressed = findings
+        .map(|f| format!(", {} regressed", f.regressed_cases()))
+        .unwrap_or_default();
+    crate::term::diag(format_args!(
+        "analyst: {passed} passed, {} failed{regressed} of {} cases in {:.1} s",
+        results.len() - passed,
+        results.len(),
+        elapsed.as_secs_f64()
+    ));
+}
+
+/// Every case `repeat` times, named `case#k` when repeated, in suite order.
+fn jobs(cases: &[suite::Case], repeat: usize) -> Vec<Job<'_>> {
+    let mut jobs = Vec::with_capacity(cases.len() * repeat);
+    for case in cases {
+        for k in 1..=repeat {
+            let name = if repeat > 1 {
+                format!("{}#{k}", case.name)
+            } else {
+                case.name.clone()
+            };
+            jobs.push(Job {
+                slot: jobs.len(),
+                case,
+                name,
+            });
+        }
     }
-    if !finished {
-        return Ok(Status::Interrupted);
+    jobs
+}
+
+/// The bar on stderr while the cases run.
+fn progress(total: usize) -> ProgressBar {
+    let bar = ProgressBar::new(total as u64);
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {pos}/{len} cases {wide_bar} {msg}")
+    {
+        bar.set_style(style);
     }
-    // A run where no case got a stream failed as a whole: say why, with its status.
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+/// The status of a finished run: 0 when every case passed and none regressed, 1 otherwise;
+/// a run where no case got a stream failed as a whole, with its own status and why.
+fn verdict(results: &[CaseResult], findings: Option<&baseline::Findings>) -> Result<Status> {
     if !results.is_empty() && results.iter().all(|r| !r.got_stream) {
         if let Some((status, message)) = results.iter().find_map(|r| r.error.clone()) {
             if matches!(status, Status::Usage | Status::Auth | Status::Network) {
@@ -243,8 +266,9 @@ async fn live(
             }
         }
     }
-    let regressed = findings.as_ref().is_some_and(|f| f.regressed_cases() > 0);
-    Ok(if passed == results.len() && !regressed {
+    let passed = results.iter().all(CaseResult::passed);
+    let regressed = findings.is_some_and(|f| f.regressed_cases() > 0);
+    Ok(if passed && !regressed {
         Status::Success
     } else {
         Status::Failure
