@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::bail;
 
-use super::catalog::{aggregate, expand, quote, Kind, ViewCat};
+use super::catalog::{aggregate, dimension_sql, quote, sub_query_target, Kind, ViewCat};
 use super::model::{DimKind, MeasureKind, Model};
 use super::warehouse::{Cell, Warehouse};
 
@@ -33,7 +33,7 @@ pub fn against_data(model: &Model, w: &Warehouse, source: &str, data: &str) -> a
         let dims = c.dimensions.iter().enumerate().map(|(i, d)| {
             (
                 format!("dimensions[{i}]"),
-                expand(model, &c.name, &c.name, &d.sql, 0),
+                dimension_sql(model, &c.name, &c.name, d, 0),
             )
         });
         let measures = c.measures.iter().enumerate().map(|(i, m)| {
@@ -93,7 +93,7 @@ pub(super) fn distinct(
 ) -> Option<Vec<String>> {
     let c = model.cube(cube)?;
     let d = c.dimensions.iter().find(|d| d.name == member)?;
-    let e = expand(model, cube, cube, &d.sql, 0);
+    let e = dimension_sql(model, cube, cube, d, 0);
     if !own_only(model, cube, &e) {
         return None;
     }
@@ -115,6 +115,47 @@ pub(super) fn distinct(
 
 fn problem<T>(path: &str, message: impl Into<String>) -> Result<T, (String, String)> {
     Err((path.to_string(), message.into()))
+}
+
+/// A `sub_query` dimension names a measure of another cube joined to this one, which has no
+/// access policy of its own (the subquery reads its rows outside the query's policies).
+fn sub_query_dimension(m: &Model, cube: &str, d: &super::model::Dimension) -> Result<(), String> {
+    let Some((other, measure)) = sub_query_target(&d.sql) else {
+        return Err(format!(
+            "a `sub_query` dimension's sql is one measure of another cube, as {{cube.measure}}; got '{}'",
+            d.sql
+        ));
+    };
+    let Some(target) = m.cube(other).filter(|_| other != cube) else {
+        return Err(format!("'{other}' is not another cube of the model"));
+    };
+    let Some(x) = target.measures.iter().find(|x| x.name == measure) else {
+        return Err(format!("cube '{other}' has no measure '{measure}'"));
+    };
+    if x.kind == MeasureKind::Number {
+        return Err(format!(
+            "'{other}.{measure}' is a `number` measure; a sub_query takes a sum, count, avg, min or max"
+        ));
+    }
+    if x.sql.replace("{CUBE}", "").contains('{') {
+        return Err(format!(
+            "'{other}.{measure}' refers to other members; a sub_query takes a measure over its cube's own columns"
+        ));
+    }
+    if target.join_to(cube).is_none() && m.cube(cube).and_then(|c| c.join_to(other)).is_none() {
+        return Err(format!(
+            "cubes '{cube}' and '{other}' have no join between them"
+        ));
+    }
+    if !target.policies.is_empty() {
+        return Err(format!(
+            "cube '{other}' has an access policy, which a sub_query would bypass"
+        ));
+    }
+    if d.kind != DimKind::Number {
+        return Err("a `sub_query` dimension has `type: number`".into());
+    }
+    Ok(())
 }
 
 /// Cross-references inside a model: unique names, joins to existing cubes, view paths and members, policies.
@@ -158,6 +199,12 @@ pub fn references(m: &Model) -> Result<(), (String, String)> {
                     &format!("cubes[{ci}].measures[{i}].sql"),
                     "a `number` measure must reference other measures as {name}",
                 );
+            }
+        }
+        for (i, d) in c.dimensions.iter().enumerate() {
+            if d.sub_query {
+                sub_query_dimension(m, &c.name, d)
+                    .map_err(|e| (format!("cubes[{ci}].dimensions[{i}].sql"), e))?;
             }
         }
         for (i, p) in c.policies.iter().enumerate() {

@@ -96,6 +96,7 @@ pub fn model(w: &Warehouse) -> anyhow::Result<Model> {
                 kind,
                 sql: name,
                 primary_key: pk,
+                sub_query: false,
                 synonyms: Vec::new(),
             });
         }

@@ -7,7 +7,7 @@ use sqlparser::ast::{
     Ident, InTarget, UnaryOperator, Value,
 };
 
-use super::super::catalog::{aggregate, expand, Kind, Member, ViewCat};
+use super::super::catalog::{aggregate, dimension_sql, Kind, Member, ViewCat};
 use super::super::model::{DimKind, MeasureKind, Model};
 use super::super::timeparse::Grain;
 use super::{bucket, literal, CompileError, Role};
@@ -117,7 +117,7 @@ impl Cx<'_> {
             .and_then(|c| c.dimensions.iter().find(|d| d.name == m.member))
             .map_or_else(
                 || "NULL".into(),
-                |d| expand(self.model, &self.view.root, &m.cube, &d.sql, 0),
+                |d| dimension_sql(self.model, &self.view.root, &m.cube, d, 0),
             )
     }
 
