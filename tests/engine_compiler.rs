@@ -406,6 +406,16 @@ fn the_agents_sql_is_dialect_sql_that_reruns_to_the_same_rows() {
             "revenue by country last month",
             &[("region", "Americas")][..],
         ),
+        // Numeric filters: an order total (a sub_query dimension) and a HAVING threshold.
+        (
+            "How many orders over $100 in 2025?",
+            &[("region", "Europe")][..],
+        ),
+        ("revenue from orders above 500 dollars in 2025", &[][..]),
+        (
+            "products with revenue over $10,000 in 2025",
+            &[("region", "Americas")][..],
+        ),
     ] {
         let run = ask_thread(e, &[question], attrs);
         let result = sql_result(&run).expect("a SQL tool call");

@@ -79,7 +79,7 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
     if !by.is_empty() {
         title.push_str(&format!(" by {}", by.join(" and ")));
     }
-    let filters = if plan.filters.is_empty() {
+    let mut filters = if plan.filters.is_empty() {
         String::new()
     } else {
         format!(
@@ -91,12 +91,26 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
                 .join(" and ")
         )
     };
+    for w in answer_text::compared_words(view, &plan.conditions) {
+        filters.push_str(&format!(" with {w}"));
+    }
+    let having = answer_text::compared_words(view, &plan.having).join(" and ");
+    if !having.is_empty() {
+        title.push_str(&format!(" with {having}"));
+    }
     let range = match (&plan.compare, &plan.range) {
         (Some((a, b, _)), _) => format!(", {} vs {}", a.label, b.label),
         (None, Some(r)) => format!(", {}", r.label),
         (None, None) => String::new(),
     };
-    (title, Scope { filters, range })
+    (
+        title,
+        Scope {
+            filters,
+            range,
+            having,
+        },
+    )
 }
 
 impl Engine {
@@ -201,7 +215,9 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     // and eval's `rows` take the last).
     let total = match &outcome {
         Ok(r) => {
-            let grouped = !plan.dimensions.is_empty() || plan.grain.is_some();
+            // A threshold's groups are a selection: their whole is no total of the scope.
+            let grouped =
+                (!plan.dimensions.is_empty() || plan.grain.is_some()) && plan.having.is_empty();
             if grouped && r.rows.len() > 1 || plan.compare.is_some() && !plan.dimensions.is_empty()
             {
                 let mut whole = plan.clone();
@@ -240,6 +256,9 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let answer = match &outcome {
         Ok(r) => match &plan.compare {
             Some(_) => answer_text::growth(&plan, &columns, r, total.as_deref(), &scope),
+            None if !plan.having.is_empty() => {
+                answer_text::thresholds(&plan, view, &columns, r, &scope)
+            }
             None => answer_text::write(&plan, view, &columns, r, total.as_deref(), &scope),
         },
         Err(e) if e.contains("Bad branch") => {
@@ -434,7 +453,7 @@ fn unmapped(views: &[ViewCat], unknown: &[String]) -> String {
         ([], []) => String::new(),
         (names, []) => format!(": it has nothing called {}", quoted(names)),
         ([], numeric) => format!(
-            ": I cannot apply a numeric filter such as {} (filters on amounts of single orders or lines are not supported)",
+            ": I cannot tell what the numeric filter {} applies to (I can filter rows on an amount the model has per row, such as an order's total, or keep groups by a measure, as in \"customers with more than 5 orders\")",
             quoted(numeric)
         ),
         (names, numeric) => format!(

@@ -3,10 +3,10 @@
 
 use serde_json::{json, Value};
 
-use super::catalog::Kind;
+use super::catalog::{Kind, Member, ViewCat};
 use super::dates::parse_iso;
 use super::model::{Format, MeasureKind};
-use super::planner::Plan;
+use super::planner::{amount_rank, Condition, Plan};
 use super::sqlgen::{Column, Role};
 use super::timeparse::{month_label, Grain};
 use super::warehouse::{Cell, QueryResult};
@@ -66,7 +66,7 @@ pub fn period(text: &str, g: Grain) -> String {
 
 /// Whether the measure is an amount with a total (a sum or a count), so a share of it means
 /// something; averages and ratios have an overall value instead.
-fn additive(plan: &Plan, view: &super::catalog::ViewCat) -> bool {
+fn additive(plan: &Plan, view: &ViewCat) -> bool {
     plan.measures.first().is_some_and(|m| {
         matches!(
             view.members[*m].kind,
@@ -215,16 +215,246 @@ pub fn growth(
 
 /// Everything the answer needs about the question, in words.
 pub struct Scope {
-    /// e.g. " for Germany" (leading space) or "".
+    /// e.g. " for Germany with order total over $100" (leading space) or "".
     pub filters: String,
     /// e.g. " in 2024" or "".
     pub range: String,
+    /// Thresholds per group, e.g. "more than 5 orders", or "".
+    pub having: String,
+}
+
+/// Whether a member holds money: a currency measure, or a dimension named as an amount.
+fn money_member(m: &Member) -> bool {
+    match m.kind {
+        Kind::Measure(_, f) => f == Format::Currency,
+        Kind::Dimension(_) => amount_rank(m).is_some(),
+    }
+}
+
+/// A condition's number: "$100", "$19.99", "5", "2.50".
+fn bound(v: f64, money: bool) -> String {
+    let s = format_value(
+        v,
+        if money {
+            Format::Currency
+        } else {
+            Format::Number
+        },
+    );
+    s.strip_suffix(".00")
+        .map_or_else(|| s.clone(), str::to_string)
+}
+
+/// Numeric conditions on one member in words: "order total over $100", "revenue between $50
+/// and $100", and for counts "more than 5 orders".
+pub fn condition_words(m: &Member, bounds: &[(&'static str, f64)]) -> String {
+    let money = money_member(m);
+    let counted = m.is_measure() && !money;
+    let op = |o: &str| match (o, counted) {
+        (">", true) => "more than",
+        (">", false) => "over",
+        (">=", _) => "at least",
+        ("<", true) => "fewer than",
+        ("<", false) => "under",
+        ("<=", _) => "at most",
+        _ => "",
+    };
+    let range = match bounds {
+        [(">=", a), ("<=", b)] => format!("between {} and {}", bound(*a, money), bound(*b, money)),
+        _ => bounds
+            .iter()
+            .map(|(o, v)| format!("{} {}", op(o), bound(*v, money)))
+            .collect::<Vec<_>>()
+            .join(" and "),
+    };
+    if counted {
+        format!("{range} {}", counted_noun(&m.title))
+    } else {
+        format!("{} {range}", m.title.to_lowercase())
+    }
+}
+
+/// What a count counts, after a number: "orders" (also for an inferred model's "Orders count").
+fn counted_noun(title: &str) -> String {
+    let t = title.to_lowercase();
+    t.strip_suffix(" count").unwrap_or(&t).to_string()
+}
+
+/// The numeric conditions of a list, grouped by member in order, in words.
+pub fn compared_words(view: &ViewCat, list: &[(usize, Condition)]) -> Vec<String> {
+    let mut groups: Vec<(usize, Vec<(&'static str, f64)>)> = Vec::new();
+    for (m, c) in list {
+        let Condition::Compare(op, v) = c else {
+            continue;
+        };
+        match groups.iter_mut().find(|(g, _)| g == m) {
+            Some((_, b)) => b.push((op, *v)),
+            None => groups.push((*m, vec![(op, *v)])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(m, b)| condition_words(&view.members[*m], b))
+        .collect()
+}
+
+/// "customer" -> "customers", "category" -> "categories", "clients name" -> "clients".
+fn plural(title: &str) -> String {
+    let t = title.to_lowercase();
+    let t = t.strip_suffix(" name").unwrap_or(&t).to_string();
+    if t.ends_with('s') {
+        t
+    } else if t.ends_with('y') && !t.ends_with("ay") && !t.ends_with("ey") && !t.ends_with("oy") {
+        format!("{}ies", &t[..t.len() - 1])
+    } else if t.ends_with("ch") || t.ends_with("sh") || t.ends_with('x') {
+        format!("{t}es")
+    } else {
+        format!("{t}s")
+    }
+}
+
+/// The answer to a threshold per group ("customers with more than 5 orders in 2025"): how many
+/// groups pass (the query's row count: `HAVING` keeps exactly those), the largest by the
+/// threshold's measure, and for a sum asked besides, its total over all of them (a sum over
+/// groups that partition the rows is the sum over those rows).
+pub fn thresholds(
+    plan: &Plan,
+    view: &ViewCat,
+    cols: &[Column],
+    r: &QueryResult,
+    scope: &Scope,
+) -> String {
+    let measures: Vec<usize> = (0..cols.len())
+        .filter(|&i| matches!(cols[i].role, Role::Measure(_)))
+        .collect();
+    let groups: Vec<usize> = (0..cols.len())
+        .filter(|&i| !matches!(cols[i].role, Role::Measure(_)))
+        .collect();
+    let at = |m: usize| {
+        plan.measures
+            .iter()
+            .position(|x| *x == m)
+            .and_then(|p| measures.get(p).copied())
+    };
+    let (Some(hi), Some(&main)) = (
+        plan.having.first().and_then(|(m, _)| at(*m)),
+        measures.first(),
+    ) else {
+        return "The query returned no measures.".into();
+    };
+    let fmt = |i: usize| match cols[i].role {
+        Role::Measure(f) => f,
+        _ => Format::Number,
+    };
+    let noun = match groups.as_slice() {
+        [g] => plural(&cols[*g].title),
+        _ => format!(
+            "{} combinations",
+            groups
+                .iter()
+                .map(|&g| cols[g].title.to_lowercase())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+    };
+    let n = r.total_rows;
+    let scope_words = format!("{}{}", scope.filters, scope.range);
+    if n == 0 {
+        let mut out = format!("No {noun} had {}{scope_words}.", scope.having);
+        plan.notes
+            .iter()
+            .for_each(|x| out.push_str(&format!(" Note: {x}.")));
+        return out;
+    }
+    let label = |row: &[Cell]| {
+        groups
+            .iter()
+            .map(|&g| match cols[g].role {
+                Role::Time(gr) => period(&row[g].text().unwrap_or_default(), gr),
+                _ => row[g].text().unwrap_or_else(|| "(none)".into()),
+            })
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
+    let value = |row: &[Cell], i: usize| row.get(i).and_then(Cell::as_f64).unwrap_or(0.0);
+    let shown = |row: &[Cell], i: usize| {
+        let v = format_value(value(row, i), fmt(i));
+        if fmt(i) == Format::Currency {
+            v
+        } else {
+            format!("{v} {}", counted_noun(&cols[i].title))
+        }
+    };
+    let mut ranked: Vec<&Vec<Cell>> = r.rows.iter().collect();
+    ranked.sort_by(|a, b| {
+        value(b, hi)
+            .partial_cmp(&value(a, hi))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| label(a).cmp(&label(b)))
+    });
+    let one = if n == 1 {
+        noun.strip_suffix('s').unwrap_or(&noun).to_string()
+    } else {
+        noun.clone()
+    };
+    let mut out = format!(
+        "{} {one} had {}{scope_words}",
+        format_value(n as f64, Format::Number),
+        scope.having
+    );
+    let all_rows = r.rows.len() == n;
+    let summable = matches!(
+        view.members[plan.measures[0]].kind,
+        Kind::Measure(MeasureKind::Sum, _)
+    );
+    if main != hi && summable && all_rows {
+        let sum: f64 = r.rows.iter().map(|row| value(row, main)).sum();
+        out.push_str(&format!(
+            "; together, their {} was {}",
+            cols[main].title.to_lowercase(),
+            format_value((sum * 100.0).round() / 100.0, fmt(main))
+        ));
+    }
+    let top: Vec<String> = ranked
+        .iter()
+        .take(if plan.limit.is_some_and(|l| l < 5) {
+            plan.limit.unwrap_or(5) as usize
+        } else {
+            5
+        })
+        .map(|row| {
+            let mut s = format!("{} ({}", label(row), shown(row, hi));
+            if main != hi {
+                s.push_str(&format!(", {}", shown(row, main)));
+            }
+            s + ")"
+        })
+        .collect();
+    out.push_str(&format!(
+        ". {}: {}.",
+        if n > top.len() {
+            "The largest"
+        } else {
+            "They are"
+        },
+        top.join(", ")
+    ));
+    if n > 100 {
+        out.push_str(&format!(
+            " The table lists the first 100 of the {} rows.",
+            format_value(n as f64, Format::Number)
+        ));
+    }
+    for x in &plan.notes {
+        out.push_str(&format!(" Note: {x}."));
+    }
+    out
 }
 
 /// The answer text for a result.
 pub fn write(
     plan: &Plan,
-    view: &super::catalog::ViewCat,
+    view: &ViewCat,
     cols: &[Column],
     r: &QueryResult,
     total: Option<&QueryResult>,

@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod answer_text;
 pub mod catalog;
+pub mod comparisons;
 pub mod dates;
 pub mod loaded;
 pub mod meta_search;

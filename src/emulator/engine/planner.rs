@@ -2,9 +2,10 @@
 //! measures, dimensions, time grain and range, filters and ordering, by matching words against
 //! the model's titles, names, synonyms and the warehouse's dimension values.
 
-use super::catalog::{Kind, ViewCat};
+use super::catalog::{Kind, Member, ViewCat};
+use super::comparisons::{self, Comparison};
 use super::dates::{parse_iso, Date, Range};
-use super::model::DimKind;
+use super::model::{DimKind, MeasureKind};
 use super::request::TurnMemory;
 use super::timeparse::{self, Grain};
 use super::words::{number_word, words, Vocabulary};
@@ -60,8 +61,12 @@ pub struct Plan {
     pub range: Option<Range>,
     /// Equality filters (dimension, value).
     pub filters: Vec<(usize, String)>,
-    /// Other conditions: negations ("except Electronics"), numeric comparisons ("over $100").
+    /// Other conditions: negations ("except Electronics"), numeric comparisons on dimensions
+    /// ("orders over $100": the order total).
     pub conditions: Vec<(usize, Condition)>,
+    /// Conditions on measures per group, the dialect's `HAVING` ("customers with more than 5
+    /// orders"): (measure, [`Condition::Compare`]).
+    pub having: Vec<(usize, Condition)>,
     /// Ordering by the first measure: `Some(true)` descending.
     pub descending: Option<bool>,
     /// Row limit for top/bottom-N.
@@ -92,7 +97,10 @@ impl Lexicon {
             names.extend(m.synonyms.iter().cloned());
             for n in names {
                 let w = words(&n);
-                if !w.is_empty() && !lex.phrases.iter().any(|(p, j)| *p == w && *j == i) {
+                // A lone filler ("total", the orders' member) names nothing: "total revenue".
+                let filler = matches!(w.as_slice(), [x] if FILLERS.contains(&x.as_str()));
+                if !w.is_empty() && !filler && !lex.phrases.iter().any(|(p, j)| *p == w && *j == i)
+                {
                     vocab.add(&n);
                     lex.phrases.push((w, i));
                 }
@@ -216,8 +224,256 @@ const PURCHASE: &[&str] = &[
     "buying",
 ];
 
-fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Date) -> Reading {
+/// Words that may stand between a comparison and what it compares ("orders with a total over
+/// $100", "customers who had more than 5 orders").
+const SUBJECT_FILLERS: &[&str] = &[
+    "with", "a", "an", "the", "of", "that", "which", "who", "whose", "where", "having", "had",
+    "has", "have", "is", "are", "was", "were", "worth", "valued", "at", "total", "amount", "value",
+    "size", "in", "from", "for", "placed", "made", "did", "do", "does",
+];
+/// Words of a dimension that holds an amount per row ("amount", "order total", "list price").
+const AMOUNT_WORDS: &[&str] = &[
+    "amount", "total", "value", "price", "revenue", "sale", "sales", "cost", "paid", "spend",
+    "turnover", "sum",
+];
+
+/// A phrase of the lexicon found in the question: where, how long, the members it may name.
+struct Found {
+    at: usize,
+    len: usize,
+    candidates: Vec<usize>,
+}
+
+/// What a found phrase does in the plan when a numeric comparison decides it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Read as any other phrase.
+    Free,
+    /// The entity of a per-group threshold: this grouping ("customers" with more than 5 orders).
+    Group(usize),
+    /// The measure of a per-group threshold ("more than 5 orders").
+    Measure(usize),
+    /// What a row filter is about ("orders" over $100): no member of its own.
+    Subject,
+}
+
+/// Numeric comparisons read against one view: the roles they give phrases, and the conditions.
+#[derive(Default)]
+struct Resolved {
+    roles: Vec<Role>,
+    /// Row filters on numeric dimensions.
+    wheres: Vec<(usize, &'static str, f64)>,
+    /// Thresholds on measures per group.
+    having: Vec<(usize, &'static str, f64)>,
+    /// The count a row filter's subject names ("orders" over $100), when nothing else is asked.
+    subject_measure: Option<usize>,
+    /// Comparisons that apply to nothing this view has.
+    unknown: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// Lexicon phrases in the question, longest first at each position, marking their words used.
+fn find_phrases(lex: &Lexicon, t: &[String], used: &mut [bool]) -> Vec<Found> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        let found = lex.phrases.iter().find(|(p, _)| {
+            i + p.len() <= t.len()
+                && used[i..i + p.len()].iter().all(|u| !u)
+                && t[i..i + p.len()] == p[..]
+        });
+        let Some((p, _)) = found else {
+            i += 1;
+            continue;
+        };
+        let candidates = lex
+            .phrases
+            .iter()
+            .filter(|(q, _)| q == p)
+            .map(|(_, m)| *m)
+            .collect();
+        used[i..i + p.len()].iter_mut().for_each(|u| *u = true);
+        out.push(Found {
+            at: i,
+            len: p.len(),
+            candidates,
+        });
+        i += p.len();
+    }
+    out
+}
+
+/// Whether a member is named as an amount (0: a total or amount, 1: a price, cost, value...),
+/// from its name, title and synonyms; identifiers never are.
+pub fn amount_rank(m: &Member) -> Option<u8> {
+    let mut ws = words(&m.name);
+    ws.extend(words(&m.title));
+    m.synonyms.iter().for_each(|s| ws.extend(words(s)));
+    if ws.iter().any(|w| w == "id") {
+        None
+    } else if ws.iter().any(|w| w == "total" || w == "amount") {
+        Some(0)
+    } else if ws.iter().any(|w| AMOUNT_WORDS.contains(&w.as_str())) {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// A numeric dimension of `cube` that holds an amount per row (an order's total, a sale's
+/// amount, a product's list price), preferring totals and amounts.
+fn amount_of(view: &ViewCat, cube: &str) -> Option<usize> {
+    view.members
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.cube == cube && m.kind == Kind::Dimension(DimKind::Number))
+        .filter_map(|(i, m)| Some((amount_rank(m)?, i)))
+        .min()
+        .map(|(_, i)| i)
+}
+
+/// The dimension that names the rows of `cube` (its `name`, `title`, `label`...), for a
+/// phrase that names the cube by its count ("clients" in a model inferred from a file).
+fn label_of(view: &ViewCat, cube: &str) -> Option<usize> {
+    const LABELS: &[&str] = &["name", "full_name", "title", "label", "username", "email"];
+    LABELS.iter().find_map(|l| {
+        view.members.iter().position(|m| {
+            m.cube == cube && m.member == *l && m.kind == Kind::Dimension(DimKind::String)
+        })
+    })
+}
+
+/// What each comparison applies to, in this view:
+/// - a measure after the number ("customers with more than 5 orders") is a threshold per group,
+///   the group being the entity before it;
+/// - a numeric dimension before it ("amount over 100", "list price under $20") is a row filter;
+/// - a count before it ("orders over $100") filters rows of its cube by their amount (the
+///   order total), if the cube has one;
+/// - another measure before it ("products with revenue over $10,000") is a threshold per group;
+/// - an entity before it ("products over $50") is a threshold on the question's measure per
+///   entity, or else a filter on the entity's amount (the list price).
+///
+/// Anything else stays unknown: the question is refused rather than answered without it.
+fn resolve(view: &ViewCat, t: &[String], found: &[Found], cmps: &[Comparison]) -> Resolved {
+    let mut r = Resolved {
+        roles: vec![Role::Free; found.len()],
+        ..Resolved::default()
+    };
+    let mut owner = vec![None; t.len()];
+    for (f, x) in found.iter().enumerate() {
+        owner[x.at..x.at + x.len]
+            .iter_mut()
+            .for_each(|o| *o = Some(f));
+    }
+    // The phrase ending just before word `j`, over filler words.
+    let before = |j: usize| {
+        let mut k = j;
+        while k > 0 && owner[k - 1].is_none() && SUBJECT_FILLERS.contains(&t[k - 1].as_str()) {
+            k -= 1;
+        }
+        k.checked_sub(1).and_then(|k| owner[k])
+    };
+    let members = |f: usize| found[f].candidates.iter().copied();
+    let kind = |m: usize| view.members[m].kind;
+    let measure = |f: usize| members(f).find(|&m| view.members[m].is_measure());
+    let count = |f: usize| {
+        members(f).find(|&m| {
+            matches!(
+                kind(m),
+                Kind::Measure(MeasureKind::Count | MeasureKind::CountDistinct, _)
+            )
+        })
+    };
+    // The grouping a phrase names: a dimension, or the label of the cube it counts.
+    let entity = |f: usize| {
+        members(f)
+            .find(|&m| matches!(kind(m), Kind::Dimension(k) if k != DimKind::Time))
+            .or_else(|| count(f).and_then(|m| label_of(view, &view.members[m].cube)))
+    };
+    let other_measure =
+        |f: usize| members(f).find(|&m| view.members[m].is_measure() && count(f) != Some(m));
+    for c in cmps {
+        let subject = before(c.start);
+        let after = owner
+            .get(c.after)
+            .copied()
+            .flatten()
+            .filter(|&f| found[f].at == c.after);
+        let mut target = None;
+        if let Some((a, m)) = after.and_then(|a| Some((a, measure(a)?))) {
+            // "(customers with) more than 5 orders": a threshold per entity.
+            let group = subject.map(|s| (s, entity(s)));
+            if let Some((s, Some(e))) = group {
+                r.roles[s] = Role::Group(e);
+            }
+            if !matches!(group, Some((_, None))) {
+                r.roles[a] = Role::Measure(m);
+                target = Some((m, true));
+            }
+        } else if let Some(s) = subject {
+            let numeric = members(s).find(|&m| kind(m) == Kind::Dimension(DimKind::Number));
+            let counted = count(s).and_then(|m| amount_of(view, &view.members[m].cube));
+            if let Some(d) = numeric.or(counted) {
+                r.roles[s] = Role::Subject;
+                if numeric.is_none() {
+                    r.subject_measure = r.subject_measure.or(count(s));
+                }
+                target = Some((d, false));
+            } else if let Some(m) = other_measure(s) {
+                // "(products with) revenue over $10,000": a threshold per entity, if named.
+                r.roles[s] = Role::Measure(m);
+                if let Some((e, g)) = before(found[s].at).and_then(|e| Some((e, entity(e)?))) {
+                    r.roles[e] = Role::Group(g);
+                }
+                target = Some((m, true));
+            } else if let Some(e) = entity(s) {
+                // "products over $50": the question's measure per product, else the list price.
+                let asked = (0..found.len())
+                    .filter(|&f| f != s && r.roles[f] == Role::Free)
+                    .find_map(measure);
+                if let Some(m) = asked {
+                    r.roles[s] = Role::Group(e);
+                    target = Some((m, true));
+                } else if let Some(d) = amount_of(view, &view.members[e].cube) {
+                    r.roles[s] = Role::Subject;
+                    target = Some((d, false));
+                }
+            }
+        }
+        match target {
+            Some((m, true)) => r.having.extend(c.bounds.iter().map(|(op, v)| (m, *op, *v))),
+            Some((d, false)) => {
+                r.wheres.extend(c.bounds.iter().map(|(op, v)| (d, *op, *v)));
+                let m = &view.members[d];
+                let what = if m.description.is_empty() {
+                    format!("the {}", m.title.to_lowercase())
+                } else {
+                    format!("the {}, {}", m.title.to_lowercase(), m.description)
+                };
+                r.notes
+                    .push(format!("\"{}\" is a condition on {what}", c.text));
+            }
+            None => r.unknown.push(c.text.clone()),
+        }
+    }
+    r
+}
+
+fn read(
+    view_idx: usize,
+    view: &ViewCat,
+    lex: &Lexicon,
+    t: &[String],
+    cmps: &[Comparison],
+    today: Date,
+) -> Reading {
     let mut used = vec![false; t.len()];
+    // A comparison's words ("at least 5", "over $100") are neither periods, ranks nor values.
+    for c in cmps {
+        used[c.start..c.end.min(t.len())]
+            .iter_mut()
+            .for_each(|u| *u = true);
+    }
     let tw = timeparse::parse(t, &mut used, today);
     let mut plan = Plan {
         view: view_idx,
@@ -227,6 +483,9 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
     };
     let mut cue_at = vec![false; t.len() + 1];
     for i in 0..t.len() {
+        if used[i] {
+            continue;
+        }
         let (desc, default_n) = match t[i].as_str() {
             "top" | "best" | "highest" | "largest" | "biggest" | "most" => (true, 5),
             "bottom" | "worst" | "lowest" | "smallest" | "least" | "fewest" => (false, 5),
@@ -273,24 +532,11 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
         }
     }
     let mut grouped = plan.grain.is_some();
-    let mut i = 0;
-    while i < t.len() {
-        let found = lex.phrases.iter().find(|(p, _)| {
-            i + p.len() <= t.len()
-                && used[i..i + p.len()].iter().all(|u| !u)
-                && t[i..i + p.len()] == p[..]
-        });
-        let Some((p, _)) = found else {
-            i += 1;
-            continue;
-        };
-        let len = p.len();
-        let candidates: Vec<usize> = lex
-            .phrases
-            .iter()
-            .filter(|(q, _)| q == p)
-            .map(|(_, m)| *m)
-            .collect();
+    let found = find_phrases(lex, t, &mut used);
+    let resolved = resolve(view, t, &found, cmps);
+    for (f, x) in found.iter().enumerate() {
+        let (i, len, candidates) = (x.at, x.len, &x.candidates);
+        score += len;
         let cue = cue_at[i]
             || t.get(i + len)
                 .is_some_and(|w| w == "breakdown" || w == "wise");
@@ -306,14 +552,12 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
             && plan.descending.is_some()
             && !plan.dimensions.is_empty()
             && plan.measures.is_empty();
-        let chosen = if cue && !rank_by {
-            pick(false).or_else(|| pick(true))
-        } else {
-            pick(true).or_else(|| pick(false))
+        let chosen = match resolved.roles[f] {
+            Role::Subject => None,
+            Role::Measure(m) | Role::Group(m) => Some(m),
+            Role::Free if cue && !rank_by => pick(false).or_else(|| pick(true)),
+            Role::Free => pick(true).or_else(|| pick(false)),
         };
-        used[i..i + len].iter_mut().for_each(|u| *u = true);
-        score += len;
-        i += len;
         let Some(m) = chosen else { continue };
         match view.members[m].kind {
             Kind::Measure(..) if !plan.measures.contains(&m) => plan.measures.push(m),
@@ -333,6 +577,7 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
             _ => {}
         }
     }
+    apply(&mut plan, resolved, &mut grouped, cmps);
     for k in 0..t.len() {
         if !matches!(t[k].as_str(), "by" | "per") {
             continue;
@@ -353,6 +598,39 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
     }
 }
 
+/// Resolved comparisons into the plan: row filters as conditions, thresholds as `having` (which
+/// needs groups: without one, the comparison is unknown), the subject's count when no measure
+/// was asked.
+fn apply(plan: &mut Plan, r: Resolved, grouped: &mut bool, cmps: &[Comparison]) {
+    for (d, op, v) in r.wheres {
+        plan.conditions.push((d, Condition::Compare(op, v)));
+    }
+    if plan.measures.is_empty() {
+        plan.measures.extend(r.subject_measure);
+    }
+    if !r.having.is_empty() {
+        if plan.dimensions.is_empty() {
+            // A threshold per what? "revenue over $10,000" alone names no group.
+            plan.unknown.extend(
+                cmps.iter()
+                    .filter(|c| !r.unknown.contains(&c.text))
+                    .map(|c| c.text.clone())
+                    .take(1),
+            );
+        } else {
+            *grouped = true;
+        }
+        for (m, op, v) in r.having {
+            if !plan.measures.contains(&m) {
+                plan.measures.push(m);
+            }
+            plan.having.push((m, Condition::Compare(op, v)));
+        }
+    }
+    plan.unknown.extend(r.unknown);
+    plan.notes.extend(r.notes);
+}
+
 /// Plans a question; `None` when nothing in it maps to the model.
 pub fn plan(
     question: &str,
@@ -363,12 +641,13 @@ pub fn plan(
     today: Date,
 ) -> Option<Plan> {
     let t: Vec<String> = words(question).iter().map(|w| vocab.correct(w)).collect();
+    let cmps = comparisons::find(question);
     let prev = history.last().and_then(|m| from_memory(m, views));
     let readings = views
         .iter()
         .zip(lexicons)
         .enumerate()
-        .map(|(i, (v, l))| read(i, v, l, &t, today));
+        .map(|(i, (v, l))| read(i, v, l, &t, &cmps, today));
     // A follow-up stays in the previous turn's view; otherwise the view that recognises most words.
     let best = readings.max_by_key(|r| {
         (
@@ -425,9 +704,6 @@ pub fn plan(
     if one && plan.limit == Some(5) {
         plan.limit = Some(1);
     }
-    // A numeric filter ("orders over $100", "more than 5 units") is not something this planner
-    // applies: named as what it cannot answer, never silently dropped from a confident number.
-    plan.unknown.extend(numeric_filters(&raw));
     let view = &views[plan.view];
     compare(&mut plan, &t);
     if plan.time.is_none()
@@ -457,6 +733,7 @@ fn own_time(plan: &Plan, view: &ViewCat, t: &[String]) -> Option<usize> {
         .iter()
         .chain(plan.filters.iter().map(|(m, _)| m))
         .chain(plan.conditions.iter().map(|(m, _)| m))
+        .chain(plan.having.iter().map(|(m, _)| m))
         .any(|m| view.members[*m].cube != *cube);
     if other || t.iter().any(|w| PURCHASE.contains(&w.as_str())) {
         return None;
@@ -523,10 +800,23 @@ fn merge(mut prev: Plan, new: Plan, grouped: bool, all_time: bool) -> Plan {
         prev.conditions.retain(|(f, _)| *f != m);
         prev.filters.push((m, v));
     }
+    // A new numeric condition on a member replaces the old ones on it ("and over $200?").
+    let compared: Vec<usize> = new
+        .conditions
+        .iter()
+        .filter(|(_, c)| matches!(c, Condition::Compare(..)))
+        .map(|(m, _)| *m)
+        .collect();
+    prev.conditions
+        .retain(|(f, c)| !(compared.contains(f) && matches!(c, Condition::Compare(..))));
     for (m, c) in new.conditions {
         prev.filters.retain(|(f, _)| *f != m);
         prev.conditions.push((m, c));
     }
+    if !new.having.is_empty() {
+        prev.having = new.having;
+    }
+    prev.notes = new.notes;
     prev.unknown = new.unknown;
     if new.descending.is_some() {
         prev.descending = new.descending;
@@ -558,6 +848,14 @@ pub fn to_memory(plan: &Plan, views: &[ViewCat]) -> TurnMemory {
         time: plan.time.map(|t| name(&t)),
         conditions: plan
             .conditions
+            .iter()
+            .map(|(m, c)| {
+                let (op, v) = c.to_memory();
+                (name(m), op, v)
+            })
+            .collect(),
+        having: plan
+            .having
             .iter()
             .map(|(m, c)| {
                 let (op, v) = c.to_memory();
@@ -597,35 +895,14 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<Plan> {
             .iter()
             .filter_map(|(n, op, v)| Some((idx(n)?, Condition::from_memory(op, v)?)))
             .collect(),
+        having: m
+            .having
+            .iter()
+            .filter_map(|(n, op, v)| Some((idx(n)?, Condition::from_memory(op, v)?)))
+            .collect(),
         compare: None,
         decline: false,
         unknown: Vec::new(),
         notes: Vec::new(),
     })
-}
-
-/// Numeric comparisons in a question ("over 100", "more than 5", "at least 3"), from the raw
-/// words (before typo correction, which could turn "over" into "order"). Years are not amounts.
-fn numeric_filters(raw: &[String]) -> Vec<String> {
-    let mut found = Vec::new();
-    for k in 0..raw.len() {
-        let at = |j: usize| raw.get(j).map(String::as_str);
-        let cue = match at(k) {
-            Some("over" | "above" | "under" | "below" | "exceeding") => 1,
-            Some("more" | "greater" | "less" | "fewer" | "higher" | "lower")
-                if at(k + 1) == Some("than") =>
-            {
-                2
-            }
-            Some("at") if matches!(at(k + 1), Some("least" | "most")) => 2,
-            _ => continue,
-        };
-        let Some(n) = at(k + cue) else { continue };
-        let digits = !n.is_empty() && n.chars().all(|c| c.is_ascii_digit());
-        let year = n.len() == 4 && n.parse::<u32>().is_ok_and(|y| (1900..=2100).contains(&y));
-        if digits && !year {
-            found.push(format!("{} {n}", raw[k..k + cue].join(" ")));
-        }
-    }
-    found
 }

@@ -46,6 +46,7 @@ pub fn single_cube<'a>(view: &ViewCat, plan: &Plan, targets: &'a [ViewCat]) -> O
         .chain(plan.time.iter())
         .chain(plan.filters.iter().map(|(m, _)| m))
         .chain(plan.conditions.iter().map(|(m, _)| m))
+        .chain(plan.having.iter().map(|(m, _)| m))
         .copied()
         .collect();
     let cube = &view.members[*used.first()?].cube;
@@ -116,12 +117,24 @@ pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
     for (d, v) in &plan.filters {
         wheres.push(format!("{} = {}", name(*d), literal(v)));
     }
-    for (d, c) in &plan.conditions {
+    let mut k = 0;
+    while k < plan.conditions.len() {
+        let (d, c) = &plan.conditions[k];
+        let next = plan.conditions.get(k + 1);
+        // "between $50 and $100": one BETWEEN, so an order total is computed once per row.
+        if let (Condition::Compare(">=", lo), Some((e, Condition::Compare("<=", hi)))) = (c, next) {
+            if e == d {
+                wheres.push(format!("{} BETWEEN {lo} AND {hi}", name(*d)));
+                k += 2;
+                continue;
+            }
+        }
         wheres.push(match c {
             Condition::Equals(v) => format!("{} = {}", name(*d), literal(v)),
             Condition::NotEquals(v) => format!("{} <> {}", name(*d), literal(v)),
             Condition::Compare(op, n) => format!("{} {op} {n}", name(*d)),
         });
+        k += 1;
     }
     let mut sql = format!("SELECT {}\nFROM {}", select.join(", "), ident(&view.name));
     if !wheres.is_empty() {
@@ -130,6 +143,17 @@ pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
     if groups > 0 {
         let list: Vec<String> = (1..=groups).map(|i| i.to_string()).collect();
         sql.push_str(&format!("\nGROUP BY {}", list.join(", ")));
+        let having: Vec<String> = plan
+            .having
+            .iter()
+            .filter_map(|(m, c)| match c {
+                Condition::Compare(op, n) => Some(format!("MEASURE({}) {op} {n}", name(*m))),
+                _ => None,
+            })
+            .collect();
+        if !having.is_empty() {
+            sql.push_str(&format!("\nHAVING {}", having.join(" AND ")));
+        }
     }
     let first_measure = groups + 1;
     let timed = (plan.grain.is_some() || compare.is_some()) && plan.time.is_some();
@@ -154,7 +178,8 @@ pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
         };
         sql.push_str(&format!("\nORDER BY {o}{tie}"));
     }
-    if let (Some(n), true, None) = (plan.limit, groups > 0, compare) {
+    // A threshold's groups are all listed: how many pass is the answer (a top N is in its text).
+    if let (Some(n), true, None, true) = (plan.limit, groups > 0, compare, plan.having.is_empty()) {
         sql.push_str(&format!("\nLIMIT {n}"));
     }
     sql

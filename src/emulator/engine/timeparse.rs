@@ -186,6 +186,10 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
     let w = |i: usize| t.get(i).map_or("", String::as_str);
     let mut i = 0;
     while i < t.len() {
+        if used[i] {
+            i += 1; // a comparison's number ("over $2,024") is no period
+            continue;
+        }
         let mut take = 0;
         let grain_at = |k: usize| Grain::parse(w(k)).filter(|g| *g != Grain::Day || w(k) == "day");
         match w(i) {
