@@ -391,6 +391,10 @@ fn a_numeric_filter_it_cannot_map_is_refused_not_dropped() {
         "customers with more than 5",
         // Customers have no amount of their own.
         "customers over $1000",
+        // Items per order are not an amount (and no measure per order counts them).
+        "How many orders had more than 2 items?",
+        // Nothing to compare at all.
+        "over $100",
     ] {
         let run = ask(&[q]);
         assert!(
@@ -447,10 +451,16 @@ fn numeric_filters_over_the_sample() {
         // Follow-ups keep the condition.
         c(&["How many orders over $100 in 2025?", "and in 2024?"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2024} AND {TOTAL} > 100"), Count),
         c(&["customers with more than 5 orders in 2025", "and in 2024?"], per_customer(Y2024, "> 5"), Count),
+        c(&["How many orders over $100 in 2025?", "and over $200?"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2025} AND {TOTAL} > 200"), Count),
+        c(&["customers with more than 5 orders in 2025", "and more than 10?"], per_customer(Y2025, "> 10"), Count),
         // Still refused: what the comparison applies to is not in the model.
         c(&["orders with more than 3 lines in 2025"], "", Cant),
         c(&["revenue over $10,000 in 2025"], "", Cant),
         c(&["customers with more than 5"], "", Cant),
+        // The number counts something no measure counts: no amount either.
+        c(&["How many orders had more than 2 items?"], "", Cant),
+        c(&["how many orders with more than 2 products"], "", Cant),
+        c(&["revenue in 2025", "and over $200?"], "", Cant),
     ];
     run_table(sample(), &cases, 20);
 }

@@ -137,7 +137,16 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let id = |s: &str| format!("{}-{s}", req.message_id);
     let (agent, answer_node) = (req.dialect.agent_node(), req.dialect.answer_node());
     let mut frames = Vec::new();
-    let unknown = plan.as_ref().map(|p| p.unknown.clone()).unwrap_or_default();
+    // Nothing planned: a comparison in the question is still named as what was not understood.
+    let unknown = plan.as_ref().map_or_else(
+        || {
+            super::comparisons::find(&question)
+                .into_iter()
+                .map(|c| c.text)
+                .collect()
+        },
+        |p| p.unknown.clone(),
+    );
     let Some(plan) = plan.filter(|p| p.unknown.is_empty()) else {
         let thinking = format!("The question \"{}\" names something I cannot find in the data model. I'll search the model to list what it can answer.", question.trim());
         stream_text(

@@ -162,6 +162,8 @@ struct Reading {
     grouped: bool,
     all_time: bool,
     before: Option<Grain>,
+    /// Comparisons with nothing to compare in the question ("and over $200?").
+    orphans: Vec<Comparison>,
 }
 
 /// Words that negate the value after them: "except Electronics", "not Germany".
@@ -231,6 +233,13 @@ const SUBJECT_FILLERS: &[&str] = &[
     "has", "have", "is", "are", "was", "were", "worth", "valued", "at", "total", "amount", "value",
     "size", "in", "from", "for", "placed", "made", "did", "do", "does",
 ];
+/// Words that may follow a comparison's number without being what it counts ("over $100 in
+/// 2025", "over $100 by country").
+const CONNECTORS: &[&str] = &[
+    "in", "for", "from", "by", "during", "since", "last", "this", "and", "or", "per", "on", "at",
+    "with", "of", "to", "until", "before", "after", "where", "that", "which", "who", "the", "a",
+    "an", "each", "every", "across", "between", "among", "please", "so", "far", "overall",
+];
 /// Words of a dimension that holds an amount per row ("amount", "order total", "list price").
 const AMOUNT_WORDS: &[&str] = &[
     "amount", "total", "value", "price", "revenue", "sale", "sales", "cost", "paid", "spend",
@@ -269,6 +278,8 @@ struct Resolved {
     subject_measure: Option<usize>,
     /// Comparisons that apply to nothing this view has.
     unknown: Vec<String>,
+    /// Comparisons with no word before or after them to apply to: a follow-up's new bound.
+    orphans: Vec<Comparison>,
     notes: Vec<String>,
 }
 
@@ -354,7 +365,13 @@ fn label_of(view: &ViewCat, cube: &str) -> Option<usize> {
 ///   entity, or else a filter on the entity's amount (the list price).
 ///
 /// Anything else stays unknown: the question is refused rather than answered without it.
-fn resolve(view: &ViewCat, t: &[String], found: &[Found], cmps: &[Comparison]) -> Resolved {
+fn resolve(
+    view: &ViewCat,
+    t: &[String],
+    used: &[bool],
+    found: &[Found],
+    cmps: &[Comparison],
+) -> Resolved {
     let mut r = Resolved {
         roles: vec![Role::Free; found.len()],
         ..Resolved::default()
@@ -399,6 +416,10 @@ fn resolve(view: &ViewCat, t: &[String], found: &[Found], cmps: &[Comparison]) -
             .copied()
             .flatten()
             .filter(|&f| found[f].at == c.after);
+        // "more than 2 products", "over 5 times": the number counts something that is no
+        // measure here, so it is no amount either.
+        let counts_other = c.after < t.len()
+            && (after.is_some() || !(used[c.after] || CONNECTORS.contains(&t[c.after].as_str())));
         let mut target = None;
         if let Some((a, m)) = after.and_then(|a| Some((a, measure(a)?))) {
             // "(customers with) more than 5 orders": a threshold per entity.
@@ -410,7 +431,7 @@ fn resolve(view: &ViewCat, t: &[String], found: &[Found], cmps: &[Comparison]) -
                 r.roles[a] = Role::Measure(m);
                 target = Some((m, true));
             }
-        } else if let Some(s) = subject {
+        } else if let Some(s) = subject.filter(|_| !counts_other) {
             let numeric = members(s).find(|&m| kind(m) == Kind::Dimension(DimKind::Number));
             let counted = count(s).and_then(|m| amount_of(view, &view.members[m].cube));
             if let Some(d) = numeric.or(counted) {
@@ -453,7 +474,12 @@ fn resolve(view: &ViewCat, t: &[String], found: &[Found], cmps: &[Comparison]) -
                 r.notes
                     .push(format!("\"{}\" is a condition on {what}", c.text));
             }
-            None => r.unknown.push(c.text.clone()),
+            None => {
+                if subject.is_none() && after.is_none() {
+                    r.orphans.push(c.clone());
+                }
+                r.unknown.push(c.text.clone());
+            }
         }
     }
     r
@@ -533,7 +559,7 @@ fn read(
     }
     let mut grouped = plan.grain.is_some();
     let found = find_phrases(lex, t, &mut used);
-    let resolved = resolve(view, t, &found, cmps);
+    let mut resolved = resolve(view, t, &used, &found, cmps);
     for (f, x) in found.iter().enumerate() {
         let (i, len, candidates) = (x.at, x.len, &x.candidates);
         score += len;
@@ -577,6 +603,7 @@ fn read(
             _ => {}
         }
     }
+    let orphans = std::mem::take(&mut resolved.orphans);
     apply(&mut plan, resolved, &mut grouped, cmps);
     for k in 0..t.len() {
         if !matches!(t[k].as_str(), "by" | "per") {
@@ -595,6 +622,7 @@ fn read(
         grouped,
         all_time: tw.all_time,
         before: tw.before,
+        orphans,
     }
 }
 
@@ -661,12 +689,18 @@ pub fn plan(
         grouped,
         all_time,
         before,
+        orphans,
     } = best;
     // "And the quarter before?": the period before the thread's previous range.
     if let (Some(g), Some(p)) = (before, prev.as_ref().and_then(|p| p.range.as_ref())) {
         new.range = Some(timeparse::period_before(p.start, g));
     }
-    if score == 0 && new.descending.is_none() {
+    // "And over $200?": new bounds for the previous turn's numeric condition.
+    let rebound = match prev.as_ref().filter(|p| p.view == new.view) {
+        Some(p) => rebind(p, &mut new, &orphans),
+        None => false,
+    };
+    if score == 0 && new.descending.is_none() && !rebound {
         return None;
     }
     let opener = t.iter().take(2).cloned().collect::<Vec<_>>().join(" ");
@@ -780,6 +814,39 @@ fn compare(plan: &mut Plan, t: &[String]) {
             "I can compare two whole years, quarters or months of the same kind; these periods are not".into(),
         ),
     }
+}
+
+/// A follow-up's bare comparisons ("and over $200?") as new bounds on the member of the
+/// previous turn's last numeric condition (or threshold); whether there was one.
+fn rebind(prev: &Plan, new: &mut Plan, orphans: &[Comparison]) -> bool {
+    let last = |list: &[(usize, Condition)]| {
+        list.iter()
+            .rev()
+            .find(|(_, c)| matches!(c, Condition::Compare(..)))
+            .map(|(m, _)| *m)
+    };
+    let target = match (last(&prev.having), last(&prev.conditions)) {
+        (Some(m), _) => (m, true),
+        (None, Some(d)) => (d, false),
+        (None, None) => return false,
+    };
+    if orphans.is_empty() {
+        return false;
+    }
+    for c in orphans {
+        new.unknown.retain(|u| *u != c.text);
+        let list = if target.1 {
+            &mut new.having
+        } else {
+            &mut new.conditions
+        };
+        list.extend(
+            c.bounds
+                .iter()
+                .map(|(op, v)| (target.0, Condition::Compare(op, *v))),
+        );
+    }
+    true
 }
 
 /// A follow-up: what the new question names replaces the previous turn's parts; the rest stays.
