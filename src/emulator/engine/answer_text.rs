@@ -4,9 +4,10 @@
 use serde_json::{json, Value};
 
 use super::catalog::{Kind, Member, ViewCat};
+use super::comparisons::amount_rank;
 use super::dates::parse_iso;
 use super::model::{Format, MeasureKind};
-use super::planner::{amount_rank, Condition, Plan};
+use super::planner::{Condition, Plan};
 use super::sqlgen::{Column, Role};
 use super::timeparse::{month_label, Grain};
 use super::warehouse::{Cell, QueryResult};

@@ -2,10 +2,10 @@
 //! measures, dimensions, time grain and range, filters and ordering, by matching words against
 //! the model's titles, names, synonyms and the warehouse's dimension values.
 
-use super::catalog::{Kind, Member, ViewCat};
-use super::comparisons::{self, Comparison};
+use super::catalog::{Kind, ViewCat};
+use super::comparisons::{self, Comparison, Phrase, Resolved, Role};
 use super::dates::{parse_iso, Date, Range};
-use super::model::{DimKind, MeasureKind};
+use super::model::DimKind;
 use super::request::TurnMemory;
 use super::timeparse::{self, Grain};
 use super::words::{number_word, words, Vocabulary};
@@ -226,65 +226,8 @@ const PURCHASE: &[&str] = &[
     "buying",
 ];
 
-/// Words that may stand between a comparison and what it compares ("orders with a total over
-/// $100", "customers who had more than 5 orders").
-const SUBJECT_FILLERS: &[&str] = &[
-    "with", "a", "an", "the", "of", "that", "which", "who", "whose", "where", "having", "had",
-    "has", "have", "is", "are", "was", "were", "worth", "valued", "at", "total", "amount", "value",
-    "size", "in", "from", "for", "placed", "made", "did", "do", "does",
-];
-/// Words that may follow a comparison's number without being what it counts ("over $100 in
-/// 2025", "over $100 by country").
-const CONNECTORS: &[&str] = &[
-    "in", "for", "from", "by", "during", "since", "last", "this", "and", "or", "per", "on", "at",
-    "with", "of", "to", "until", "before", "after", "where", "that", "which", "who", "the", "a",
-    "an", "each", "every", "across", "between", "among", "please", "so", "far", "overall",
-];
-/// Words of a dimension that holds an amount per row ("amount", "order total", "list price").
-const AMOUNT_WORDS: &[&str] = &[
-    "amount", "total", "value", "price", "revenue", "sale", "sales", "cost", "paid", "spend",
-    "turnover", "sum",
-];
-
-/// A phrase of the lexicon found in the question: where, how long, the members it may name.
-struct Found {
-    at: usize,
-    len: usize,
-    candidates: Vec<usize>,
-}
-
-/// What a found phrase does in the plan when a numeric comparison decides it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// Read as any other phrase.
-    Free,
-    /// The entity of a per-group threshold: this grouping ("customers" with more than 5 orders).
-    Group(usize),
-    /// The measure of a per-group threshold ("more than 5 orders").
-    Measure(usize),
-    /// What a row filter is about ("orders" over $100): no member of its own.
-    Subject,
-}
-
-/// Numeric comparisons read against one view: the roles they give phrases, and the conditions.
-#[derive(Default)]
-struct Resolved {
-    roles: Vec<Role>,
-    /// Row filters on numeric dimensions.
-    wheres: Vec<(usize, &'static str, f64)>,
-    /// Thresholds on measures per group.
-    having: Vec<(usize, &'static str, f64)>,
-    /// The count a row filter's subject names ("orders" over $100), when nothing else is asked.
-    subject_measure: Option<usize>,
-    /// Comparisons that apply to nothing this view has.
-    unknown: Vec<String>,
-    /// Comparisons with no word before or after them to apply to: a follow-up's new bound.
-    orphans: Vec<Comparison>,
-    notes: Vec<String>,
-}
-
 /// Lexicon phrases in the question, longest first at each position, marking their words used.
-fn find_phrases(lex: &Lexicon, t: &[String], used: &mut [bool]) -> Vec<Found> {
+fn find_phrases(lex: &Lexicon, t: &[String], used: &mut [bool]) -> Vec<Phrase> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < t.len() {
@@ -304,7 +247,7 @@ fn find_phrases(lex: &Lexicon, t: &[String], used: &mut [bool]) -> Vec<Found> {
             .map(|(_, m)| *m)
             .collect();
         used[i..i + p.len()].iter_mut().for_each(|u| *u = true);
-        out.push(Found {
+        out.push(Phrase {
             at: i,
             len: p.len(),
             candidates,
@@ -312,177 +255,6 @@ fn find_phrases(lex: &Lexicon, t: &[String], used: &mut [bool]) -> Vec<Found> {
         i += p.len();
     }
     out
-}
-
-/// Whether a member is named as an amount (0: a total or amount, 1: a price, cost, value...),
-/// from its name, title and synonyms; identifiers never are.
-pub fn amount_rank(m: &Member) -> Option<u8> {
-    let mut ws = words(&m.name);
-    ws.extend(words(&m.title));
-    m.synonyms.iter().for_each(|s| ws.extend(words(s)));
-    if ws.iter().any(|w| w == "id") {
-        None
-    } else if ws.iter().any(|w| w == "total" || w == "amount") {
-        Some(0)
-    } else if ws.iter().any(|w| AMOUNT_WORDS.contains(&w.as_str())) {
-        Some(1)
-    } else {
-        None
-    }
-}
-
-/// A numeric dimension of `cube` that holds an amount per row (an order's total, a sale's
-/// amount, a product's list price), preferring totals and amounts.
-fn amount_of(view: &ViewCat, cube: &str) -> Option<usize> {
-    view.members
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.cube == cube && m.kind == Kind::Dimension(DimKind::Number))
-        .filter_map(|(i, m)| Some((amount_rank(m)?, i)))
-        .min()
-        .map(|(_, i)| i)
-}
-
-/// The dimension that names the rows of `cube` (its `name`, `title`, `label`...), for a
-/// phrase that names the cube by its count ("clients" in a model inferred from a file).
-fn label_of(view: &ViewCat, cube: &str) -> Option<usize> {
-    const LABELS: &[&str] = &["name", "full_name", "title", "label", "username", "email"];
-    LABELS.iter().find_map(|l| {
-        view.members.iter().position(|m| {
-            m.cube == cube && m.member == *l && m.kind == Kind::Dimension(DimKind::String)
-        })
-    })
-}
-
-/// What each comparison applies to, in this view:
-/// - a measure after the number ("customers with more than 5 orders") is a threshold per group,
-///   the group being the entity before it;
-/// - a numeric dimension before it ("amount over 100", "list price under $20") is a row filter;
-/// - a count before it ("orders over $100") filters rows of its cube by their amount (the
-///   order total), if the cube has one;
-/// - another measure before it ("products with revenue over $10,000") is a threshold per group;
-/// - an entity before it ("products over $50") is a threshold on the question's measure per
-///   entity, or else a filter on the entity's amount (the list price).
-///
-/// Anything else stays unknown: the question is refused rather than answered without it.
-fn resolve(
-    view: &ViewCat,
-    t: &[String],
-    used: &[bool],
-    found: &[Found],
-    cmps: &[Comparison],
-) -> Resolved {
-    let mut r = Resolved {
-        roles: vec![Role::Free; found.len()],
-        ..Resolved::default()
-    };
-    let mut owner = vec![None; t.len()];
-    for (f, x) in found.iter().enumerate() {
-        owner[x.at..x.at + x.len]
-            .iter_mut()
-            .for_each(|o| *o = Some(f));
-    }
-    // The phrase ending just before word `j`, over filler words.
-    let before = |j: usize| {
-        let mut k = j;
-        while k > 0 && owner[k - 1].is_none() && SUBJECT_FILLERS.contains(&t[k - 1].as_str()) {
-            k -= 1;
-        }
-        k.checked_sub(1).and_then(|k| owner[k])
-    };
-    let members = |f: usize| found[f].candidates.iter().copied();
-    let kind = |m: usize| view.members[m].kind;
-    let measure = |f: usize| members(f).find(|&m| view.members[m].is_measure());
-    let count = |f: usize| {
-        members(f).find(|&m| {
-            matches!(
-                kind(m),
-                Kind::Measure(MeasureKind::Count | MeasureKind::CountDistinct, _)
-            )
-        })
-    };
-    // The grouping a phrase names: a dimension, or the label of the cube it counts.
-    let entity = |f: usize| {
-        members(f)
-            .find(|&m| matches!(kind(m), Kind::Dimension(k) if k != DimKind::Time))
-            .or_else(|| count(f).and_then(|m| label_of(view, &view.members[m].cube)))
-    };
-    let other_measure =
-        |f: usize| members(f).find(|&m| view.members[m].is_measure() && count(f) != Some(m));
-    for c in cmps {
-        let subject = before(c.start);
-        let after = owner
-            .get(c.after)
-            .copied()
-            .flatten()
-            .filter(|&f| found[f].at == c.after);
-        // "more than 2 products", "over 5 times": the number counts something that is no
-        // measure here, so it is no amount either.
-        let counts_other = c.after < t.len()
-            && (after.is_some() || !(used[c.after] || CONNECTORS.contains(&t[c.after].as_str())));
-        let mut target = None;
-        if let Some((a, m)) = after.and_then(|a| Some((a, measure(a)?))) {
-            // "(customers with) more than 5 orders": a threshold per entity.
-            let group = subject.map(|s| (s, entity(s)));
-            if let Some((s, Some(e))) = group {
-                r.roles[s] = Role::Group(e);
-            }
-            if !matches!(group, Some((_, None))) {
-                r.roles[a] = Role::Measure(m);
-                target = Some((m, true));
-            }
-        } else if let Some(s) = subject.filter(|_| !counts_other) {
-            let numeric = members(s).find(|&m| kind(m) == Kind::Dimension(DimKind::Number));
-            let counted = count(s).and_then(|m| amount_of(view, &view.members[m].cube));
-            if let Some(d) = numeric.or(counted) {
-                r.roles[s] = Role::Subject;
-                if numeric.is_none() {
-                    r.subject_measure = r.subject_measure.or(count(s));
-                }
-                target = Some((d, false));
-            } else if let Some(m) = other_measure(s) {
-                // "(products with) revenue over $10,000": a threshold per entity, if named.
-                r.roles[s] = Role::Measure(m);
-                if let Some((e, g)) = before(found[s].at).and_then(|e| Some((e, entity(e)?))) {
-                    r.roles[e] = Role::Group(g);
-                }
-                target = Some((m, true));
-            } else if let Some(e) = entity(s) {
-                // "products over $50": the question's measure per product, else the list price.
-                let asked = (0..found.len())
-                    .filter(|&f| f != s && r.roles[f] == Role::Free)
-                    .find_map(measure);
-                if let Some(m) = asked {
-                    r.roles[s] = Role::Group(e);
-                    target = Some((m, true));
-                } else if let Some(d) = amount_of(view, &view.members[e].cube) {
-                    r.roles[s] = Role::Subject;
-                    target = Some((d, false));
-                }
-            }
-        }
-        match target {
-            Some((m, true)) => r.having.extend(c.bounds.iter().map(|(op, v)| (m, *op, *v))),
-            Some((d, false)) => {
-                r.wheres.extend(c.bounds.iter().map(|(op, v)| (d, *op, *v)));
-                let m = &view.members[d];
-                let what = if m.description.is_empty() {
-                    format!("the {}", m.title.to_lowercase())
-                } else {
-                    format!("the {}, {}", m.title.to_lowercase(), m.description)
-                };
-                r.notes
-                    .push(format!("\"{}\" is a condition on {what}", c.text));
-            }
-            None => {
-                if subject.is_none() && after.is_none() {
-                    r.orphans.push(c.clone());
-                }
-                r.unknown.push(c.text.clone());
-            }
-        }
-    }
-    r
 }
 
 fn read(
@@ -559,7 +331,7 @@ fn read(
     }
     let mut grouped = plan.grain.is_some();
     let found = find_phrases(lex, t, &mut used);
-    let mut resolved = resolve(view, t, &used, &found, cmps);
+    let mut resolved = comparisons::resolve(view, t, &used, &found, cmps);
     for (f, x) in found.iter().enumerate() {
         let (i, len, candidates) = (x.at, x.len, &x.candidates);
         score += len;
