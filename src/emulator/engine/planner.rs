@@ -257,6 +257,8 @@ fn find_phrases(lex: &Lexicon, t: &[String], used: &mut [bool]) -> Vec<Phrase> {
     out
 }
 
+/// One view's reading of the question: periods, ranks, values, then members by phrase, with
+/// the comparisons resolved against the phrases around them.
 fn read(
     view_idx: usize,
     view: &ViewCat,
@@ -279,6 +281,30 @@ fn read(
         range: tw.range,
         ..Plan::default()
     };
+    let cue_at = ranks(&mut plan, t, &mut used);
+    let mut score =
+        usize::from(plan.range.is_some() || tw.all_time) + usize::from(plan.grain.is_some());
+    score += values(&mut plan, lex, t, &mut used);
+    let found = find_phrases(lex, t, &mut used);
+    let mut resolved = comparisons::resolve(view, t, &used, &found, cmps);
+    score += found.iter().map(|x| x.len).sum::<usize>();
+    let mut grouped = members(&mut plan, view, t, &found, &resolved.roles, &cue_at);
+    let orphans = std::mem::take(&mut resolved.orphans);
+    apply(&mut plan, resolved, &mut grouped, cmps);
+    unknown_after_by(&mut plan, t, &used);
+    Reading {
+        plan,
+        score,
+        grouped,
+        all_time: tw.all_time,
+        before: tw.before,
+        orphans,
+    }
+}
+
+/// Ranking words ("top 5", "lowest", "most") into the plan's order and limit; returns where a
+/// grouping cue stands ("by", "which", and the word after a rank), for [`members`].
+fn ranks(plan: &mut Plan, t: &[String], used: &mut [bool]) -> Vec<bool> {
     let mut cue_at = vec![false; t.len() + 1];
     for i in 0..t.len() {
         if used[i] {
@@ -304,42 +330,58 @@ fn read(
         }
         cue_at[i + 1 + usize::from(n.is_some())] = true;
     }
-    let mut score =
-        usize::from(plan.range.is_some() || tw.all_time) + usize::from(plan.grain.is_some());
+    cue_at
+}
+
+/// Known values of string dimensions as filters ("in Germany") or, after a negation, as
+/// conditions ("except Electronics"); returns how many words they took.
+fn values(plan: &mut Plan, lex: &Lexicon, t: &[String], used: &mut [bool]) -> usize {
+    let mut score = 0;
     for (vw, member, value) in &lex.values {
         let mut i = 0;
         while i + vw.len() <= t.len() {
-            if used[i..i + vw.len()].iter().all(|u| !u) && t[i..i + vw.len()] == vw[..] {
-                used[i..i + vw.len()].iter_mut().for_each(|u| *u = true);
-                let before = |k: usize| i.checked_sub(k).and_then(|j| t.get(j)).map(String::as_str);
-                let negated = before(1).is_some_and(|w| NEGATIONS.contains(&w))
-                    || (before(1) == Some("than") && before(2) == Some("other"));
-                if negated {
-                    let c = Condition::NotEquals(value.clone());
-                    if !plan.conditions.iter().any(|(m, x)| m == member && *x == c) {
-                        plan.conditions.push((*member, c));
-                    }
-                } else if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
-                    plan.filters.push((*member, value.clone()));
-                }
-                score += vw.len();
-                i += vw.len();
-            } else {
+            if !(used[i..i + vw.len()].iter().all(|u| !u) && t[i..i + vw.len()] == vw[..]) {
                 i += 1;
+                continue;
             }
+            used[i..i + vw.len()].iter_mut().for_each(|u| *u = true);
+            let before = |k: usize| i.checked_sub(k).and_then(|j| t.get(j)).map(String::as_str);
+            let negated = before(1).is_some_and(|w| NEGATIONS.contains(&w))
+                || (before(1) == Some("than") && before(2) == Some("other"));
+            if negated {
+                let c = Condition::NotEquals(value.clone());
+                if !plan.conditions.iter().any(|(m, x)| m == member && *x == c) {
+                    plan.conditions.push((*member, c));
+                }
+            } else if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
+                plan.filters.push((*member, value.clone()));
+            }
+            score += vw.len();
+            i += vw.len();
         }
     }
+    score
+}
+
+/// The members the phrases name, as measures, groupings or the time dimension: a phrase after
+/// a grouping cue is a dimension if it can be, else a measure if it can be; comparisons decide
+/// their own phrases. Returns whether the plan groups.
+fn members(
+    plan: &mut Plan,
+    view: &ViewCat,
+    t: &[String],
+    found: &[Phrase],
+    roles: &[Role],
+    cue_at: &[bool],
+) -> bool {
     let mut grouped = plan.grain.is_some();
-    let found = find_phrases(lex, t, &mut used);
-    let mut resolved = comparisons::resolve(view, t, &used, &found, cmps);
-    for (f, x) in found.iter().enumerate() {
-        let (i, len, candidates) = (x.at, x.len, &x.candidates);
-        score += len;
+    for (x, role) in found.iter().zip(roles) {
+        let (i, len) = (x.at, x.len);
         let cue = cue_at[i]
             || t.get(i + len)
                 .is_some_and(|w| w == "breakdown" || w == "wise");
         let pick = |want_measure: bool| {
-            candidates
+            x.candidates
                 .iter()
                 .copied()
                 .find(|&m| view.members[m].is_measure() == want_measure)
@@ -350,9 +392,9 @@ fn read(
             && plan.descending.is_some()
             && !plan.dimensions.is_empty()
             && plan.measures.is_empty();
-        let chosen = match resolved.roles[f] {
+        let chosen = match role {
             Role::Subject => None,
-            Role::Measure(m) | Role::Group(m) => Some(m),
+            Role::Measure(m) | Role::Group(m) => Some(*m),
             Role::Free if cue && !rank_by => pick(false).or_else(|| pick(true)),
             Role::Free => pick(true).or_else(|| pick(false)),
         };
@@ -375,8 +417,11 @@ fn read(
             _ => {}
         }
     }
-    let orphans = std::mem::take(&mut resolved.orphans);
-    apply(&mut plan, resolved, &mut grouped, cmps);
+    grouped
+}
+
+/// A word after "by"/"per" that names nothing ("revenue by weather") makes the plan unknown.
+fn unknown_after_by(plan: &mut Plan, t: &[String], used: &[bool]) {
     for k in 0..t.len() {
         if !matches!(t[k].as_str(), "by" | "per") {
             continue;
@@ -387,14 +432,6 @@ fn read(
                 plan.unknown.push(t[j].clone());
             }
         }
-    }
-    Reading {
-        plan,
-        score,
-        grouped,
-        all_time: tw.all_time,
-        before: tw.before,
-        orphans,
     }
 }
 
