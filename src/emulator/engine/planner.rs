@@ -532,38 +532,48 @@ pub fn plan(
     if plan.measures.is_empty() {
         return None;
     }
-    // "top city" (a singular noun, no number) asks for one row; "top cities" for five.
+    if asks_one_row(question) && plan.limit == Some(5) {
+        plan.limit = Some(1);
+    }
+    compare(&mut plan, &t);
+    let view = &views[plan.view];
+    time_dimension(&mut plan, view, &t);
+    Some(plan)
+}
+
+/// "top city" (a singular noun, no number) asks for one row; "top cities" for five.
+fn asks_one_row(question: &str) -> bool {
     let raw: Vec<String> = question
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let one = raw.windows(2).any(|w| {
+    raw.windows(2).any(|w| {
         matches!(w[0].as_str(), "top" | "bottom")
             && number_word(&w[1]).is_none()
             && !w[1].ends_with('s')
             && w[1] != "the"
-    });
-    if one && plan.limit == Some(5) {
-        plan.limit = Some(1);
-    }
-    let view = &views[plan.view];
-    compare(&mut plan, &t);
-    if plan.time.is_none()
-        && (plan.grain.is_some() || plan.range.is_some() || plan.compare.is_some())
+    })
+}
+
+/// The time dimension a period, grain or comparison needs, when no phrase named one: the
+/// measure's own (see [`own_time`]), else the view's first; without any, they are dropped
+/// with a note.
+fn time_dimension(plan: &mut Plan, view: &ViewCat, t: &[String]) {
+    if plan.time.is_some()
+        || !(plan.grain.is_some() || plan.range.is_some() || plan.compare.is_some())
     {
-        plan.time =
-            own_time(&plan, view, &t).or_else(|| view.members.iter().position(|m| m.is_time()));
-        if plan.time.is_none() {
-            plan.notes.push(
-                "the model has no time dimension, so I could not restrict or group by time".into(),
-            );
-            plan.grain = None;
-            plan.range = None;
-            plan.compare = None;
-        }
+        return;
     }
-    Some(plan)
+    plan.time = own_time(plan, view, t).or_else(|| view.members.iter().position(|m| m.is_time()));
+    if plan.time.is_none() {
+        plan.notes.push(
+            "the model has no time dimension, so I could not restrict or group by time".into(),
+        );
+        plan.grain = None;
+        plan.range = None;
+        plan.compare = None;
+    }
 }
 
 /// The time dimension of the first measure's own cube ("customers signed up last month" counts
