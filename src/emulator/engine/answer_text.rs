@@ -343,11 +343,53 @@ pub fn thresholds(
     ) else {
         return "The query returned no measures.".into();
     };
-    let fmt = |i: usize| match cols[i].role {
-        Role::Measure(f) => f,
-        _ => Format::Number,
+    let noun = group_noun(cols, &groups);
+    let n = r.total_rows;
+    let scope_words = format!("{}{}", scope.filters, scope.range);
+    let mut out = if n == 0 {
+        format!("No {noun} had {}{scope_words}.", scope.having)
+    } else {
+        let one = if n == 1 {
+            noun.strip_suffix('s').unwrap_or(&noun).to_string()
+        } else {
+            noun.clone()
+        };
+        let mut out = format!(
+            "{} {one} had {}{scope_words}",
+            format_value(n as f64, Format::Number),
+            scope.having
+        );
+        let summable = matches!(
+            view.members[plan.measures[0]].kind,
+            Kind::Measure(MeasureKind::Sum, _)
+        );
+        if main != hi && summable && r.rows.len() == n {
+            let sum: f64 = r.rows.iter().map(|row| cell(row, main)).sum();
+            out.push_str(&format!(
+                "; together, their {} was {}",
+                cols[main].title.to_lowercase(),
+                format_value((sum * 100.0).round() / 100.0, fmt(cols, main))
+            ));
+        }
+        let shown = plan.limit.map_or(5, |l| (l as usize).min(5));
+        out.push_str(&largest(cols, r, &groups, (hi, main), shown));
+        if n > 100 {
+            out.push_str(&format!(
+                " The table lists the first 100 of the {} rows.",
+                format_value(n as f64, Format::Number)
+            ));
+        }
+        out
     };
-    let noun = match groups.as_slice() {
+    for x in &plan.notes {
+        out.push_str(&format!(" Note: {x}."));
+    }
+    out
+}
+
+/// What the groups of a threshold are: "customers", or "customer and month combinations".
+fn group_noun(cols: &[Column], groups: &[usize]) -> String {
+    match groups {
         [g] => plural(&cols[*g].title),
         _ => format!(
             "{} combinations",
@@ -357,16 +399,31 @@ pub fn thresholds(
                 .collect::<Vec<_>>()
                 .join(" and ")
         ),
-    };
-    let n = r.total_rows;
-    let scope_words = format!("{}{}", scope.filters, scope.range);
-    if n == 0 {
-        let mut out = format!("No {noun} had {}{scope_words}.", scope.having);
-        plan.notes
-            .iter()
-            .for_each(|x| out.push_str(&format!(" Note: {x}.")));
-        return out;
     }
+}
+
+/// A measure column's format.
+fn fmt(cols: &[Column], i: usize) -> Format {
+    match cols[i].role {
+        Role::Measure(f) => f,
+        _ => Format::Number,
+    }
+}
+
+/// A cell as a number (0 when empty).
+fn cell(row: &[Cell], i: usize) -> f64 {
+    row.get(i).and_then(Cell::as_f64).unwrap_or(0.0)
+}
+
+/// ". The largest: A (18 orders), B (17 orders)": the first `k` groups by the threshold's
+/// measure `hi` (ties by label), with the main measure when it is another.
+fn largest(
+    cols: &[Column],
+    r: &QueryResult,
+    groups: &[usize],
+    (hi, main): (usize, usize),
+    k: usize,
+) -> String {
     let label = |row: &[Cell]| {
         groups
             .iter()
@@ -377,10 +434,9 @@ pub fn thresholds(
             .collect::<Vec<_>>()
             .join(" / ")
     };
-    let value = |row: &[Cell], i: usize| row.get(i).and_then(Cell::as_f64).unwrap_or(0.0);
     let shown = |row: &[Cell], i: usize| {
-        let v = format_value(value(row, i), fmt(i));
-        if fmt(i) == Format::Currency {
+        let v = format_value(cell(row, i), fmt(cols, i));
+        if fmt(cols, i) == Format::Currency {
             v
         } else {
             format!("{v} {}", counted_noun(&cols[i].title))
@@ -388,41 +444,14 @@ pub fn thresholds(
     };
     let mut ranked: Vec<&Vec<Cell>> = r.rows.iter().collect();
     ranked.sort_by(|a, b| {
-        value(b, hi)
-            .partial_cmp(&value(a, hi))
+        cell(b, hi)
+            .partial_cmp(&cell(a, hi))
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| label(a).cmp(&label(b)))
     });
-    let one = if n == 1 {
-        noun.strip_suffix('s').unwrap_or(&noun).to_string()
-    } else {
-        noun.clone()
-    };
-    let mut out = format!(
-        "{} {one} had {}{scope_words}",
-        format_value(n as f64, Format::Number),
-        scope.having
-    );
-    let all_rows = r.rows.len() == n;
-    let summable = matches!(
-        view.members[plan.measures[0]].kind,
-        Kind::Measure(MeasureKind::Sum, _)
-    );
-    if main != hi && summable && all_rows {
-        let sum: f64 = r.rows.iter().map(|row| value(row, main)).sum();
-        out.push_str(&format!(
-            "; together, their {} was {}",
-            cols[main].title.to_lowercase(),
-            format_value((sum * 100.0).round() / 100.0, fmt(main))
-        ));
-    }
     let top: Vec<String> = ranked
         .iter()
-        .take(if plan.limit.is_some_and(|l| l < 5) {
-            plan.limit.unwrap_or(5) as usize
-        } else {
-            5
-        })
+        .take(k)
         .map(|row| {
             let mut s = format!("{} ({}", label(row), shown(row, hi));
             if main != hi {
@@ -431,25 +460,12 @@ pub fn thresholds(
             s + ")"
         })
         .collect();
-    out.push_str(&format!(
-        ". {}: {}.",
-        if n > top.len() {
-            "The largest"
-        } else {
-            "They are"
-        },
-        top.join(", ")
-    ));
-    if n > 100 {
-        out.push_str(&format!(
-            " The table lists the first 100 of the {} rows.",
-            format_value(n as f64, Format::Number)
-        ));
-    }
-    for x in &plan.notes {
-        out.push_str(&format!(" Note: {x}."));
-    }
-    out
+    let lead = if r.total_rows > top.len() {
+        "The largest"
+    } else {
+        "They are"
+    };
+    format!(". {lead}: {}.", top.join(", "))
 }
 
 /// The answer text for a result.
