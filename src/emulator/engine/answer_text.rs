@@ -368,7 +368,7 @@ pub fn thresholds(
             out.push_str(&format!(
                 "; together, their {} was {}",
                 cols[main].title.to_lowercase(),
-                format_value((sum * 100.0).round() / 100.0, fmt(cols, main))
+                format_value((sum * 100.0).round() / 100.0, fmt_of(&cols[main]))
             ));
         }
         let shown = plan.limit.map_or(5, |l| (l as usize).min(5));
@@ -402,14 +402,6 @@ fn group_noun(cols: &[Column], groups: &[usize]) -> String {
     }
 }
 
-/// A measure column's format.
-fn fmt(cols: &[Column], i: usize) -> Format {
-    match cols[i].role {
-        Role::Measure(f) => f,
-        _ => Format::Number,
-    }
-}
-
 /// A cell as a number (0 when empty).
 fn cell(row: &[Cell], i: usize) -> f64 {
     row.get(i).and_then(Cell::as_f64).unwrap_or(0.0)
@@ -435,8 +427,8 @@ fn largest(
             .join(" / ")
     };
     let shown = |row: &[Cell], i: usize| {
-        let v = format_value(cell(row, i), fmt(cols, i));
-        if fmt(cols, i) == Format::Currency {
+        let v = format_value(cell(row, i), fmt_of(&cols[i]));
+        if fmt_of(&cols[i]) == Format::Currency {
             v
         } else {
             format!("{v} {}", counted_noun(&cols[i].title))
@@ -468,7 +460,8 @@ fn largest(
     format!(". {lead}: {}.", top.join(", "))
 }
 
-/// The answer text for a result.
+/// The answer text for a result: one number, a trend over time, or a ranking of groups (with
+/// the whole from its own query, `total`), then the caveats.
 pub fn write(
     plan: &Plan,
     view: &ViewCat,
@@ -482,24 +475,10 @@ pub fn write(
         .enumerate()
         .filter(|(_, c)| matches!(c.role, Role::Measure(_)))
         .collect();
-    let fmt_of = |c: &Column| {
-        if let Role::Measure(f) = c.role {
-            f
-        } else {
-            Format::Number
-        }
-    };
     let Some(&(mi, mc)) = measures.first() else {
         return "The query returned no measures.".into();
     };
-    let what = format!("{}{}{}", mc.title, scope.filters, scope.range);
-    let value = |row: &[Cell], i: usize| row.get(i).and_then(Cell::as_f64);
-    let rows: Vec<&Vec<Cell>> = r
-        .rows
-        .iter()
-        .filter(|row| value(row, mi).is_some())
-        .collect();
-    let mut out = String::new();
+    let rows: Vec<&Vec<Cell>> = r.rows.iter().filter(|row| num(row, mi).is_some()).collect();
     if rows.is_empty() {
         return format!("I found no data for {}{}{}. Nothing matched the question's filters (or your access rights).", mc.title.to_lowercase(), scope.filters, scope.range);
     }
@@ -510,184 +489,30 @@ pub fn write(
         .filter(|(_, c)| c.role == Role::Dimension)
         .map(|(i, _)| i)
         .collect();
-    let label = |row: &[Cell]| {
-        dims.iter()
-            .map(|&i| row[i].text().unwrap_or_else(|| "(none)".into()))
-            .collect::<Vec<_>>()
-            .join(" / ")
+    let shape = Shape {
+        plan,
+        cols,
+        scope,
+        what: format!("{}{}{}", mc.title, scope.filters, scope.range),
+        f: fmt_of(mc),
+        measures,
+        mi,
+        rows,
+        // The whole's value comes from its own query (see the agent), never from adding rows up.
+        whole: total
+            .and_then(|t| t.rows.first())
+            .and_then(|row| row.first())
+            .and_then(Cell::as_f64),
+        additive: additive(plan, view),
     };
-    // The whole's value comes from its own query (see the agent), never from adding rows up.
-    let whole = total
-        .and_then(|t| t.rows.first())
-        .and_then(|row| row.first())
-        .and_then(Cell::as_f64);
-    let f = fmt_of(mc);
-    let others = |row: &[Cell]| -> String {
-        let extra: Vec<String> = measures[1..]
-            .iter()
-            .filter_map(|(i, c)| {
-                Some(format!(
-                    "{} {}",
-                    c.title.to_lowercase(),
-                    format_value(value(row, *i)?, fmt_of(c))
-                ))
-            })
-            .collect();
-        if extra.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", extra.join(", "))
-        }
+    let mut out = match (time, dims.is_empty()) {
+        (None, true) => shape.single(),
+        (Some(ti), true) => match shape.trend(ti) {
+            Some(text) => text,
+            None => return String::new(),
+        },
+        (_, false) => shape.ranking(time, &dims),
     };
-    match (time, dims.is_empty()) {
-        (None, true) => {
-            let row = rows[0];
-            out.push_str(&format!(
-                "{what} was {}",
-                format_value(value(row, mi).unwrap_or(0.0), f)
-            ));
-            for (i, c) in &measures[1..] {
-                if let Some(v) = value(row, *i) {
-                    out.push_str(&format!(
-                        "; {} was {}",
-                        c.title.to_lowercase(),
-                        format_value(v, fmt_of(c))
-                    ));
-                }
-            }
-            out.push('.');
-        }
-        (Some(ti), true) => {
-            let Role::Time(g) = cols[ti].role else {
-                return out;
-            };
-            let at = |row: &[Cell]| period(&row[ti].text().unwrap_or_default(), g);
-            let (first, last) = (rows[0], rows[rows.len() - 1]);
-            let (a, b) = (
-                value(first, mi).unwrap_or(0.0),
-                value(last, mi).unwrap_or(0.0),
-            );
-            out.push_str(&format!(
-                "{what}, by {}: {} {}s from {} to {}",
-                g.as_str(),
-                rows.len(),
-                g.as_str(),
-                at(first),
-                at(last)
-            ));
-            match (whole, additive(plan, view)) {
-                (Some(t), true) => out.push_str(&format!(", {} in total", format_value(t, f))),
-                (Some(t), false) => out.push_str(&format!(", {} overall", format_value(t, f))),
-                _ => {}
-            }
-            out.push_str(&format!(
-                ". It went from {} in {} to {} in {}",
-                format_value(a, f),
-                at(first),
-                format_value(b, f),
-                at(last)
-            ));
-            if a != 0.0 && rows.len() > 1 {
-                let pct = (b - a) / a.abs() * 100.0;
-                out.push_str(&format!(
-                    " ({}{:.1}%)",
-                    if pct >= 0.0 { "+" } else { "" },
-                    pct
-                ));
-            }
-            let peak = rows.iter().max_by(|x, y| {
-                value(x, mi)
-                    .partial_cmp(&value(y, mi))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
-            if let (Some(p), true) = (peak, rows.len() > 2) {
-                out.push_str(&format!(
-                    ". The highest was {} in {}",
-                    format_value(value(p, mi).unwrap_or(0.0), f),
-                    at(p)
-                ));
-            }
-            out.push('.');
-        }
-        (_, false) => {
-            let desc = plan.descending.unwrap_or(true);
-            let mut ranked = rows.clone();
-            ranked.sort_by(|x, y| {
-                let o = value(y, mi)
-                    .partial_cmp(&value(x, mi))
-                    .unwrap_or(std::cmp::Ordering::Equal);
-                if desc {
-                    o
-                } else {
-                    o.reverse()
-                }
-            });
-            let top = ranked[0];
-            let when = time
-                .map(|ti| {
-                    if let Role::Time(g) = cols[ti].role {
-                        format!(" in {}", period(&top[ti].text().unwrap_or_default(), g))
-                    } else {
-                        String::new()
-                    }
-                })
-                .unwrap_or_default();
-            let dim_title = dims
-                .iter()
-                .map(|&i| cols[i].title.to_lowercase())
-                .collect::<Vec<_>>()
-                .join(" and ");
-            let top_value = value(top, mi);
-            let tied: Vec<String> = ranked
-                .iter()
-                .filter(|row| value(row, mi) == top_value)
-                .map(|row| label(row))
-                .collect();
-            let (who, verb) = if tied.len() > 1 {
-                (format!("{} (a tie)", tied.join(" and ")), "share")
-            } else {
-                (label(top), "had")
-            };
-            out.push_str(&format!(
-                "{what} by {dim_title}: {who}{when} {verb} the {} {}, {}{}",
-                if desc { "highest" } else { "lowest" },
-                mc.title.to_lowercase(),
-                format_value(top_value.unwrap_or(0.0), f),
-                others(top)
-            ));
-            match (whole, additive(plan, view)) {
-                (Some(t), true) if t != 0.0 && time.is_none() => {
-                    let pct = top_value.unwrap_or(0.0) / t * 100.0;
-                    out.push_str(&format!(
-                        ", {pct:.1}% of the {} total{}{}",
-                        format_value(t, f),
-                        scope.filters,
-                        scope.range
-                    ));
-                }
-                (Some(t), false) => {
-                    out.push_str(&format!(", against {} overall", format_value(t, f)));
-                }
-                _ => {}
-            }
-            out.push('.');
-            let rest: Vec<String> = ranked
-                .iter()
-                .skip(1)
-                .take(4)
-                .map(|row| {
-                    format!(
-                        "{} ({})",
-                        label(row),
-                        format_value(value(row, mi).unwrap_or(0.0), f)
-                    )
-                })
-                .collect();
-            if !rest.is_empty() {
-                out.push_str(&format!(" Next: {}.", rest.join(", ")));
-            }
-        }
-    }
     if r.total_rows > 100 {
         out.push_str(&format!(
             " The result has {} rows; the table shows the first 100.",
@@ -698,6 +523,227 @@ pub fn write(
         out.push_str(&format!(" Note: {n}."));
     }
     out
+}
+
+/// A measure column's format (plain numbers for anything else).
+fn fmt_of(c: &Column) -> Format {
+    if let Role::Measure(f) = c.role {
+        f
+    } else {
+        Format::Number
+    }
+}
+
+/// A cell as a number, if it is one.
+fn num(row: &[Cell], i: usize) -> Option<f64> {
+    row.get(i).and_then(Cell::as_f64)
+}
+
+/// A result as [`write`] reads it: the first measure's column, its rows, the whole.
+struct Shape<'a> {
+    plan: &'a Plan,
+    cols: &'a [Column],
+    scope: &'a Scope,
+    /// "Revenue for Germany, in 2024".
+    what: String,
+    /// The first measure's format.
+    f: Format,
+    measures: Vec<(usize, &'a Column)>,
+    /// The first measure's column.
+    mi: usize,
+    /// Rows with a value of the first measure.
+    rows: Vec<&'a Vec<Cell>>,
+    /// The whole, from the total query.
+    whole: Option<f64>,
+    /// Whether the first measure adds up (a sum or count), so the whole is a total.
+    additive: bool,
+}
+
+impl Shape<'_> {
+    /// One number (and the other measures of the same row).
+    fn single(&self) -> String {
+        let (row, mi, f) = (self.rows[0], self.mi, self.f);
+        let mut out = format!(
+            "{} was {}",
+            self.what,
+            format_value(num(row, mi).unwrap_or(0.0), f)
+        );
+        for (i, c) in &self.measures[1..] {
+            if let Some(v) = num(row, *i) {
+                out.push_str(&format!(
+                    "; {} was {}",
+                    c.title.to_lowercase(),
+                    format_value(v, fmt_of(c))
+                ));
+            }
+        }
+        out.push('.');
+        out
+    }
+
+    /// A series over time: its span, the whole, first to last (with the change), the peak.
+    /// `None` if column `ti` is no time bucket.
+    fn trend(&self, ti: usize) -> Option<String> {
+        let Role::Time(g) = self.cols[ti].role else {
+            return None;
+        };
+        let (rows, mi, f) = (&self.rows, self.mi, self.f);
+        let at = |row: &[Cell]| period(&row[ti].text().unwrap_or_default(), g);
+        let (first, last) = (rows[0], rows[rows.len() - 1]);
+        let (a, b) = (num(first, mi).unwrap_or(0.0), num(last, mi).unwrap_or(0.0));
+        let mut out = format!(
+            "{}, by {}: {} {}s from {} to {}",
+            self.what,
+            g.as_str(),
+            rows.len(),
+            g.as_str(),
+            at(first),
+            at(last)
+        );
+        match (self.whole, self.additive) {
+            (Some(t), true) => out.push_str(&format!(", {} in total", format_value(t, f))),
+            (Some(t), false) => out.push_str(&format!(", {} overall", format_value(t, f))),
+            _ => {}
+        }
+        out.push_str(&format!(
+            ". It went from {} in {} to {} in {}",
+            format_value(a, f),
+            at(first),
+            format_value(b, f),
+            at(last)
+        ));
+        if a != 0.0 && rows.len() > 1 {
+            let pct = (b - a) / a.abs() * 100.0;
+            out.push_str(&format!(
+                " ({}{:.1}%)",
+                if pct >= 0.0 { "+" } else { "" },
+                pct
+            ));
+        }
+        let peak = rows.iter().max_by(|x, y| {
+            num(x, mi)
+                .partial_cmp(&num(y, mi))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        if let (Some(p), true) = (peak, rows.len() > 2) {
+            out.push_str(&format!(
+                ". The highest was {} in {}",
+                format_value(num(p, mi).unwrap_or(0.0), f),
+                at(p)
+            ));
+        }
+        out.push('.');
+        Some(out)
+    }
+
+    /// Groups ranked by the first measure: the leader (ties named), its share of the whole
+    /// (or the whole, for averages and ratios), and the next four.
+    fn ranking(&self, time: Option<usize>, dims: &[usize]) -> String {
+        let (cols, mi, f) = (self.cols, self.mi, self.f);
+        let label = |row: &[Cell]| {
+            dims.iter()
+                .map(|&i| row[i].text().unwrap_or_else(|| "(none)".into()))
+                .collect::<Vec<_>>()
+                .join(" / ")
+        };
+        let desc = self.plan.descending.unwrap_or(true);
+        let mut ranked = self.rows.clone();
+        ranked.sort_by(|x, y| {
+            let o = num(y, mi)
+                .partial_cmp(&num(x, mi))
+                .unwrap_or(std::cmp::Ordering::Equal);
+            if desc {
+                o
+            } else {
+                o.reverse()
+            }
+        });
+        let top = ranked[0];
+        let when = time
+            .map(|ti| {
+                if let Role::Time(g) = cols[ti].role {
+                    format!(" in {}", period(&top[ti].text().unwrap_or_default(), g))
+                } else {
+                    String::new()
+                }
+            })
+            .unwrap_or_default();
+        let dim_title = dims
+            .iter()
+            .map(|&i| cols[i].title.to_lowercase())
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let top_value = num(top, mi);
+        let tied: Vec<String> = ranked
+            .iter()
+            .filter(|row| num(row, mi) == top_value)
+            .map(|row| label(row))
+            .collect();
+        let (who, verb) = if tied.len() > 1 {
+            (format!("{} (a tie)", tied.join(" and ")), "share")
+        } else {
+            (label(top), "had")
+        };
+        let mut out = format!(
+            "{} by {dim_title}: {who}{when} {verb} the {} {}, {}{}",
+            self.what,
+            if desc { "highest" } else { "lowest" },
+            cols[mi].title.to_lowercase(),
+            format_value(top_value.unwrap_or(0.0), f),
+            self.others(top)
+        );
+        match (self.whole, self.additive) {
+            (Some(t), true) if t != 0.0 && time.is_none() => {
+                let pct = top_value.unwrap_or(0.0) / t * 100.0;
+                out.push_str(&format!(
+                    ", {pct:.1}% of the {} total{}{}",
+                    format_value(t, f),
+                    self.scope.filters,
+                    self.scope.range
+                ));
+            }
+            (Some(t), false) => {
+                out.push_str(&format!(", against {} overall", format_value(t, f)));
+            }
+            _ => {}
+        }
+        out.push('.');
+        let rest: Vec<String> = ranked
+            .iter()
+            .skip(1)
+            .take(4)
+            .map(|row| {
+                format!(
+                    "{} ({})",
+                    label(row),
+                    format_value(num(row, mi).unwrap_or(0.0), f)
+                )
+            })
+            .collect();
+        if !rest.is_empty() {
+            out.push_str(&format!(" Next: {}.", rest.join(", ")));
+        }
+        out
+    }
+
+    /// The other measures of a row: " (units sold 1,234, orders 56)".
+    fn others(&self, row: &[Cell]) -> String {
+        let extra: Vec<String> = self.measures[1..]
+            .iter()
+            .filter_map(|(i, c)| {
+                Some(format!(
+                    "{} {}",
+                    c.title.to_lowercase(),
+                    format_value(num(row, *i)?, fmt_of(c))
+                ))
+            })
+            .collect();
+        if extra.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", extra.join(", "))
+        }
+    }
 }
 
 /// A Vega-Lite v5 spec for the result: a line over time, bars for categories, text for one number.
