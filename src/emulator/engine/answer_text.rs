@@ -94,56 +94,15 @@ pub fn growth(
     let Some(mi) = cols.iter().position(|c| matches!(c.role, Role::Measure(_))) else {
         return "The query returned no measures.".into();
     };
-    let f = if let Role::Measure(f) = cols[mi].role {
-        f
-    } else {
-        Format::Number
-    };
+    let f = fmt_of(&cols[mi]);
     let title = cols[mi].title.clone();
     let (la, lb) = (
         period(&a.start.to_string(), *g),
         period(&b.start.to_string(), *g),
     );
-    let dims: Vec<usize> = (1..mi).collect();
-    let key = |row: &[Cell]| {
-        dims.iter()
-            .map(|&i| row[i].text().unwrap_or_else(|| "(none)".into()))
-            .collect::<Vec<_>>()
-            .join(" / ")
-    };
     let a_start = a.start.to_string();
-    let mut groups: Vec<(String, f64, f64)> = Vec::new();
-    for row in &r.rows {
-        let k = key(row);
-        let v = row.get(mi).and_then(Cell::as_f64).unwrap_or(0.0);
-        let early = row[0].text().is_some_and(|p| p.starts_with(&a_start));
-        let slot = match groups.iter().position(|(x, _, _)| *x == k) {
-            Some(i) => i,
-            None => {
-                groups.push((k, 0.0, 0.0));
-                groups.len() - 1
-            }
-        };
-        if early {
-            groups[slot].1 += v;
-        } else {
-            groups[slot].2 += v;
-        }
-    }
-    let change = |x: f64, y: f64| {
-        let d = y - x;
-        let sign = if d >= 0.0 { "+" } else { "-" };
-        let pct = if x != 0.0 {
-            format!(
-                ", {}{:.1}%",
-                if d >= 0.0 { "+" } else { "" },
-                d / x.abs() * 100.0
-            )
-        } else {
-            String::new()
-        };
-        format!("{sign}{}{pct}", format_value(d.abs(), f))
-    };
+    let mut groups = by_period(r, mi, &a_start);
+    let change = |x: f64, y: f64| change(x, y, f);
     if groups.is_empty() {
         return format!(
             "I found no data for {}{} in {la} or {lb}.",
@@ -151,7 +110,7 @@ pub fn growth(
             scope.filters
         );
     }
-    if dims.is_empty() {
+    if mi == 1 {
         let (_, x, y) = &groups[0];
         return format!(
             "{title}{} went from {} in {la} to {} in {lb} ({}).",
@@ -161,26 +120,21 @@ pub fn growth(
             change(*x, *y)
         );
     }
+    // Biggest growth first (or biggest decline), ties by name.
     groups.sort_by(|p, q| {
-        let (dp, dq) = (p.2 - p.1, q.2 - q.1);
-        let o = dq.partial_cmp(&dp).unwrap_or(std::cmp::Ordering::Equal);
+        let o = (q.2 - q.1)
+            .partial_cmp(&(p.2 - p.1))
+            .unwrap_or(std::cmp::Ordering::Equal);
         let o = if plan.decline { o.reverse() } else { o };
         o.then_with(|| p.0.cmp(&q.0))
     });
     let (k, x, y) = &groups[0];
-    let dim_title = cols[1..mi]
-        .iter()
-        .map(|c| c.title.to_lowercase())
-        .collect::<Vec<_>>()
-        .join(" and ");
+    let dim_title: Vec<String> = cols[1..mi].iter().map(|c| c.title.to_lowercase()).collect();
+    let most = if plan.decline { "decline" } else { "growth" };
     let mut out = format!(
-        "{title}{} by {dim_title}, {la} to {lb}: {k} had the {} ({}), from {} to {}.",
+        "{title}{} by {}, {la} to {lb}: {k} had the biggest {most} ({}), from {} to {}.",
         scope.filters,
-        if plan.decline {
-            "biggest decline"
-        } else {
-            "biggest growth"
-        },
+        dim_title.join(" and "),
         change(*x, *y),
         format_value(*x, f),
         format_value(*y, f)
@@ -195,14 +149,10 @@ pub fn growth(
         out.push_str(&format!(" Next: {}.", rest.join(", ")));
     }
     if let Some(t) = total {
-        let v = |p: &str| {
-            t.rows
-                .iter()
-                .find(|row| row[0].text().is_some_and(|x| x.starts_with(p)))
-                .and_then(|row| row.get(1).and_then(Cell::as_f64))
-                .unwrap_or(0.0)
-        };
-        let (tx, ty) = (v(&a_start), v(&b.start.to_string()));
+        let (tx, ty) = (
+            period_value(t, &a_start),
+            period_value(t, &b.start.to_string()),
+        );
         out.push_str(&format!(
             " Overall, {} went from {} to {} ({}).",
             title.to_lowercase(),
@@ -212,6 +162,58 @@ pub fn growth(
         ));
     }
     out
+}
+
+/// The rows of a comparison (period, groups..., measure at `mi`) as (group, earlier value,
+/// later value), groups in the order they first appear; the earlier period starts `a_start`.
+fn by_period(r: &QueryResult, mi: usize, a_start: &str) -> Vec<(String, f64, f64)> {
+    let mut groups: Vec<(String, f64, f64)> = Vec::new();
+    for row in &r.rows {
+        let k = (1..mi)
+            .map(|i| row[i].text().unwrap_or_else(|| "(none)".into()))
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let v = row.get(mi).and_then(Cell::as_f64).unwrap_or(0.0);
+        let early = row[0].text().is_some_and(|p| p.starts_with(a_start));
+        let slot = match groups.iter().position(|(x, _, _)| *x == k) {
+            Some(i) => i,
+            None => {
+                groups.push((k, 0.0, 0.0));
+                groups.len() - 1
+            }
+        };
+        if early {
+            groups[slot].1 += v;
+        } else {
+            groups[slot].2 += v;
+        }
+    }
+    groups
+}
+
+/// The value of the period starting `start` in a comparison's total (period, measure).
+fn period_value(t: &QueryResult, start: &str) -> f64 {
+    t.rows
+        .iter()
+        .find(|row| row[0].text().is_some_and(|x| x.starts_with(start)))
+        .and_then(|row| row.get(1).and_then(Cell::as_f64))
+        .unwrap_or(0.0)
+}
+
+/// A change from `x` to `y`: "+$1,234.00, +12.5%" (no percentage from zero).
+fn change(x: f64, y: f64, f: Format) -> String {
+    let d = y - x;
+    let sign = if d >= 0.0 { "+" } else { "-" };
+    let pct = if x != 0.0 {
+        format!(
+            ", {}{:.1}%",
+            if d >= 0.0 { "+" } else { "" },
+            d / x.abs() * 100.0
+        )
+    } else {
+        String::new()
+    };
+    format!("{sign}{}{pct}", format_value(d.abs(), f))
 }
 
 /// Everything the answer needs about the question, in words.
