@@ -168,87 +168,101 @@ pub fn references(m: &Model) -> Result<(), (String, String)> {
                 format!("duplicate cube '{}'", c.name),
             );
         }
-        let mut members = HashSet::new();
-        for (i, n) in c.measures.iter().map(|x| &x.name).enumerate() {
-            if !members.insert(n) {
-                return problem(
-                    &format!("cubes[{ci}].measures[{i}].name"),
-                    format!("duplicate member '{n}'"),
-                );
-            }
-        }
-        for (i, n) in c.dimensions.iter().map(|x| &x.name).enumerate() {
-            if !members.insert(n) {
-                return problem(
-                    &format!("cubes[{ci}].dimensions[{i}].name"),
-                    format!("duplicate member '{n}'"),
-                );
-            }
-        }
-        for (i, j) in c.joins.iter().enumerate() {
-            if !m.cubes.iter().any(|t| t.name == j.name) {
-                return problem(
-                    &format!("cubes[{ci}].joins[{i}].name"),
-                    format!("no cube named '{}'", j.name),
-                );
-            }
-        }
-        for (i, mm) in c.measures.iter().enumerate() {
-            if mm.kind == MeasureKind::Number && !mm.sql.contains('{') {
-                return problem(
-                    &format!("cubes[{ci}].measures[{i}].sql"),
-                    "a `number` measure must reference other measures as {name}",
-                );
-            }
-        }
-        for (i, d) in c.dimensions.iter().enumerate() {
-            if d.sub_query {
-                sub_query_dimension(m, &c.name, d)
-                    .map_err(|e| (format!("cubes[{ci}].dimensions[{i}].sql"), e))?;
-            }
-        }
-        for (i, p) in c.policies.iter().enumerate() {
-            if !c.dimensions.iter().any(|d| d.name == p.member) {
-                return problem(
-                    &format!("cubes[{ci}].access_policy[{i}].member"),
-                    format!("'{}' is not a dimension of cube '{}'", p.member, c.name),
-                );
-            }
-        }
+        cube_references(m, ci, c)?;
     }
     for (vi, v) in m.views.iter().enumerate() {
-        let root = &v.cubes[0].join_path[0];
-        for (ei, e) in v.cubes.iter().enumerate() {
-            let p = format!("views[{vi}].cubes[{ei}]");
-            if &e.join_path[0] != root {
+        view_references(m, vi, v)?;
+    }
+    Ok(())
+}
+
+/// One cube's cross-references: unique member names, joins to existing cubes, `number`
+/// measures over other measures, `sub_query` dimensions, policies on its own dimensions.
+fn cube_references(m: &Model, ci: usize, c: &super::model::Cube) -> Result<(), (String, String)> {
+    let mut members = HashSet::new();
+    for (i, n) in c.measures.iter().map(|x| &x.name).enumerate() {
+        if !members.insert(n) {
+            return problem(
+                &format!("cubes[{ci}].measures[{i}].name"),
+                format!("duplicate member '{n}'"),
+            );
+        }
+    }
+    for (i, n) in c.dimensions.iter().map(|x| &x.name).enumerate() {
+        if !members.insert(n) {
+            return problem(
+                &format!("cubes[{ci}].dimensions[{i}].name"),
+                format!("duplicate member '{n}'"),
+            );
+        }
+    }
+    for (i, j) in c.joins.iter().enumerate() {
+        if !m.cubes.iter().any(|t| t.name == j.name) {
+            return problem(
+                &format!("cubes[{ci}].joins[{i}].name"),
+                format!("no cube named '{}'", j.name),
+            );
+        }
+    }
+    for (i, mm) in c.measures.iter().enumerate() {
+        if mm.kind == MeasureKind::Number && !mm.sql.contains('{') {
+            return problem(
+                &format!("cubes[{ci}].measures[{i}].sql"),
+                "a `number` measure must reference other measures as {name}",
+            );
+        }
+    }
+    for (i, d) in c.dimensions.iter().enumerate() {
+        if d.sub_query {
+            sub_query_dimension(m, &c.name, d)
+                .map_err(|e| (format!("cubes[{ci}].dimensions[{i}].sql"), e))?;
+        }
+    }
+    for (i, p) in c.policies.iter().enumerate() {
+        if !c.dimensions.iter().any(|d| d.name == p.member) {
+            return problem(
+                &format!("cubes[{ci}].access_policy[{i}].member"),
+                format!("'{}' is not a dimension of cube '{}'", p.member, c.name),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// One view's cross-references: join paths from its root along declared joins, and included
+/// members that exist.
+fn view_references(m: &Model, vi: usize, v: &super::model::View) -> Result<(), (String, String)> {
+    let root = &v.cubes[0].join_path[0];
+    for (ei, e) in v.cubes.iter().enumerate() {
+        let p = format!("views[{vi}].cubes[{ei}]");
+        if &e.join_path[0] != root {
+            return problem(
+                &format!("{p}.join_path"),
+                format!("must start at the view's root cube '{root}'"),
+            );
+        }
+        let mut cur = m
+            .cube(root)
+            .ok_or_else(|| (format!("{p}.join_path"), format!("no cube named '{root}'")))?;
+        for hop in &e.join_path[1..] {
+            if cur.join_to(hop).is_none() {
                 return problem(
                     &format!("{p}.join_path"),
-                    format!("must start at the view's root cube '{root}'"),
+                    format!("cube '{}' has no join to '{hop}'", cur.name),
                 );
             }
-            let mut cur = m
-                .cube(root)
-                .ok_or_else(|| (format!("{p}.join_path"), format!("no cube named '{root}'")))?;
-            for hop in &e.join_path[1..] {
-                if cur.join_to(hop).is_none() {
-                    return problem(
-                        &format!("{p}.join_path"),
-                        format!("cube '{}' has no join to '{hop}'", cur.name),
-                    );
-                }
-                cur = m
-                    .cube(hop)
-                    .ok_or_else(|| (format!("{p}.join_path"), format!("no cube named '{hop}'")))?;
-            }
-            for (ii, inc) in e.includes.iter().flatten().enumerate() {
-                if !cur.measures.iter().any(|x| &x.name == inc)
-                    && !cur.dimensions.iter().any(|x| &x.name == inc)
-                {
-                    return problem(
-                        &format!("{p}.includes[{ii}]"),
-                        format!("cube '{}' has no member '{inc}'", cur.name),
-                    );
-                }
+            cur = m
+                .cube(hop)
+                .ok_or_else(|| (format!("{p}.join_path"), format!("no cube named '{hop}'")))?;
+        }
+        for (ii, inc) in e.includes.iter().flatten().enumerate() {
+            if !cur.measures.iter().any(|x| &x.name == inc)
+                && !cur.dimensions.iter().any(|x| &x.name == inc)
+            {
+                return problem(
+                    &format!("{p}.includes[{ii}]"),
+                    format!("cube '{}' has no member '{inc}'", cur.name),
+                );
             }
         }
     }
