@@ -28,6 +28,11 @@ const QUESTIONS: &[&str] = &[
     "Which product had the biggest revenue growth from 2024 to 2025?",
     "How many customers signed up last month?",
     "orders by category last year",
+    "How many orders over $100 in 2025?",
+    "revenue from orders above 500 dollars in 2025",
+    "customers with more than 5 orders in 2025",
+    "how many orders between $50 and $100 in 2025",
+    "products with revenue over $10,000 in 2025",
 ];
 
 fn median(mut v: Vec<Duration>) -> Duration {

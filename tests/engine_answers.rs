@@ -381,16 +381,27 @@ fn top_customers_are_people_not_namesakes_added_up() {
 }
 
 #[test]
-fn a_numeric_filter_it_cannot_apply_is_refused_not_dropped() {
+fn a_numeric_filter_it_cannot_map_is_refused_not_dropped() {
     for q in [
-        "orders over $100 in 2025",
-        "customers with more than 5 orders",
+        // Lines per order would need a count per order, which no dimension holds.
+        "orders with more than 3 lines in 2025",
+        // A threshold on revenue, but per what?
+        "revenue over $10,000 in 2025",
+        // More than 5 what?
+        "customers with more than 5",
+        // Customers have no amount of their own.
+        "customers over $1000",
+        // Items per order are not an amount (and no measure per order counts them).
+        "How many orders had more than 2 items?",
+        // Nothing to compare at all.
+        "over $100",
     ] {
         let run = ask(&[q]);
         assert!(
             run.answer
                 .starts_with("I can't answer that from this model")
-                && run.answer.contains("numeric filter"),
+                && run.answer.contains("numeric filter")
+                && sql_result(&run).is_none(),
             "{q}: {}",
             run.answer
         );
@@ -405,4 +416,135 @@ fn a_numeric_filter_it_cannot_apply_is_refused_not_dropped() {
         &money(total),
         "revenue over 2024",
     );
+}
+
+// ---- Numeric filters: an order's total per row, and thresholds per group (HAVING). ----
+
+/// Each order's total, by hand: the sum of its lines (the orders table has no amount).
+const TOTAL: &str = "(SELECT SUM(x.amount) FROM order_items x WHERE x.order_id = o.id)";
+
+#[test]
+fn numeric_filters_over_the_sample() {
+    let rev = "ROUND(SUM(i.amount), 2)";
+    let per_customer = |year: &str, op: &str| {
+        format!("SELECT COUNT(*) FROM (SELECT o.customer_id FROM orders o WHERE {year} GROUP BY o.customer_id HAVING COUNT(*) {op})")
+    };
+    let cases = vec![
+        c(&["How many orders over $100 in 2025?"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2025} AND {TOTAL} > 100"), Count),
+        c(&["How many orders over 100 in 2025?"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2025} AND {TOTAL} > 100"), Count),
+        c(&["revenue from orders above 500 dollars in 2025"], format!("SELECT {rev} {J} WHERE {Y2025} AND {TOTAL} > 500"), Money),
+        c(&["orders under $20"], format!("SELECT COUNT(*) FROM orders o WHERE {TOTAL} < 20"), Count),
+        c(&["how many orders between $50 and $100 in 2025"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2025} AND {TOTAL} >= 50 AND {TOTAL} <= 100"), Count),
+        c(&["units sold in orders over $200 in 2024"], format!("SELECT SUM(i.quantity) {J} WHERE {Y2024} AND {TOTAL} > 200"), Count),
+        c(&["average order value for orders over $100 in 2025"], format!("SELECT SUM(i.amount) * 1.0 / COUNT(DISTINCT o.id) {J} WHERE {Y2025} AND {TOTAL} > 100"), Money),
+        c(&["orders over $100 by country in 2025"], format!("SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {Y2025} AND {TOTAL} > 100 GROUP BY u.country ORDER BY 1 DESC LIMIT 1"), Count),
+        c(&["orders over $100 by country in 2025"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2025} AND {TOTAL} > 100"), Count),
+        c(&["revenue in Germany from orders of at least $300 in 2024"], format!("SELECT {rev} {J} WHERE {Y2024} AND u.country = 'Germany' AND {TOTAL} >= 300"), Money),
+        c(&["customers with more than 5 orders in 2025"], per_customer(Y2025, "> 5"), Count),
+        c(&["how many customers had at least 10 orders in 2025"], per_customer(Y2025, ">= 10"), Count),
+        c(&["customers with 12 or more orders in 2024"], per_customer(Y2024, ">= 12"), Count),
+        c(&["customers with fewer than 2 orders in 2025"], per_customer(Y2025, "< 2"), Count),
+        c(&["revenue of customers with more than 10 orders in 2025"], format!("SELECT {rev} {J} WHERE {Y2025} AND o.customer_id IN (SELECT customer_id FROM orders o WHERE {Y2025} GROUP BY customer_id HAVING COUNT(*) > 10)"), Money),
+        c(&["products with revenue over $10,000 in 2025"], format!("SELECT COUNT(*) FROM (SELECT p.id {J} WHERE {Y2025} GROUP BY p.id HAVING SUM(i.amount) > 10000)"), Count),
+        c(&["products with revenue over $10,000 in 2025"], format!("SELECT {rev} {J} WHERE {Y2025} GROUP BY p.id ORDER BY 1 DESC LIMIT 1"), Money),
+        c(&["categories with more than 12,000 units sold in 2024"], format!("SELECT SUM(i.quantity) {J} WHERE {Y2024} GROUP BY c.id HAVING SUM(i.quantity) > 12000 ORDER BY 1 DESC LIMIT 1"), Count),
+        // Follow-ups keep the condition.
+        c(&["How many orders over $100 in 2025?", "and in 2024?"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2024} AND {TOTAL} > 100"), Count),
+        c(&["customers with more than 5 orders in 2025", "and in 2024?"], per_customer(Y2024, "> 5"), Count),
+        c(&["How many orders over $100 in 2025?", "and over $200?"], format!("SELECT COUNT(*) FROM orders o WHERE {Y2025} AND {TOTAL} > 200"), Count),
+        c(&["customers with more than 5 orders in 2025", "and more than 10?"], per_customer(Y2025, "> 10"), Count),
+        // Still refused: what the comparison applies to is not in the model.
+        c(&["orders with more than 3 lines in 2025"], "", Cant),
+        c(&["revenue over $10,000 in 2025"], "", Cant),
+        c(&["customers with more than 5"], "", Cant),
+        // The number counts something no measure counts: no amount either.
+        c(&["How many orders had more than 2 items?"], "", Cant),
+        c(&["how many orders with more than 2 products"], "", Cant),
+        c(&["revenue in 2025", "and over $200?"], "", Cant),
+    ];
+    run_table(sample(), &cases, 20);
+}
+
+#[test]
+fn a_threshold_answer_says_how_many_groups_pass_and_what_an_order_total_is() {
+    let e = sample();
+    let n = hand_number(
+        e,
+        &format!("SELECT COUNT(*) FROM (SELECT p.id {J} WHERE {Y2025} GROUP BY p.id HAVING SUM(i.amount) > 10000)"),
+    );
+    let run = ask(&["products with revenue over $10,000 in 2025"]);
+    has(
+        &run,
+        &format!("{} products had revenue over $10,000", count(n)),
+        "threshold",
+    );
+    let sql = sql_of(&run);
+    assert!(
+        sql.contains("HAVING MEASURE(revenue) > 10000")
+            && sql.contains("FROM sales")
+            && !sql.contains("LIMIT"),
+        "{sql}"
+    );
+    let run = ask(&["How many orders over $100 in 2025?"]);
+    has(&run, "the sum of the order's line amounts", "order total");
+    let sql = sql_of(&run);
+    assert!(
+        sql.contains("total > 100") && sql.contains("MEASURE("),
+        "{sql}"
+    );
+}
+
+/// A user's file of orders with their own amount, and customers (no model).
+fn orders_engine() -> &'static Engine {
+    static ENGINE: OnceLock<(tempfile::TempDir, Engine)> = OnceLock::new();
+    &ENGINE
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("orders.sqlite");
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT NOT NULL);
+                 CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers (id),
+                                      amount REAL NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL);
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
+                 INSERT INTO customers SELECT i, 'Customer ' || i, CASE i % 3 WHEN 0 THEN 'Chile' WHEN 1 THEN 'Peru' ELSE 'Bolivia' END FROM n;
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)
+                 INSERT INTO orders SELECT i, 1 + (i * i) % 30, ((i * 53) % 400) + 0.25,
+                        CASE i % 4 WHEN 0 THEN 'returned' ELSE 'delivered' END,
+                        date('2024-01-01', '+' || (i % 720) || ' days') || ' 09:30:00'
+                 FROM n;",
+            )
+            .unwrap();
+            drop(conn);
+            let engine = Engine::open(None, Some(&path)).unwrap();
+            (dir, engine)
+        })
+        .1
+}
+
+#[test]
+fn numeric_filters_over_inferred_models() {
+    let y24 = "created_at >= '2024-01-01' AND created_at < '2025-01-01'";
+    let y25 = "created_at >= '2025-01-01' AND created_at < '2026-01-01'";
+    let per_customer = |op: &str| {
+        format!("SELECT COUNT(*) FROM (SELECT customer_id FROM orders GROUP BY customer_id HAVING COUNT(*) {op})")
+    };
+    let cases = vec![
+        c(&["orders with amount over 100"], "SELECT COUNT(*) FROM orders WHERE amount > 100", Count),
+        c(&["how many orders over $250 in 2025"], format!("SELECT COUNT(*) FROM orders WHERE {y25} AND amount > 250"), Count),
+        c(&["total amount of orders under 50 in 2024"], format!("SELECT ROUND(SUM(amount), 2) FROM orders WHERE {y24} AND amount < 50"), Money),
+        c(&["orders between $100 and $200 by status"], "SELECT COUNT(*) FROM orders WHERE amount BETWEEN 100 AND 200 GROUP BY status ORDER BY 1 DESC LIMIT 1", Count),
+        c(&["customers with more than 50 orders"], per_customer("> 50"), Count),
+        c(&["customers with at most 20 orders"], per_customer("<= 20"), Count),
+        c(&["customers with more than 3"], "", Cant),
+    ];
+    run_table(orders_engine(), &cases, 6);
+    let y24 = "sold_at >= '2024-01-01' AND sold_at < '2025-01-01'";
+    let cases = vec![
+        c(&["sales with amount over 150 in 2024"], format!("SELECT COUNT(*) FROM sales WHERE {y24} AND amount > 150"), Count),
+        c(&["revenue from sales over $150 in 2024"], format!("SELECT ROUND(SUM(amount), 2) FROM sales WHERE {y24} AND amount > 150"), Money),
+        c(&["clients with more than 22 sales"], "SELECT COUNT(*) FROM (SELECT client_id FROM sales GROUP BY client_id HAVING COUNT(*) > 22)", Count),
+        c(&["revenue over 1000"], "", Cant),
+    ];
+    run_table(user_engine(), &cases, 4);
 }

@@ -112,6 +112,56 @@ fn having_on_measures_and_offset() {
     );
 }
 
+/// An order's total from its lines, per order (the sum of `order_items.amount`), by hand.
+const TOTALS: &str = "(SELECT order_id, SUM(amount) total FROM order_items GROUP BY order_id)";
+
+#[test]
+fn a_sub_query_dimension_is_a_measure_of_the_joined_cube_per_row() {
+    // On its own cube: orders over $100 in 2025.
+    check(
+        "SELECT MEASURE(count) FROM orders WHERE total > 100 AND created_at >= '2025-01-01' AND created_at < '2026-01-01'",
+        &format!("SELECT COUNT(*) FROM orders o JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total > 100 AND o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01'"),
+    );
+    // Over the view rooted at the lines: the lines of orders between $50 and $100.
+    check(
+        "SELECT categories_name, MEASURE(revenue) FROM sales WHERE orders_total BETWEEN 50 AND 100 GROUP BY 1 ORDER BY 2 DESC, 1",
+        &format!("SELECT c.name, ROUND(SUM(i.amount), 2) {LINES} JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total BETWEEN 50 AND 100 GROUP BY 1 ORDER BY 2 DESC, 1"),
+    );
+    // Selected, grouped and ordered like any dimension.
+    check(
+        "SELECT id, total FROM orders WHERE id <= 3 ORDER BY 1",
+        &format!("SELECT o.id, ROUND(t.total, 2) FROM orders o JOIN {TOTALS} t ON t.order_id = o.id WHERE o.id <= 3 ORDER BY 1"),
+    );
+    check(
+        "SELECT MEASURE(orders_count), MEASURE(revenue) FROM sales WHERE orders_total < 20",
+        &format!("SELECT COUNT(DISTINCT o.id), ROUND(SUM(i.amount), 2) {LINES} JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total < 20"),
+    );
+}
+
+#[test]
+fn a_sub_query_dimension_keeps_the_policy_of_the_outer_rows() {
+    let e = sample();
+    let got = rows(
+        e,
+        "SELECT MEASURE(count) FROM orders WHERE total > 300",
+        &ctx(&[("region", "Europe")]),
+    );
+    let want = hand(
+        e,
+        &format!("SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total > 300 AND u.region = 'Europe'"),
+    );
+    same(got, want, "orders over $300 in Europe");
+}
+
+#[test]
+fn having_keeps_groups_by_a_measure_threshold() {
+    // Customers with more than 5 orders in 2025: one row per customer that passes.
+    check(
+        "SELECT customers_name, MEASURE(orders_count) AS orders_count FROM sales WHERE orders_created_at >= '2025-01-01' AND orders_created_at < '2026-01-01' GROUP BY 1 HAVING MEASURE(orders_count) > 5 ORDER BY 2 DESC, 1",
+        "SELECT u.name, COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY u.id HAVING COUNT(*) > 5 ORDER BY 2 DESC, 1",
+    );
+}
+
 #[test]
 fn date_trunc_on_time_dimensions() {
     check(
@@ -354,6 +404,16 @@ fn the_agents_sql_is_dialect_sql_that_reruns_to_the_same_rows() {
         ("monthly orders in 2024", &[("region", "Europe")][..]),
         (
             "revenue by country last month",
+            &[("region", "Americas")][..],
+        ),
+        // Numeric filters: an order total (a sub_query dimension) and a HAVING threshold.
+        (
+            "How many orders over $100 in 2025?",
+            &[("region", "Europe")][..],
+        ),
+        ("revenue from orders above 500 dollars in 2025", &[][..]),
+        (
+            "products with revenue over $10,000 in 2025",
             &[("region", "Americas")][..],
         ),
     ] {

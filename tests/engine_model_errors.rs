@@ -37,6 +37,8 @@ fn structural_errors_name_the_path() {
         (&format!("cubes:\n{GOOD_CUBE}    access_policy:\n      - {{member: status, equals: \"{{ nope }}\"}}\n"), &["cubes[0].access_policy[0].equals"]),
         ("cubes:\n  - name: 2bad\n    sql_table: orders\n", &["cubes[0].name", "identifier"]),
         ("cubes:\n  - name: orders\n    sql_table: orders\n    dimensions:\n      - {name: status, sql: status}\n", &["cubes[0].dimensions[0].type", "required"]),
+        (&format!("cubes:\n{GOOD_CUBE}      - {{name: total, sql: amount, type: number, sub_query: true}}\n"), &["cubes[0].dimensions[1].sql", "{cube.measure}"]),
+        (&format!("cubes:\n{GOOD_CUBE}      - {{name: total, sql: \"{{items.revenue}}\", type: number, sub_query: true}}\n  - name: items\n    sql_table: order_items\n    measures:\n      - {{name: revenue, type: sum, sql: amount}}\n"), &["cubes[0].dimensions[1].sql", "no join"]),
         ("cubes:\n  - name: orders\n   sql_table: [\n", &["line"]),
     ];
     for (yaml, parts) in cases {

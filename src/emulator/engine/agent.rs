@@ -10,7 +10,7 @@ use super::catalog::ViewCat;
 use super::loaded::Engine;
 use super::meta_search;
 use super::planner::{self, Plan};
-use super::request::{AgentRequest, AgentRun};
+use super::request::{AgentRequest, AgentRun, TurnMemory};
 use super::semantic::SecurityContext;
 use super::sqlgen;
 use super::warehouse::QueryResult;
@@ -79,7 +79,7 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
     if !by.is_empty() {
         title.push_str(&format!(" by {}", by.join(" and ")));
     }
-    let filters = if plan.filters.is_empty() {
+    let mut filters = if plan.filters.is_empty() {
         String::new()
     } else {
         format!(
@@ -91,12 +91,26 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
                 .join(" and ")
         )
     };
+    for w in answer_text::compared_words(view, &plan.conditions) {
+        filters.push_str(&format!(" with {w}"));
+    }
+    let having = answer_text::compared_words(view, &plan.having).join(" and ");
+    if !having.is_empty() {
+        title.push_str(&format!(" with {having}"));
+    }
     let range = match (&plan.compare, &plan.range) {
         (Some((a, b, _)), _) => format!(", {} vs {}", a.label, b.label),
         (None, Some(r)) => format!(", {}", r.label),
         (None, None) => String::new(),
     };
-    (title, Scope { filters, range })
+    (
+        title,
+        Scope {
+            filters,
+            range,
+            having,
+        },
+    )
 }
 
 impl Engine {
@@ -106,55 +120,91 @@ impl Engine {
     }
 }
 
+/// One turn's fixed parts, and the frames it has emitted so far.
+struct Turn<'a> {
+    engine: &'a Engine,
+    req: &'a AgentRequest,
+    question: String,
+    frames: Vec<Value>,
+}
+
+impl Turn<'_> {
+    /// A frame id of this turn.
+    fn id(&self, s: &str) -> String {
+        format!("{}-{s}", self.req.message_id)
+    }
+
+    /// The agent's thinking.
+    fn think(&mut self, text: &str) {
+        let id = self.id("think");
+        let agent = self.req.dialect.agent_node();
+        stream_text(&mut self.frames, &id, &[agent], TextField::Thinking, text);
+    }
+
+    /// The meta tool call: the model searched for the question's words.
+    fn search_model(&mut self) {
+        let search = meta_search::search_query(&self.question, self.engine.vocabulary());
+        let id = self.id("tool-1");
+        tool(
+            &mut self.frames,
+            self.req.dialect.agent_node(),
+            &id,
+            self.req.dialect.meta_tool(),
+            &emit::meta_input(&search),
+            &meta_search::search(&search, self.engine.views()).to_value(),
+        );
+    }
+
+    /// A SQL tool call.
+    fn sql_call(&mut self, slot: &str, spec: &str, input: &Value, result: &Value) {
+        let id = self.id(slot);
+        let name = self.req.dialect.sql_tool(!spec.is_empty() && spec != "{}");
+        let agent = self.req.dialect.agent_node();
+        tool(&mut self.frames, agent, &id, name, input, result);
+    }
+
+    /// The final answer, and the turn as run.
+    fn finish(mut self, answer: String, memory: TurnMemory) -> AgentRun {
+        let id = self.id("final");
+        let node = self.req.dialect.answer_node();
+        stream_text(&mut self.frames, &id, &[node], TextField::Content, &answer);
+        AgentRun {
+            frames: self.frames,
+            answer,
+            memory,
+        }
+    }
+}
+
 /// Plans and answers one question.
 fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     let question: String = req.question.chars().take(MAX_QUESTION).collect();
     let views = engine.views();
-    let today = super::dates::Date::new(req.today);
     let plan = planner::plan(
         &question,
         &req.history,
         views,
         engine.lexicons(),
         engine.vocabulary(),
-        today,
+        super::dates::Date::new(req.today),
     );
-    let search = meta_search::search_query(&question, engine.vocabulary());
-    let id = |s: &str| format!("{}-{s}", req.message_id);
-    let (agent, answer_node) = (req.dialect.agent_node(), req.dialect.answer_node());
-    let mut frames = Vec::new();
-    let unknown = plan.as_ref().map(|p| p.unknown.clone()).unwrap_or_default();
-    let Some(plan) = plan.filter(|p| p.unknown.is_empty()) else {
-        let thinking = format!("The question \"{}\" names something I cannot find in the data model. I'll search the model to list what it can answer.", question.trim());
-        stream_text(
-            &mut frames,
-            &id("think"),
-            &[agent],
-            TextField::Thinking,
-            &thinking,
-        );
-        tool(
-            &mut frames,
-            agent,
-            &id("tool-1"),
-            req.dialect.meta_tool(),
-            &emit::meta_input(&search),
-            &meta_search::search(&search, views).to_value(),
-        );
-        let answer = unmapped(views, &unknown);
-        stream_text(
-            &mut frames,
-            &id("final"),
-            &[answer_node],
-            TextField::Content,
-            &answer,
-        );
-        let memory = req.history.last().cloned().unwrap_or_default();
-        return AgentRun {
-            frames,
-            answer,
-            memory,
-        };
+    let mut turn = Turn {
+        engine,
+        req,
+        question,
+        frames: Vec::new(),
+    };
+    let plan = match plan {
+        Some(p) if p.unknown.is_empty() => p,
+        Some(p) => return refuse(turn, &p.unknown),
+        // Nothing planned: a comparison in the question is still named as not understood.
+        None => {
+            let unknown: Vec<String> = super::comparisons::find(&turn.question)
+                .into_iter()
+                .map(|c| c.text)
+                .collect();
+            return refuse(turn, &unknown);
+        }
     };
     let view = &views[plan.view];
     let (title, scope) = describe(&plan, view);
@@ -163,22 +213,8 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     } else {
         " Earlier turns of this thread fill in what the question leaves out."
     };
-    let thinking = format!("The user asks for {}{}{}.{follow} I'll check the {} {} in the data model, then write one SQL query and summarise its result.", title.to_lowercase(), scope.filters, scope.range, view.name, view.kind);
-    stream_text(
-        &mut frames,
-        &id("think"),
-        &[agent],
-        TextField::Thinking,
-        &thinking,
-    );
-    tool(
-        &mut frames,
-        agent,
-        &id("tool-1"),
-        req.dialect.meta_tool(),
-        &emit::meta_input(&search),
-        &meta_search::search(&search, views).to_value(),
-    );
+    turn.think(&format!("The user asks for {}{}{}.{follow} I'll check the {} {} in the data model, then write one SQL query and summarise its result.", title.to_lowercase(), scope.filters, scope.range, view.name, view.kind));
+    turn.search_model();
     let target = sqlgen::single_cube(view, &plan, engine.targets()).unwrap_or(view);
     let sql = sqlgen::build_on(target, view, &plan);
     let ctx = SecurityContext::new(&req.user_attributes);
@@ -188,58 +224,30 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         sql: &sql,
         title: &query_title,
         description: &description,
-        question: &question,
+        question: &turn.question,
         chart_title: &title,
     };
+    let id = |s: &str| format!("{}-{s}", req.message_id);
     let (outcome, columns, input, result, spec_text) = run_query(engine, req, &ctx, &main, &id);
-    let sql_tool = req
-        .dialect
-        .sql_tool(!spec_text.is_empty() && spec_text != "{}");
-    // A total or share is its own query over the same scope, never a sum of the groups
-    // (distinct counts do not add up, and a top 5 is not the whole). It is shown before the
-    // main query, so that the answer's last SQL is the one the answer is about (`analyst sql`
-    // and eval's `rows` take the last).
     let total = match &outcome {
-        Ok(r) => {
-            let grouped = !plan.dimensions.is_empty() || plan.grain.is_some();
-            if grouped && r.rows.len() > 1 || plan.compare.is_some() && !plan.dimensions.is_empty()
-            {
-                let mut whole = plan.clone();
-                whole.dimensions.clear();
-                whole.grain = None;
-                whole.limit = None;
-                whole.descending = None;
-                let sql = sqlgen::build_on(target, view, &whole);
-                let (t_title, _) = describe(&whole, view);
-                let t_title = format!("{t_title} in total{}{}", scope.filters, scope.range);
-                let q = Query {
-                    sql: &sql,
-                    title: &t_title,
-                    description: &description,
-                    question: &question,
-                    chart_title: &t_title,
-                };
-                let (o, _, input, result, spec) = run_query(engine, req, &ctx, &q, &id);
-                let tool_name = req.dialect.sql_tool(!spec.is_empty() && spec != "{}");
-                tool(
-                    &mut frames,
-                    agent,
-                    &id("tool-3"),
-                    tool_name,
-                    &input,
-                    &result,
-                );
-                o.ok()
-            } else {
-                None
-            }
-        }
+        Ok(r) => total(
+            &mut turn,
+            &plan,
+            r,
+            (target, view),
+            &scope,
+            &description,
+            &ctx,
+        ),
         Err(_) => None,
     };
-    tool(&mut frames, agent, &id("tool-2"), sql_tool, &input, &result);
+    turn.sql_call("tool-2", &spec_text, &input, &result);
     let answer = match &outcome {
         Ok(r) => match &plan.compare {
             Some(_) => answer_text::growth(&plan, &columns, r, total.as_deref(), &scope),
+            None if !plan.having.is_empty() => {
+                answer_text::thresholds(&plan, view, &columns, r, &scope)
+            }
             None => answer_text::write(&plan, view, &columns, r, total.as_deref(), &scope),
         },
         Err(e) if e.contains("Bad branch") => {
@@ -251,18 +259,57 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
             title.to_lowercase()
         ),
     };
-    stream_text(
-        &mut frames,
-        &id("final"),
-        &[answer_node],
-        TextField::Content,
-        &answer,
-    );
-    AgentRun {
-        frames,
-        answer,
-        memory: planner::to_memory(&plan, views),
+    turn.finish(answer, planner::to_memory(&plan, views))
+}
+
+/// A question that maps to nothing (or names what the model lacks): the model searched, an
+/// honest answer, no query; the thread's memory stays as it was.
+fn refuse(mut turn: Turn<'_>, unknown: &[String]) -> AgentRun {
+    turn.think(&format!("The question \"{}\" names something I cannot find in the data model. I'll search the model to list what it can answer.", turn.question.trim()));
+    turn.search_model();
+    let answer = unmapped(turn.engine.views(), unknown);
+    let memory = turn.req.history.last().cloned().unwrap_or_default();
+    turn.finish(answer, memory)
+}
+
+/// A total or share is its own query over the same scope, never a sum of the groups (distinct
+/// counts do not add up, and a top 5 is not the whole). It is shown before the main query, so
+/// that the answer's last SQL is the one the answer is about (`analyst sql` and eval's `rows`
+/// take the last). `None` when the answer needs no total.
+fn total(
+    turn: &mut Turn<'_>,
+    plan: &Plan,
+    r: &QueryResult,
+    (target, view): (&ViewCat, &ViewCat),
+    scope: &Scope,
+    description: &str,
+    ctx: &SecurityContext,
+) -> Option<std::sync::Arc<QueryResult>> {
+    // A threshold's groups are a selection: their whole is no total of the scope.
+    let grouped = (!plan.dimensions.is_empty() || plan.grain.is_some()) && plan.having.is_empty();
+    if !(grouped && r.rows.len() > 1 || plan.compare.is_some() && !plan.dimensions.is_empty()) {
+        return None;
     }
+    let mut whole = plan.clone();
+    whole.dimensions.clear();
+    whole.grain = None;
+    whole.limit = None;
+    whole.descending = None;
+    let sql = sqlgen::build_on(target, view, &whole);
+    let (t_title, _) = describe(&whole, view);
+    let t_title = format!("{t_title} in total{}{}", scope.filters, scope.range);
+    let q = Query {
+        sql: &sql,
+        title: &t_title,
+        description,
+        question: &turn.question,
+        chart_title: &t_title,
+    };
+    let req = turn.req;
+    let id = |s: &str| format!("{}-{s}", req.message_id);
+    let (o, _, input, result, spec) = run_query(turn.engine, req, ctx, &q, &id);
+    turn.sql_call("tool-3", &spec, &input, &result);
+    o.ok()
 }
 
 /// One dialect query of a turn, with the words that title it.
@@ -434,7 +481,7 @@ fn unmapped(views: &[ViewCat], unknown: &[String]) -> String {
         ([], []) => String::new(),
         (names, []) => format!(": it has nothing called {}", quoted(names)),
         ([], numeric) => format!(
-            ": I cannot apply a numeric filter such as {} (filters on amounts of single orders or lines are not supported)",
+            ": I cannot tell what the numeric filter {} applies to (I can filter rows on an amount the model has per row, such as an order's total, or keep groups by a measure, as in \"customers with more than 5 orders\")",
             quoted(numeric)
         ),
         (names, numeric) => format!(

@@ -256,12 +256,61 @@ fn reference(model: &Model, root: &str, cube: &str, inner: &str, depth: u32) -> 
         return None; // a cycle of references: leave it for SQLite to reject
     }
     if let Some(d) = target.dimensions.iter().find(|d| d.name == m) {
-        return Some(format!("({})", expand(model, root, c, &d.sql, depth + 1)));
+        return Some(format!("({})", dimension_sql(model, root, c, d, depth + 1)));
     }
     if let Some(x) = target.measures.iter().find(|x| x.name == m) {
         return Some(format!("({})", aggregate(model, root, c, x, depth + 1)));
     }
     (model.cube(inner).is_some()).then(|| quote(inner))
+}
+
+/// The SQL of a dimension of `cube`: its template expanded, or for a `sub_query` dimension a
+/// correlated subquery (see [`sub_query`]).
+pub fn dimension_sql(model: &Model, root: &str, cube: &str, d: &Dimension, depth: u32) -> String {
+    if d.sub_query {
+        sub_query(model, cube, d, depth).unwrap_or_else(|| "NULL".into())
+    } else {
+        expand(model, root, cube, &d.sql, depth)
+    }
+}
+
+/// The cube and measure a `sub_query` dimension's `{cube.measure}` names.
+pub fn sub_query_target(sql: &str) -> Option<(&str, &str)> {
+    let inner = sql.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    let (c, m) = inner.split_once('.')?;
+    let ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (ok(c) && ok(m)).then_some((c, m))
+}
+
+/// A measure of another cube per row of `cube` (an order's total from its lines): the measure's
+/// aggregate over that cube's table under its own alias, restricted by the join between the two
+/// cubes (declared either way) to the rows of the outer row. `None` when the model does not
+/// allow it (the model check reports why).
+fn sub_query(model: &Model, cube: &str, d: &Dimension, depth: u32) -> Option<String> {
+    let (other, measure) = sub_query_target(&d.sql)?;
+    let inner = model.cube(other).filter(|_| other != cube && depth <= 8)?;
+    let m = inner.measures.iter().find(|x| x.name == measure)?;
+    // Its own alias, so that the outer query's alias of the same cube (and the join planner,
+    // which looks for aliases) never mistakes the inner rows for the outer ones.
+    let alias = format!("{other}__{cube}_{}", d.name);
+    let rename = |s: String| s.replace(&quote(other), &quote(&alias));
+    let on = match inner.join_to(cube) {
+        Some(j) => expand(model, other, other, &j.sql, depth + 1),
+        None => expand(
+            model,
+            cube,
+            cube,
+            &model.cube(cube)?.join_to(other)?.sql,
+            depth + 1,
+        ),
+    };
+    Some(format!(
+        "(SELECT {} FROM {} AS {} WHERE {})",
+        rename(aggregate(model, other, other, m, depth + 1)),
+        inner.sql_table,
+        quote(&alias),
+        rename(on)
+    ))
 }
 
 /// The aggregate SQL of a measure in a query rooted at `root`: counts of another cube are distinct

@@ -1,7 +1,7 @@
 //! The analyst, without HTTP: a semantic model ([`model`], read from YAML by [`model_yaml`] or
 //! inferred from the data by [`model_infer`]) over a SQLite warehouse ([`warehouse`], built-in
 //! [`sample_data`]), a deterministic planner ([`planner`]) that reads questions with
-//! [`timeparse`] and [`words`], dialect SQL from plans ([`sqlgen`]) compiled by the semantic layer
+//! [`timeparse`], [`comparisons`] and [`words`], dialect SQL from plans ([`sqlgen`]) compiled by the semantic layer
 //! ([`semantic`]: joins and access policies, for the agent and the data query API), and the agent
 //! ([`agent`]) that turns a question into the frames of one turn, with the answer text
 //! ([`answer_text`]). Only `emulator::http` imports this room; it imports nothing of `http`.
@@ -9,6 +9,7 @@
 pub(crate) mod agent;
 pub(crate) mod answer_text;
 pub(crate) mod catalog;
+pub(crate) mod comparisons;
 pub(crate) mod dates;
 pub(crate) mod loaded;
 pub(crate) mod meta_search;

@@ -22,6 +22,10 @@
 //!       - name: created_at
 //!         sql: created_at      # time dimensions hold ISO-8601 text (YYYY-MM-DD[ HH:MM:SS])
 //!         type: time
+//!       - name: total
+//!         sql: "{order_items.revenue}"  # a measure of a cube joined to this one (either way),
+//!         type: number                  # computed per row of this cube: an order's total
+//!         sub_query: true               # (that cube may not have an access policy)
 //!     measures:
 //!       - name: count
 //!         type: count          # count | sum | avg | min | max | count_distinct | number
@@ -191,6 +195,9 @@ pub struct Dimension {
     pub sql: String,
     /// Whether it identifies rows (used to count through joins).
     pub primary_key: bool,
+    /// Whether `sql` is a measure of a joined cube computed per row of this one (`{cube.measure}`,
+    /// e.g. an order's total from its lines), compiled as a correlated subquery.
+    pub sub_query: bool,
     /// Extra words that name it.
     pub synonyms: Vec<String>,
 }

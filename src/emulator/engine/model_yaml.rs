@@ -248,6 +248,7 @@ fn read_dimension(v: &Value, path: &str) -> Res<Dimension> {
     };
     let sql = required(v, "sql", path)?;
     let primary_key = boolean(v, "primary_key", path)?;
+    let sub_query = boolean(v, "sub_query", path)?;
     Ok(Dimension {
         name,
         title,
@@ -255,6 +256,7 @@ fn read_dimension(v: &Value, path: &str) -> Res<Dimension> {
         kind,
         sql,
         primary_key,
+        sub_query,
         synonyms: strings(v, "synonyms", path)?,
     })
 }

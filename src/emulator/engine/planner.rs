@@ -3,6 +3,7 @@
 //! the model's titles, names, synonyms and the warehouse's dimension values.
 
 use super::catalog::{Kind, ViewCat};
+use super::comparisons::{self, Comparison, Phrase, Resolved, Role};
 use super::dates::{parse_iso, Date, Range};
 use super::model::DimKind;
 use super::request::TurnMemory;
@@ -60,8 +61,12 @@ pub struct Plan {
     pub range: Option<Range>,
     /// Equality filters (dimension, value).
     pub filters: Vec<(usize, String)>,
-    /// Other conditions: negations ("except Electronics"), numeric comparisons ("over $100").
+    /// Other conditions: negations ("except Electronics"), numeric comparisons on dimensions
+    /// ("orders over $100": the order total).
     pub conditions: Vec<(usize, Condition)>,
+    /// Conditions on measures per group, the dialect's `HAVING` ("customers with more than 5
+    /// orders"): (measure, [`Condition::Compare`]).
+    pub having: Vec<(usize, Condition)>,
     /// Ordering by the first measure: `Some(true)` descending.
     pub descending: Option<bool>,
     /// Row limit for top/bottom-N.
@@ -92,7 +97,10 @@ impl Lexicon {
             names.extend(m.synonyms.iter().cloned());
             for n in names {
                 let w = words(&n);
-                if !w.is_empty() && !lex.phrases.iter().any(|(p, j)| *p == w && *j == i) {
+                // A lone filler ("total", the orders' member) names nothing: "total revenue".
+                let filler = matches!(w.as_slice(), [x] if FILLERS.contains(&x.as_str()));
+                if !w.is_empty() && !filler && !lex.phrases.iter().any(|(p, j)| *p == w && *j == i)
+                {
                     vocab.add(&n);
                     lex.phrases.push((w, i));
                 }
@@ -154,6 +162,8 @@ struct Reading {
     grouped: bool,
     all_time: bool,
     before: Option<Grain>,
+    /// Comparisons with nothing to compare in the question ("and over $200?").
+    orphans: Vec<Comparison>,
 }
 
 /// Words that negate the value after them: "except Electronics", "not Germany".
@@ -216,8 +226,54 @@ const PURCHASE: &[&str] = &[
     "buying",
 ];
 
-fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Date) -> Reading {
+/// Lexicon phrases in the question, longest first at each position, marking their words used.
+fn find_phrases(lex: &Lexicon, t: &[String], used: &mut [bool]) -> Vec<Phrase> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        let found = lex.phrases.iter().find(|(p, _)| {
+            i + p.len() <= t.len()
+                && used[i..i + p.len()].iter().all(|u| !u)
+                && t[i..i + p.len()] == p[..]
+        });
+        let Some((p, _)) = found else {
+            i += 1;
+            continue;
+        };
+        let candidates = lex
+            .phrases
+            .iter()
+            .filter(|(q, _)| q == p)
+            .map(|(_, m)| *m)
+            .collect();
+        used[i..i + p.len()].iter_mut().for_each(|u| *u = true);
+        out.push(Phrase {
+            at: i,
+            len: p.len(),
+            candidates,
+        });
+        i += p.len();
+    }
+    out
+}
+
+/// One view's reading of the question: periods, ranks, values, then members by phrase, with
+/// the comparisons resolved against the phrases around them.
+fn read(
+    view_idx: usize,
+    view: &ViewCat,
+    lex: &Lexicon,
+    t: &[String],
+    cmps: &[Comparison],
+    today: Date,
+) -> Reading {
     let mut used = vec![false; t.len()];
+    // A comparison's words ("at least 5", "over $100") are neither periods, ranks nor values.
+    for c in cmps {
+        used[c.start..c.end.min(t.len())]
+            .iter_mut()
+            .for_each(|u| *u = true);
+    }
     let tw = timeparse::parse(t, &mut used, today);
     let mut plan = Plan {
         view: view_idx,
@@ -225,8 +281,35 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
         range: tw.range,
         ..Plan::default()
     };
+    let cue_at = ranks(&mut plan, t, &mut used);
+    let mut score =
+        usize::from(plan.range.is_some() || tw.all_time) + usize::from(plan.grain.is_some());
+    score += values(&mut plan, lex, t, &mut used);
+    let found = find_phrases(lex, t, &mut used);
+    let mut resolved = comparisons::resolve(view, t, &used, &found, cmps);
+    score += found.iter().map(|x| x.len).sum::<usize>();
+    let mut grouped = members(&mut plan, view, t, &found, &resolved.roles, &cue_at);
+    let orphans = std::mem::take(&mut resolved.orphans);
+    apply(&mut plan, resolved, &mut grouped, cmps);
+    unknown_after_by(&mut plan, t, &used);
+    Reading {
+        plan,
+        score,
+        grouped,
+        all_time: tw.all_time,
+        before: tw.before,
+        orphans,
+    }
+}
+
+/// Ranking words ("top 5", "lowest", "most") into the plan's order and limit; returns where a
+/// grouping cue stands ("by", "which", and the word after a rank), for [`members`].
+fn ranks(plan: &mut Plan, t: &[String], used: &mut [bool]) -> Vec<bool> {
     let mut cue_at = vec![false; t.len() + 1];
     for i in 0..t.len() {
+        if used[i] {
+            continue;
+        }
         let (desc, default_n) = match t[i].as_str() {
             "top" | "best" | "highest" | "largest" | "biggest" | "most" => (true, 5),
             "bottom" | "worst" | "lowest" | "smallest" | "least" | "fewest" => (false, 5),
@@ -247,55 +330,58 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
         }
         cue_at[i + 1 + usize::from(n.is_some())] = true;
     }
-    let mut score =
-        usize::from(plan.range.is_some() || tw.all_time) + usize::from(plan.grain.is_some());
+    cue_at
+}
+
+/// Known values of string dimensions as filters ("in Germany") or, after a negation, as
+/// conditions ("except Electronics"); returns how many words they took.
+fn values(plan: &mut Plan, lex: &Lexicon, t: &[String], used: &mut [bool]) -> usize {
+    let mut score = 0;
     for (vw, member, value) in &lex.values {
         let mut i = 0;
         while i + vw.len() <= t.len() {
-            if used[i..i + vw.len()].iter().all(|u| !u) && t[i..i + vw.len()] == vw[..] {
-                used[i..i + vw.len()].iter_mut().for_each(|u| *u = true);
-                let before = |k: usize| i.checked_sub(k).and_then(|j| t.get(j)).map(String::as_str);
-                let negated = before(1).is_some_and(|w| NEGATIONS.contains(&w))
-                    || (before(1) == Some("than") && before(2) == Some("other"));
-                if negated {
-                    let c = Condition::NotEquals(value.clone());
-                    if !plan.conditions.iter().any(|(m, x)| m == member && *x == c) {
-                        plan.conditions.push((*member, c));
-                    }
-                } else if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
-                    plan.filters.push((*member, value.clone()));
-                }
-                score += vw.len();
-                i += vw.len();
-            } else {
+            if !(used[i..i + vw.len()].iter().all(|u| !u) && t[i..i + vw.len()] == vw[..]) {
                 i += 1;
+                continue;
             }
+            used[i..i + vw.len()].iter_mut().for_each(|u| *u = true);
+            let before = |k: usize| i.checked_sub(k).and_then(|j| t.get(j)).map(String::as_str);
+            let negated = before(1).is_some_and(|w| NEGATIONS.contains(&w))
+                || (before(1) == Some("than") && before(2) == Some("other"));
+            if negated {
+                let c = Condition::NotEquals(value.clone());
+                if !plan.conditions.iter().any(|(m, x)| m == member && *x == c) {
+                    plan.conditions.push((*member, c));
+                }
+            } else if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
+                plan.filters.push((*member, value.clone()));
+            }
+            score += vw.len();
+            i += vw.len();
         }
     }
+    score
+}
+
+/// The members the phrases name, as measures, groupings or the time dimension: a phrase after
+/// a grouping cue is a dimension if it can be, else a measure if it can be; comparisons decide
+/// their own phrases. Returns whether the plan groups.
+fn members(
+    plan: &mut Plan,
+    view: &ViewCat,
+    t: &[String],
+    found: &[Phrase],
+    roles: &[Role],
+    cue_at: &[bool],
+) -> bool {
     let mut grouped = plan.grain.is_some();
-    let mut i = 0;
-    while i < t.len() {
-        let found = lex.phrases.iter().find(|(p, _)| {
-            i + p.len() <= t.len()
-                && used[i..i + p.len()].iter().all(|u| !u)
-                && t[i..i + p.len()] == p[..]
-        });
-        let Some((p, _)) = found else {
-            i += 1;
-            continue;
-        };
-        let len = p.len();
-        let candidates: Vec<usize> = lex
-            .phrases
-            .iter()
-            .filter(|(q, _)| q == p)
-            .map(|(_, m)| *m)
-            .collect();
+    for (x, role) in found.iter().zip(roles) {
+        let (i, len) = (x.at, x.len);
         let cue = cue_at[i]
             || t.get(i + len)
                 .is_some_and(|w| w == "breakdown" || w == "wise");
         let pick = |want_measure: bool| {
-            candidates
+            x.candidates
                 .iter()
                 .copied()
                 .find(|&m| view.members[m].is_measure() == want_measure)
@@ -306,14 +392,12 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
             && plan.descending.is_some()
             && !plan.dimensions.is_empty()
             && plan.measures.is_empty();
-        let chosen = if cue && !rank_by {
-            pick(false).or_else(|| pick(true))
-        } else {
-            pick(true).or_else(|| pick(false))
+        let chosen = match role {
+            Role::Subject => None,
+            Role::Measure(m) | Role::Group(m) => Some(*m),
+            Role::Free if cue && !rank_by => pick(false).or_else(|| pick(true)),
+            Role::Free => pick(true).or_else(|| pick(false)),
         };
-        used[i..i + len].iter_mut().for_each(|u| *u = true);
-        score += len;
-        i += len;
         let Some(m) = chosen else { continue };
         match view.members[m].kind {
             Kind::Measure(..) if !plan.measures.contains(&m) => plan.measures.push(m),
@@ -333,6 +417,11 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
             _ => {}
         }
     }
+    grouped
+}
+
+/// A word after "by"/"per" that names nothing ("revenue by weather") makes the plan unknown.
+fn unknown_after_by(plan: &mut Plan, t: &[String], used: &[bool]) {
     for k in 0..t.len() {
         if !matches!(t[k].as_str(), "by" | "per") {
             continue;
@@ -344,13 +433,39 @@ fn read(view_idx: usize, view: &ViewCat, lex: &Lexicon, t: &[String], today: Dat
             }
         }
     }
-    Reading {
-        plan,
-        score,
-        grouped,
-        all_time: tw.all_time,
-        before: tw.before,
+}
+
+/// Resolved comparisons into the plan: row filters as conditions, thresholds as `having` (which
+/// needs groups: without one, the comparison is unknown), the subject's count when no measure
+/// was asked.
+fn apply(plan: &mut Plan, r: Resolved, grouped: &mut bool, cmps: &[Comparison]) {
+    for (d, op, v) in r.wheres {
+        plan.conditions.push((d, Condition::Compare(op, v)));
     }
+    if plan.measures.is_empty() {
+        plan.measures.extend(r.subject_measure);
+    }
+    if !r.having.is_empty() {
+        if plan.dimensions.is_empty() {
+            // A threshold per what? "revenue over $10,000" alone names no group.
+            plan.unknown.extend(
+                cmps.iter()
+                    .filter(|c| !r.unknown.contains(&c.text))
+                    .map(|c| c.text.clone())
+                    .take(1),
+            );
+        } else {
+            *grouped = true;
+        }
+        for (m, op, v) in r.having {
+            if !plan.measures.contains(&m) {
+                plan.measures.push(m);
+            }
+            plan.having.push((m, Condition::Compare(op, v)));
+        }
+    }
+    plan.unknown.extend(r.unknown);
+    plan.notes.extend(r.notes);
 }
 
 /// Plans a question; `None` when nothing in it maps to the model.
@@ -363,12 +478,13 @@ pub fn plan(
     today: Date,
 ) -> Option<Plan> {
     let t: Vec<String> = words(question).iter().map(|w| vocab.correct(w)).collect();
+    let cmps = comparisons::find(question);
     let prev = history.last().and_then(|m| from_memory(m, views));
     let readings = views
         .iter()
         .zip(lexicons)
         .enumerate()
-        .map(|(i, (v, l))| read(i, v, l, &t, today));
+        .map(|(i, (v, l))| read(i, v, l, &t, &cmps, today));
     // A follow-up stays in the previous turn's view; otherwise the view that recognises most words.
     let best = readings.max_by_key(|r| {
         (
@@ -382,12 +498,18 @@ pub fn plan(
         grouped,
         all_time,
         before,
+        orphans,
     } = best;
     // "And the quarter before?": the period before the thread's previous range.
     if let (Some(g), Some(p)) = (before, prev.as_ref().and_then(|p| p.range.as_ref())) {
         new.range = Some(timeparse::period_before(p.start, g));
     }
-    if score == 0 && new.descending.is_none() {
+    // "And over $200?": new bounds for the previous turn's numeric condition.
+    let rebound = match prev.as_ref().filter(|p| p.view == new.view) {
+        Some(p) => rebind(p, &mut new, &orphans),
+        None => false,
+    };
+    if score == 0 && new.descending.is_none() && !rebound {
         return None;
     }
     let opener = t.iter().take(2).cloned().collect::<Vec<_>>().join(" ");
@@ -410,41 +532,48 @@ pub fn plan(
     if plan.measures.is_empty() {
         return None;
     }
-    // "top city" (a singular noun, no number) asks for one row; "top cities" for five.
+    if asks_one_row(question) && plan.limit == Some(5) {
+        plan.limit = Some(1);
+    }
+    compare(&mut plan, &t);
+    let view = &views[plan.view];
+    time_dimension(&mut plan, view, &t);
+    Some(plan)
+}
+
+/// "top city" (a singular noun, no number) asks for one row; "top cities" for five.
+fn asks_one_row(question: &str) -> bool {
     let raw: Vec<String> = question
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let one = raw.windows(2).any(|w| {
+    raw.windows(2).any(|w| {
         matches!(w[0].as_str(), "top" | "bottom")
             && number_word(&w[1]).is_none()
             && !w[1].ends_with('s')
             && w[1] != "the"
-    });
-    if one && plan.limit == Some(5) {
-        plan.limit = Some(1);
-    }
-    // A numeric filter ("orders over $100", "more than 5 units") is not something this planner
-    // applies: named as what it cannot answer, never silently dropped from a confident number.
-    plan.unknown.extend(numeric_filters(&raw));
-    let view = &views[plan.view];
-    compare(&mut plan, &t);
-    if plan.time.is_none()
-        && (plan.grain.is_some() || plan.range.is_some() || plan.compare.is_some())
+    })
+}
+
+/// The time dimension a period, grain or comparison needs, when no phrase named one: the
+/// measure's own (see [`own_time`]), else the view's first; without any, they are dropped
+/// with a note.
+fn time_dimension(plan: &mut Plan, view: &ViewCat, t: &[String]) {
+    if plan.time.is_some()
+        || !(plan.grain.is_some() || plan.range.is_some() || plan.compare.is_some())
     {
-        plan.time =
-            own_time(&plan, view, &t).or_else(|| view.members.iter().position(|m| m.is_time()));
-        if plan.time.is_none() {
-            plan.notes.push(
-                "the model has no time dimension, so I could not restrict or group by time".into(),
-            );
-            plan.grain = None;
-            plan.range = None;
-            plan.compare = None;
-        }
+        return;
     }
-    Some(plan)
+    plan.time = own_time(plan, view, t).or_else(|| view.members.iter().position(|m| m.is_time()));
+    if plan.time.is_none() {
+        plan.notes.push(
+            "the model has no time dimension, so I could not restrict or group by time".into(),
+        );
+        plan.grain = None;
+        plan.range = None;
+        plan.compare = None;
+    }
 }
 
 /// The time dimension of the first measure's own cube ("customers signed up last month" counts
@@ -457,6 +586,7 @@ fn own_time(plan: &Plan, view: &ViewCat, t: &[String]) -> Option<usize> {
         .iter()
         .chain(plan.filters.iter().map(|(m, _)| m))
         .chain(plan.conditions.iter().map(|(m, _)| m))
+        .chain(plan.having.iter().map(|(m, _)| m))
         .any(|m| view.members[*m].cube != *cube);
     if other || t.iter().any(|w| PURCHASE.contains(&w.as_str())) {
         return None;
@@ -505,6 +635,39 @@ fn compare(plan: &mut Plan, t: &[String]) {
     }
 }
 
+/// A follow-up's bare comparisons ("and over $200?") as new bounds on the member of the
+/// previous turn's last numeric condition (or threshold); whether there was one.
+fn rebind(prev: &Plan, new: &mut Plan, orphans: &[Comparison]) -> bool {
+    let last = |list: &[(usize, Condition)]| {
+        list.iter()
+            .rev()
+            .find(|(_, c)| matches!(c, Condition::Compare(..)))
+            .map(|(m, _)| *m)
+    };
+    let target = match (last(&prev.having), last(&prev.conditions)) {
+        (Some(m), _) => (m, true),
+        (None, Some(d)) => (d, false),
+        (None, None) => return false,
+    };
+    if orphans.is_empty() {
+        return false;
+    }
+    for c in orphans {
+        new.unknown.retain(|u| *u != c.text);
+        let list = if target.1 {
+            &mut new.having
+        } else {
+            &mut new.conditions
+        };
+        list.extend(
+            c.bounds
+                .iter()
+                .map(|(op, v)| (target.0, Condition::Compare(op, *v))),
+        );
+    }
+    true
+}
+
 /// A follow-up: what the new question names replaces the previous turn's parts; the rest stays.
 fn merge(mut prev: Plan, new: Plan, grouped: bool, all_time: bool) -> Plan {
     if !new.measures.is_empty() {
@@ -523,10 +686,23 @@ fn merge(mut prev: Plan, new: Plan, grouped: bool, all_time: bool) -> Plan {
         prev.conditions.retain(|(f, _)| *f != m);
         prev.filters.push((m, v));
     }
+    // A new numeric condition on a member replaces the old ones on it ("and over $200?").
+    let compared: Vec<usize> = new
+        .conditions
+        .iter()
+        .filter(|(_, c)| matches!(c, Condition::Compare(..)))
+        .map(|(m, _)| *m)
+        .collect();
+    prev.conditions
+        .retain(|(f, c)| !(compared.contains(f) && matches!(c, Condition::Compare(..))));
     for (m, c) in new.conditions {
         prev.filters.retain(|(f, _)| *f != m);
         prev.conditions.push((m, c));
     }
+    if !new.having.is_empty() {
+        prev.having = new.having;
+    }
+    prev.notes = new.notes;
     prev.unknown = new.unknown;
     if new.descending.is_some() {
         prev.descending = new.descending;
@@ -558,6 +734,14 @@ pub fn to_memory(plan: &Plan, views: &[ViewCat]) -> TurnMemory {
         time: plan.time.map(|t| name(&t)),
         conditions: plan
             .conditions
+            .iter()
+            .map(|(m, c)| {
+                let (op, v) = c.to_memory();
+                (name(m), op, v)
+            })
+            .collect(),
+        having: plan
+            .having
             .iter()
             .map(|(m, c)| {
                 let (op, v) = c.to_memory();
@@ -597,35 +781,14 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<Plan> {
             .iter()
             .filter_map(|(n, op, v)| Some((idx(n)?, Condition::from_memory(op, v)?)))
             .collect(),
+        having: m
+            .having
+            .iter()
+            .filter_map(|(n, op, v)| Some((idx(n)?, Condition::from_memory(op, v)?)))
+            .collect(),
         compare: None,
         decline: false,
         unknown: Vec::new(),
         notes: Vec::new(),
     })
-}
-
-/// Numeric comparisons in a question ("over 100", "more than 5", "at least 3"), from the raw
-/// words (before typo correction, which could turn "over" into "order"). Years are not amounts.
-fn numeric_filters(raw: &[String]) -> Vec<String> {
-    let mut found = Vec::new();
-    for k in 0..raw.len() {
-        let at = |j: usize| raw.get(j).map(String::as_str);
-        let cue = match at(k) {
-            Some("over" | "above" | "under" | "below" | "exceeding") => 1,
-            Some("more" | "greater" | "less" | "fewer" | "higher" | "lower")
-                if at(k + 1) == Some("than") =>
-            {
-                2
-            }
-            Some("at") if matches!(at(k + 1), Some("least" | "most")) => 2,
-            _ => continue,
-        };
-        let Some(n) = at(k + cue) else { continue };
-        let digits = !n.is_empty() && n.chars().all(|c| c.is_ascii_digit());
-        let year = n.len() == 4 && n.parse::<u32>().is_ok_and(|y| (1900..=2100).contains(&y));
-        if digits && !year {
-            found.push(format!("{} {n}", raw[k..k + cue].join(" ")));
-        }
-    }
-    found
 }

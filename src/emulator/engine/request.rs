@@ -47,6 +47,9 @@ pub struct TurnMemory {
     /// Other conditions as (dimension member, operator, value): `<>` for "except X".
     #[serde(default)]
     pub conditions: Vec<(String, String, String)>,
+    /// Thresholds on measures per group as (measure member, operator, value): `HAVING`.
+    #[serde(default)]
+    pub having: Vec<(String, String, String)>,
 }
 
 /// Everything the agent produced for one turn.

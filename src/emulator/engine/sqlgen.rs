@@ -41,6 +41,7 @@ pub fn single_cube<'a>(view: &ViewCat, plan: &Plan, targets: &'a [ViewCat]) -> O
         .chain(plan.time.iter())
         .chain(plan.filters.iter().map(|(m, _)| m))
         .chain(plan.conditions.iter().map(|(m, _)| m))
+        .chain(plan.having.iter().map(|(m, _)| m))
         .copied()
         .collect();
     let cube = &view.members[*used.first()?].cube;
@@ -55,7 +56,6 @@ pub fn single_cube<'a>(view: &ViewCat, plan: &Plan, targets: &'a [ViewCat]) -> O
 /// The dialect SQL of a plan made over `source`, written against `target` (the same view, or
 /// the single cube all its members belong to).
 pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
-    let view = target;
     let name = |i: usize| {
         let m = &source.members[i];
         let on = target
@@ -65,16 +65,45 @@ pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
             .map_or(&m.name, |x| &x.name);
         ident(on)
     };
+    let (select, groups) = select_list(plan, &name);
+    let wheres = where_list(plan, &name);
+    let mut sql = format!("SELECT {}\nFROM {}", select.join(", "), ident(&target.name));
+    if !wheres.is_empty() {
+        sql.push_str(&format!("\nWHERE {}", wheres.join("\n  AND ")));
+    }
+    if groups > 0 {
+        let list: Vec<String> = (1..=groups).map(|i| i.to_string()).collect();
+        sql.push_str(&format!("\nGROUP BY {}", list.join(", ")));
+        let having: Vec<String> = plan
+            .having
+            .iter()
+            .filter_map(|(m, c)| match c {
+                Condition::Compare(op, n) => Some(format!("MEASURE({}) {op} {n}", name(*m))),
+                _ => None,
+            })
+            .collect();
+        if !having.is_empty() {
+            sql.push_str(&format!("\nHAVING {}", having.join(" AND ")));
+        }
+    }
+    if let Some(o) = order_by(plan, groups) {
+        sql.push_str(&format!("\nORDER BY {o}"));
+    }
+    // A threshold's groups are all listed: how many pass is the answer (a top N is in its text).
+    let compare = plan.compare.is_some() && plan.time.is_some();
+    if let (Some(n), true, false, true) = (plan.limit, groups > 0, compare, plan.having.is_empty())
+    {
+        sql.push_str(&format!("\nLIMIT {n}"));
+    }
+    sql
+}
+
+/// The SELECT list: the time bucket, the dimensions, then the measures; and how many columns
+/// come before the measures (the GROUP BY positions).
+fn select_list(plan: &Plan, name: &dyn Fn(usize) -> String) -> (Vec<String>, usize) {
     let mut select = Vec::new();
-    let compare = plan.compare.as_ref().zip(plan.time);
-    if let Some(((_, _, g), t)) = compare {
-        select.push(format!(
-            "DATE_TRUNC('{}', {}) AS {}",
-            g.as_str(),
-            name(t),
-            ident(g.as_str())
-        ));
-    } else if let (Some(g), Some(t)) = (plan.grain, plan.time) {
+    let grain = plan.compare.as_ref().map(|(_, _, g)| *g).or(plan.grain);
+    if let (Some(g), Some(t)) = (grain, plan.time) {
         select.push(format!(
             "DATE_TRUNC('{}', {}) AS {}",
             g.as_str(),
@@ -89,8 +118,14 @@ pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
     for &m in &plan.measures {
         select.push(format!("MEASURE({}) AS {}", name(m), name(m)));
     }
+    (select, groups)
+}
+
+/// The WHERE conditions: the period (or the two compared periods), equality filters, and the
+/// other conditions.
+fn where_list(plan: &Plan, name: &dyn Fn(usize) -> String) -> Vec<String> {
     let mut wheres = Vec::new();
-    if let Some(((a, b, _), t)) = compare {
+    if let (Some((a, b, _)), Some(t)) = (&plan.compare, plan.time) {
         let t = name(t);
         wheres.push(format!(
             "(({t} >= {} AND {t} < {}) OR ({t} >= {} AND {t} < {}))",
@@ -111,26 +146,38 @@ pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
     for (d, v) in &plan.filters {
         wheres.push(format!("{} = {}", name(*d), literal(v)));
     }
-    for (d, c) in &plan.conditions {
+    let mut k = 0;
+    while k < plan.conditions.len() {
+        let (d, c) = &plan.conditions[k];
+        let next = plan.conditions.get(k + 1);
+        // "between $50 and $100": one BETWEEN, so an order total is computed once per row.
+        if let (Condition::Compare(">=", lo), Some((e, Condition::Compare("<=", hi)))) = (c, next) {
+            if e == d {
+                wheres.push(format!("{} BETWEEN {lo} AND {hi}", name(*d)));
+                k += 2;
+                continue;
+            }
+        }
         wheres.push(match c {
             Condition::Equals(v) => format!("{} = {}", name(*d), literal(v)),
             Condition::NotEquals(v) => format!("{} <> {}", name(*d), literal(v)),
             Condition::Compare(op, n) => format!("{} {op} {n}", name(*d)),
         });
+        k += 1;
     }
-    let mut sql = format!("SELECT {}\nFROM {}", select.join(", "), ident(&view.name));
-    if !wheres.is_empty() {
-        sql.push_str(&format!("\nWHERE {}", wheres.join("\n  AND ")));
-    }
-    if groups > 0 {
-        let list: Vec<String> = (1..=groups).map(|i| i.to_string()).collect();
-        sql.push_str(&format!("\nGROUP BY {}", list.join(", ")));
-    }
+    wheres
+}
+
+/// ORDER BY: periods in order for comparisons and trends, else the first measure (descending
+/// unless a bottom N), ties broken by the first group column so the same question always lists
+/// the same rows.
+fn order_by(plan: &Plan, groups: usize) -> Option<String> {
+    let compare = plan.compare.is_some() && plan.time.is_some();
     let first_measure = groups + 1;
-    let timed = (plan.grain.is_some() || compare.is_some()) && plan.time.is_some();
+    let timed = (plan.grain.is_some() || compare) && plan.time.is_some();
     let order = match (plan.descending, timed) {
-        _ if compare.is_some() && groups > 1 => Some("2, 1".to_string()),
-        _ if compare.is_some() => Some("1".to_string()),
+        _ if compare && groups > 1 => Some("2, 1".to_string()),
+        _ if compare => Some("1".to_string()),
         (Some(desc), _) if groups > 0 => Some(format!(
             "{first_measure} {}",
             if desc { "DESC" } else { "ASC" }
@@ -139,18 +186,11 @@ pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
         (_, true) => Some("1".to_string()),
         _ if groups > 0 => Some(format!("{first_measure} DESC")),
         _ => None,
+    }?;
+    let tie = if groups > 0 && !order.starts_with('1') && !order.contains(',') {
+        ", 1"
+    } else {
+        ""
     };
-    if let Some(o) = order {
-        // Ties are broken by the first group column, so the same question always lists the same rows.
-        let tie = if groups > 0 && !o.starts_with('1') && !o.contains(',') {
-            ", 1"
-        } else {
-            ""
-        };
-        sql.push_str(&format!("\nORDER BY {o}{tie}"));
-    }
-    if let (Some(n), true, None) = (plan.limit, groups > 0, compare) {
-        sql.push_str(&format!("\nLIMIT {n}"));
-    }
-    sql
+    Some(format!("{order}{tie}"))
 }

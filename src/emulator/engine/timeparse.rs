@@ -179,133 +179,145 @@ fn year(w: &str) -> Option<i32> {
     w.parse().ok().filter(|y| (1900..=2200).contains(y))
 }
 
+/// What a time phrase at one word sets.
+enum Found {
+    /// A date range.
+    Range(Range),
+    /// "the quarter before": a range, and the grain to step back by in a thread.
+    Before(Range, Grain),
+    /// "all time".
+    AllTime,
+}
+
 /// Finds time words in `t` (marking them in `used`), relative to `today`.
 pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
     let mut out = TimeWords::default();
-    let tomorrow = today.add_days(1);
-    let w = |i: usize| t.get(i).map_or("", String::as_str);
     let mut i = 0;
     while i < t.len() {
-        let mut take = 0;
-        let grain_at = |k: usize| Grain::parse(w(k)).filter(|g| *g != Grain::Day || w(k) == "day");
-        match w(i) {
-            "ytd" => {
-                out.range = Some(range(
-                    Date::new((today.y, 1, 1)),
-                    tomorrow,
-                    "this year to date",
-                ));
-                take = 1;
-            }
-            "year" if w(i + 1) == "to" && w(i + 2) == "date" => {
-                out.range = Some(range(
-                    Date::new((today.y, 1, 1)),
-                    tomorrow,
-                    "this year to date",
-                ));
-                take = 3;
-            }
-            "yesterday" => {
-                out.range = Some(range(today.add_days(-1), today, "yesterday"));
-                take = 1;
-            }
-            "today" => {
-                out.range = Some(range(today, tomorrow, "today"));
-                take = 1;
-            }
-            g if grain_at(i).is_some() && w(i + 1) == "before" => {
-                let g = Grain::parse(g).unwrap_or(Grain::Month);
-                let cur = unit_start(today, g);
-                out.range = Some(range(
-                    shift(cur, g, -1),
-                    cur,
-                    &format!("the {} before", g.as_str()),
-                ));
-                out.before = Some(g);
-                take = 2;
-            }
-            "all" if w(i + 1) == "time" => {
-                out.all_time = true;
-                take = 2;
-            }
-            "last" | "past" | "previous" | "prior" | "trailing" => {
-                let n = number_word(w(i + 1));
-                let unit = if n.is_some() { i + 2 } else { i + 1 };
-                if let Some(g) = grain_at(unit) {
-                    let cur = unit_start(today, g);
-                    let words = t[i..=unit].join(" ");
-                    out.range = Some(match (n, g) {
-                        (Some(n), Grain::Day) => {
-                            range(today.add_days(1 - i64::from(n)), tomorrow, &words)
-                        }
-                        (Some(n), _) => range(shift(cur, g, -(n.min(500) as i32)), cur, &words),
-                        (None, _) => range(shift(cur, g, -1), cur, &words),
-                    });
-                    take = unit + 1 - i;
-                }
-            }
-            "this" | "current" => {
-                if let Some(g) = grain_at(i + 1) {
-                    out.range = Some(range(
-                        unit_start(today, g),
-                        tomorrow,
-                        &format!("this {} to date", g.as_str()),
-                    ));
-                    take = 2;
-                }
-            }
-            "since" | "from" if year(w(i + 1)).is_some() || MONTHS.contains(&w(i + 1)) => {
-                let (start, n) = month_or_year(t, i + 1, today);
-                let end = if matches!(w(i + n + 1), "to" | "until" | "through" | "and") {
-                    year(w(i + n + 2)).map(|y| Date::new((y + 1, 1, 1)))
-                } else {
-                    None
-                };
-                let taken = if end.is_some() { n + 3 } else { n + 1 };
-                let end = end.unwrap_or(tomorrow).max(start);
-                out.range = Some(range(start, end, &t[i..i + taken].join(" ")));
-                take = taken;
-            }
-            q if q.len() == 2 && q.starts_with('q') && matches!(&q[1..], "1" | "2" | "3" | "4") => {
-                let qn: u32 = q[1..].parse().unwrap_or(1);
-                let y = year(w(i + 1));
-                let mut start = Date::new((y.unwrap_or(today.y), qn * 3 - 2, 1));
-                if y.is_none() && start > today {
-                    start = Date::new((today.y - 1, qn * 3 - 2, 1));
-                }
-                out.range = Some(range(
-                    start,
-                    start.month_start(3),
-                    &t[i..i + 1 + usize::from(y.is_some())].join(" "),
-                ));
-                take = 1 + usize::from(y.is_some());
-            }
-            m if MONTHS.contains(&m)
-                && (m != "may" || year(w(i + 1)).is_some() || w(i.wrapping_sub(1)) == "in") =>
-            {
-                let (start, n) = month_or_year(t, i, today);
-                out.range = Some(range(start, start.month_start(1), &t[i..i + n].join(" ")));
-                take = n;
-            }
-            y if year(y).is_some() => {
-                let y = year(y).unwrap_or(today.y);
-                let start = Date::new((y, 1, 1));
-                out.range = Some(range(start, Date::new((y + 1, 1, 1)), &format!("in {y}")));
-                take = 1;
-            }
-            _ => {}
+        if used[i] {
+            i += 1; // a comparison's number ("over $2,024") is no period
+            continue;
         }
-        if take > 0 {
-            used[i..(i + take).min(t.len())]
-                .iter_mut()
-                .for_each(|u| *u = true);
-            i += take;
-        } else {
+        let Some((found, take)) = relative(t, i, today).or_else(|| named(t, i, today)) else {
             i += 1;
+            continue;
+        };
+        match found {
+            Found::Range(r) => out.range = Some(r),
+            Found::Before(r, g) => {
+                out.range = Some(r);
+                out.before = Some(g);
+            }
+            Found::AllTime => out.all_time = true,
         }
+        used[i..(i + take).min(t.len())]
+            .iter_mut()
+            .for_each(|u| *u = true);
+        i += take;
     }
     grain(t, used, &mut out);
     out
+}
+
+/// A grain word at `k` ("month", "weeks"; "day" but not "daily" or "date").
+fn grain_at(t: &[String], k: usize) -> Option<Grain> {
+    let w = t.get(k).map_or("", String::as_str);
+    Grain::parse(w).filter(|g| *g != Grain::Day || w == "day")
+}
+
+/// Periods relative to today at word `i`: "ytd", "year to date", "yesterday", "today", "the
+/// month before", "all time", "last 6 months", "past year", "this quarter"; with the words taken.
+fn relative(t: &[String], i: usize, today: Date) -> Option<(Found, usize)> {
+    let tomorrow = today.add_days(1);
+    let w = |k: usize| t.get(k).map_or("", String::as_str);
+    let year_to_date = || range(Date::new((today.y, 1, 1)), tomorrow, "this year to date");
+    Some(match w(i) {
+        "ytd" => (Found::Range(year_to_date()), 1),
+        "year" if w(i + 1) == "to" && w(i + 2) == "date" => (Found::Range(year_to_date()), 3),
+        "yesterday" => (
+            Found::Range(range(today.add_days(-1), today, "yesterday")),
+            1,
+        ),
+        "today" => (Found::Range(range(today, tomorrow, "today")), 1),
+        _ if grain_at(t, i).is_some() && w(i + 1) == "before" => {
+            let g = Grain::parse(w(i)).unwrap_or(Grain::Month);
+            let cur = unit_start(today, g);
+            let r = range(
+                shift(cur, g, -1),
+                cur,
+                &format!("the {} before", g.as_str()),
+            );
+            (Found::Before(r, g), 2)
+        }
+        "all" if w(i + 1) == "time" => (Found::AllTime, 2),
+        "last" | "past" | "previous" | "prior" | "trailing" => {
+            let n = number_word(w(i + 1));
+            let unit = if n.is_some() { i + 2 } else { i + 1 };
+            let g = grain_at(t, unit)?;
+            let cur = unit_start(today, g);
+            let words = t[i..=unit].join(" ");
+            let r = match (n, g) {
+                (Some(n), Grain::Day) => range(today.add_days(1 - i64::from(n)), tomorrow, &words),
+                (Some(n), _) => range(shift(cur, g, -(n.min(500) as i32)), cur, &words),
+                (None, _) => range(shift(cur, g, -1), cur, &words),
+            };
+            (Found::Range(r), unit + 1 - i)
+        }
+        "this" | "current" => {
+            let g = grain_at(t, i + 1)?;
+            let r = range(
+                unit_start(today, g),
+                tomorrow,
+                &format!("this {} to date", g.as_str()),
+            );
+            (Found::Range(r), 2)
+        }
+        _ => return None,
+    })
+}
+
+/// Named periods at word `i`: "since March", "from 2023 to 2024", "Q3 2024", "Q3" (the latest
+/// not after today), "March 2024", "in May", "2024"; with the words taken.
+fn named(t: &[String], i: usize, today: Date) -> Option<(Found, usize)> {
+    let w = |k: usize| t.get(k).map_or("", String::as_str);
+    Some(match w(i) {
+        "since" | "from" if year(w(i + 1)).is_some() || MONTHS.contains(&w(i + 1)) => {
+            let (start, n) = month_or_year(t, i + 1, today);
+            let end = if matches!(w(i + n + 1), "to" | "until" | "through" | "and") {
+                year(w(i + n + 2)).map(|y| Date::new((y + 1, 1, 1)))
+            } else {
+                None
+            };
+            let taken = if end.is_some() { n + 3 } else { n + 1 };
+            let end = end.unwrap_or(today.add_days(1)).max(start);
+            let r = range(start, end, &t[i..i + taken].join(" "));
+            (Found::Range(r), taken)
+        }
+        q if q.len() == 2 && q.starts_with('q') && matches!(&q[1..], "1" | "2" | "3" | "4") => {
+            let qn: u32 = q[1..].parse().unwrap_or(1);
+            let y = year(w(i + 1));
+            let mut start = Date::new((y.unwrap_or(today.y), qn * 3 - 2, 1));
+            if y.is_none() && start > today {
+                start = Date::new((today.y - 1, qn * 3 - 2, 1));
+            }
+            let take = 1 + usize::from(y.is_some());
+            let r = range(start, start.month_start(3), &t[i..i + take].join(" "));
+            (Found::Range(r), take)
+        }
+        m if MONTHS.contains(&m)
+            && (m != "may" || year(w(i + 1)).is_some() || w(i.wrapping_sub(1)) == "in") =>
+        {
+            let (start, n) = month_or_year(t, i, today);
+            let r = range(start, start.month_start(1), &t[i..i + n].join(" "));
+            (Found::Range(r), n)
+        }
+        y => {
+            let y = year(y)?;
+            let start = Date::new((y, 1, 1));
+            let r = range(start, Date::new((y + 1, 1, 1)), &format!("in {y}"));
+            (Found::Range(r), 1)
+        }
+    })
 }
 
 /// "march 2024" / "march" (the latest March not after today) / "2024": start and tokens taken.

@@ -7,7 +7,7 @@ use sqlparser::ast::{
     Ident, InTarget, UnaryOperator, Value,
 };
 
-use super::super::catalog::{aggregate, expand, Kind, Member, ViewCat};
+use super::super::catalog::{aggregate, dimension_sql, Kind, Member, ViewCat};
 use super::super::model::{DimKind, MeasureKind, Model};
 use super::super::timeparse::Grain;
 use super::{bucket, literal, CompileError, Role};
@@ -27,6 +27,15 @@ pub(super) const FUNCTIONS: &[&str] = &[
     "ROUND",
     "ABS",
 ];
+
+/// That a function got `n` arguments.
+fn arity(fname: &str, args: &[&Expr], n: usize) -> Result<(), CompileError> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        err(format!("{fname} takes {n} argument(s), got {}", args.len()))
+    }
+}
 
 pub(super) fn err<T>(msg: impl Into<String>) -> Result<T, CompileError> {
     Err(CompileError(msg.into()))
@@ -117,7 +126,7 @@ impl Cx<'_> {
             .and_then(|c| c.dimensions.iter().find(|d| d.name == m.member))
             .map_or_else(
                 || "NULL".into(),
-                |d| expand(self.model, &self.view.root, &m.cube, &d.sql, 0),
+                |d| dimension_sql(self.model, &self.view.root, &m.cube, d, 0),
             )
     }
 
@@ -179,6 +188,8 @@ impl Cx<'_> {
         })
     }
 
+    /// An expression as SQLite: one arm per kind of expression, the longer ones in their own
+    /// methods; anything not listed is refused by name.
     pub(super) fn expr(&self, e: &Expr, place: Place) -> Result<Tr, CompileError> {
         let plain = |sql: String| Tr {
             sql,
@@ -190,18 +201,7 @@ impl Cx<'_> {
             Expr::Identifier(i) => self.name_ref(std::slice::from_ref(i)),
             Expr::CompoundIdentifier(parts) => self.name_ref(parts),
             Expr::Value(v) => Ok(plain(value(&v.value)?)),
-            Expr::TypedString(t) => {
-                let ty = t.data_type.to_string().to_uppercase();
-                if !(ty.starts_with("DATE") || ty.starts_with("TIMESTAMP")) {
-                    return err(format!(
-                        "typed literal {ty} '...' is not supported; DATE and TIMESTAMP are"
-                    ));
-                }
-                match &t.value.value {
-                    Value::SingleQuotedString(s) => Ok(plain(literal(&iso(s)))),
-                    _ => err(format!("`{e}` is not a date literal")),
-                }
-            }
+            Expr::TypedString(t) => self.typed(e, t),
             Expr::Nested(inner) => {
                 let t = self.expr(inner, place)?;
                 Ok(Tr {
@@ -210,50 +210,8 @@ impl Cx<'_> {
                     ..t
                 })
             }
-            Expr::UnaryOp { op, expr } => {
-                let t = self.expr(expr, place)?;
-                let sql = match op {
-                    UnaryOperator::Not => format!("NOT ({})", t.sql),
-                    UnaryOperator::Minus => format!("-({})", t.sql),
-                    UnaryOperator::Plus => t.sql.clone(),
-                    other => return err(format!("operator {other} is not supported")),
-                };
-                Ok(Tr {
-                    sql,
-                    column: None,
-                    ..t
-                })
-            }
-            Expr::BinaryOp { left, op, right } => {
-                let sym = match op {
-                    BinaryOperator::Eq => "=",
-                    BinaryOperator::NotEq => "<>",
-                    BinaryOperator::Lt => "<",
-                    BinaryOperator::LtEq => "<=",
-                    BinaryOperator::Gt => ">",
-                    BinaryOperator::GtEq => ">=",
-                    BinaryOperator::And => "AND",
-                    BinaryOperator::Or => "OR",
-                    BinaryOperator::Plus => "+",
-                    BinaryOperator::Minus => "-",
-                    BinaryOperator::Multiply => "*",
-                    BinaryOperator::Divide => "/",
-                    other => return err(format!("operator {other} is not supported")),
-                };
-                let (l, r) = (self.expr(left, place)?, self.expr(right, place)?);
-                let sql = if sym == "/" {
-                    // SQLite divides integers as integers; the dialect divides numbers.
-                    format!("CAST({} AS REAL) / {}", l.sql, r.sql)
-                } else {
-                    format!("{} {sym} {}", l.sql, r.sql)
-                };
-                Ok(Tr {
-                    sql,
-                    agg: l.agg || r.agg,
-                    reads: l.reads || r.reads,
-                    column: None,
-                })
-            }
+            Expr::UnaryOp { op, expr } => self.unary(op, expr, place),
+            Expr::BinaryOp { left, op, right } => self.binary(left, op, right, place),
             Expr::IsNull(x) | Expr::IsNotNull(x) => {
                 let t = self.expr(x, place)?;
                 let not = if matches!(e, Expr::IsNotNull(_)) {
@@ -272,53 +230,13 @@ impl Cx<'_> {
                 target,
                 negated,
                 global,
-            } => {
-                let InTarget::List(list) = target else {
-                    return err(format!(
-                        "IN with a subquery or table is not supported (in `{e}`)"
-                    ));
-                };
-                if *global {
-                    return err("GLOBAL IN is not supported");
-                }
-                let t = self.expr(expr, place)?;
-                let mut agg = t.agg;
-                let mut vals = Vec::new();
-                for x in list {
-                    let v = self.expr(x, place)?;
-                    agg |= v.agg;
-                    vals.push(v.sql);
-                }
-                if vals.is_empty() {
-                    return err("IN () needs at least one value");
-                }
-                let not = if *negated { " NOT" } else { "" };
-                Ok(Tr {
-                    sql: format!("{}{not} IN ({})", t.sql, vals.join(", ")),
-                    agg,
-                    reads: true,
-                    column: None,
-                })
-            }
+            } => self.in_list(e, expr, target, *negated, *global, place),
             Expr::Between {
                 expr,
                 negated,
                 low,
                 high,
-            } => {
-                let (t, lo, hi) = (
-                    self.expr(expr, place)?,
-                    self.expr(low, place)?,
-                    self.expr(high, place)?,
-                );
-                let not = if *negated { " NOT" } else { "" };
-                Ok(Tr {
-                    sql: format!("{}{not} BETWEEN {} AND {}", t.sql, lo.sql, hi.sql),
-                    agg: t.agg || lo.agg || hi.agg,
-                    reads: true,
-                    column: None,
-                })
-            }
+            } => self.between(expr, low, high, *negated, place),
             Expr::Like {
                 negated,
                 any,
@@ -336,14 +254,7 @@ impl Cx<'_> {
                 if *any || escape_char.is_some() {
                     return err("LIKE ANY and LIKE ... ESCAPE are not supported");
                 }
-                let (t, p) = (self.expr(expr, place)?, self.expr(pattern, place)?);
-                let not = if *negated { " NOT" } else { "" };
-                Ok(Tr {
-                    sql: format!("{}{not} LIKE {}", t.sql, p.sql),
-                    agg: t.agg || p.agg,
-                    reads: true,
-                    column: None,
-                })
+                self.like(expr, pattern, *negated, place)
             }
             Expr::Function(f) => self.function(f, place),
             Expr::Subquery(_) | Expr::Exists { .. } => {
@@ -360,6 +271,158 @@ impl Cx<'_> {
                 err(format!("{kind} expressions are not supported (in `{e}`)"))
             }
         }
+    }
+
+    /// `DATE '2025-01-01'` and `TIMESTAMP '...'` (`e` is the whole expression, for errors).
+    fn typed(&self, e: &Expr, t: &sqlparser::ast::TypedString) -> Result<Tr, CompileError> {
+        let ty = t.data_type.to_string().to_uppercase();
+        if !(ty.starts_with("DATE") || ty.starts_with("TIMESTAMP")) {
+            return err(format!(
+                "typed literal {ty} '...' is not supported; DATE and TIMESTAMP are"
+            ));
+        }
+        match &t.value.value {
+            Value::SingleQuotedString(s) => Ok(Tr {
+                sql: literal(&iso(s)),
+                agg: false,
+                reads: false,
+                column: None,
+            }),
+            _ => err(format!("`{e}` is not a date literal")),
+        }
+    }
+
+    /// `NOT x`, `-x`, `+x`.
+    fn unary(&self, op: &UnaryOperator, expr: &Expr, place: Place) -> Result<Tr, CompileError> {
+        let t = self.expr(expr, place)?;
+        let sql = match op {
+            UnaryOperator::Not => format!("NOT ({})", t.sql),
+            UnaryOperator::Minus => format!("-({})", t.sql),
+            UnaryOperator::Plus => t.sql.clone(),
+            other => return err(format!("operator {other} is not supported")),
+        };
+        Ok(Tr {
+            sql,
+            column: None,
+            ..t
+        })
+    }
+
+    /// `x [NOT] BETWEEN low AND high`.
+    fn between(
+        &self,
+        expr: &Expr,
+        low: &Expr,
+        high: &Expr,
+        negated: bool,
+        place: Place,
+    ) -> Result<Tr, CompileError> {
+        let (t, lo, hi) = (
+            self.expr(expr, place)?,
+            self.expr(low, place)?,
+            self.expr(high, place)?,
+        );
+        let not = if negated { " NOT" } else { "" };
+        Ok(Tr {
+            sql: format!("{}{not} BETWEEN {} AND {}", t.sql, lo.sql, hi.sql),
+            agg: t.agg || lo.agg || hi.agg,
+            reads: true,
+            column: None,
+        })
+    }
+
+    /// `a op b` for the comparison, logical and arithmetic operators; division is numeric.
+    fn binary(
+        &self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+        place: Place,
+    ) -> Result<Tr, CompileError> {
+        let sym = match op {
+            BinaryOperator::Eq => "=",
+            BinaryOperator::NotEq => "<>",
+            BinaryOperator::Lt => "<",
+            BinaryOperator::LtEq => "<=",
+            BinaryOperator::Gt => ">",
+            BinaryOperator::GtEq => ">=",
+            BinaryOperator::And => "AND",
+            BinaryOperator::Or => "OR",
+            BinaryOperator::Plus => "+",
+            BinaryOperator::Minus => "-",
+            BinaryOperator::Multiply => "*",
+            BinaryOperator::Divide => "/",
+            other => return err(format!("operator {other} is not supported")),
+        };
+        let (l, r) = (self.expr(left, place)?, self.expr(right, place)?);
+        let sql = if sym == "/" {
+            // SQLite divides integers as integers; the dialect divides numbers.
+            format!("CAST({} AS REAL) / {}", l.sql, r.sql)
+        } else {
+            format!("{} {sym} {}", l.sql, r.sql)
+        };
+        Ok(Tr {
+            sql,
+            agg: l.agg || r.agg,
+            reads: l.reads || r.reads,
+            column: None,
+        })
+    }
+
+    /// `x [NOT] IN (a, b, ...)`: a list only (`e` is the whole expression, for errors).
+    fn in_list(
+        &self,
+        e: &Expr,
+        expr: &Expr,
+        target: &InTarget,
+        negated: bool,
+        global: bool,
+        place: Place,
+    ) -> Result<Tr, CompileError> {
+        let InTarget::List(list) = target else {
+            return err(format!(
+                "IN with a subquery or table is not supported (in `{e}`)"
+            ));
+        };
+        if global {
+            return err("GLOBAL IN is not supported");
+        }
+        let t = self.expr(expr, place)?;
+        let mut agg = t.agg;
+        let mut vals = Vec::new();
+        for x in list {
+            let v = self.expr(x, place)?;
+            agg |= v.agg;
+            vals.push(v.sql);
+        }
+        if vals.is_empty() {
+            return err("IN () needs at least one value");
+        }
+        let not = if negated { " NOT" } else { "" };
+        Ok(Tr {
+            sql: format!("{}{not} IN ({})", t.sql, vals.join(", ")),
+            agg,
+            reads: true,
+            column: None,
+        })
+    }
+
+    /// `x [NOT] LIKE pattern` (ILIKE too: SQLite's LIKE ignores ASCII case).
+    fn like(
+        &self,
+        expr: &Expr,
+        pattern: &Expr,
+        negated: bool,
+        place: Place,
+    ) -> Result<Tr, CompileError> {
+        let (t, p) = (self.expr(expr, place)?, self.expr(pattern, place)?);
+        let not = if negated { " NOT" } else { "" };
+        Ok(Tr {
+            sql: format!("{}{not} LIKE {}", t.sql, p.sql),
+            agg: t.agg || p.agg,
+            reads: true,
+            column: None,
+        })
     }
 
     fn function(&self, f: &sqlparser::ast::Function, place: Place) -> Result<Tr, CompileError> {
@@ -402,127 +465,143 @@ impl Cx<'_> {
                 _ => return err(format!("{fname}: only plain arguments are supported")),
             }
         }
-        let arity = |n: usize| -> Result<(), CompileError> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                err(format!("{fname} takes {n} argument(s), got {}", args.len()))
-            }
-        };
         match fname.as_str() {
             "MEASURE" | "SUM" | "COUNT" | "AVG" | "MIN" | "MAX" => {
-                arity(1)?;
-                if distinct && fname != "COUNT" {
-                    return err(format!("{fname}(DISTINCT ...) is not supported"));
-                }
-                let parts: Vec<Ident> = match args[0] {
-                    Expr::Identifier(i) => vec![i.clone()],
-                    Expr::CompoundIdentifier(p) => p.clone(),
-                    other => {
-                        return err(format!(
-                            "{fname}({other}): the argument must be a measure's name"
-                        ))
-                    }
-                };
-                let m = self.member(&parts)?;
-                let Kind::Measure(kind, _) = m.kind else {
-                    return err(format!(
-                        "{fname}({}): `{}` is a dimension; aggregate measures only (the model declares how each measure aggregates)",
-                        m.name, m.name
-                    ));
-                };
-                let expected = match kind {
-                    MeasureKind::Sum => Some(("SUM", false)),
-                    MeasureKind::Count => Some(("COUNT", false)),
-                    MeasureKind::CountDistinct => Some(("COUNT", true)),
-                    MeasureKind::Avg => Some(("AVG", false)),
-                    MeasureKind::Min => Some(("MIN", false)),
-                    MeasureKind::Max => Some(("MAX", false)),
-                    MeasureKind::Number => None,
-                };
-                if fname != "MEASURE" && expected != Some((fname.as_str(), distinct)) {
-                    return err(format!(
-                        "{fname}({}) does not match how `{}` aggregates ({}); write MEASURE({})",
-                        m.name,
-                        m.name,
-                        kind.as_str(),
-                        m.name
-                    ));
-                }
-                self.measure(m, place)
+                self.aggregate(&fname, distinct, &args, place)
             }
-            "DATE_TRUNC" => {
-                arity(2)?;
-                let g = match args[0] {
-                    Expr::Value(v) => match &v.value {
-                        Value::SingleQuotedString(s) => {
-                            Grain::parse(&s.to_lowercase()).filter(|_| {
-                                matches!(
-                                    s.to_lowercase().as_str(),
-                                    "day" | "week" | "month" | "quarter" | "year"
-                                )
-                            })
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                let Some(g) = g else {
-                    return err(format!(
-                        "DATE_TRUNC({}, ...): the first argument is one of 'day', 'week', 'month', 'quarter', 'year'",
-                        args[0]
-                    ));
-                };
-                let parts: Vec<Ident> = match args[1] {
-                    Expr::Identifier(i) => vec![i.clone()],
-                    Expr::CompoundIdentifier(p) => p.clone(),
-                    other => {
-                        return err(format!(
-                            "DATE_TRUNC(.., {other}): the second argument must be a time dimension"
-                        ))
-                    }
-                };
-                let m = self.member(&parts)?;
-                if m.kind != Kind::Dimension(DimKind::Time) {
-                    return err(format!(
-                        "DATE_TRUNC(.., {}): `{}` is not a time dimension",
-                        m.name, m.name
-                    ));
-                }
-                Ok(Tr {
-                    sql: bucket(&self.dim_sql(m), g),
-                    agg: false,
-                    reads: true,
-                    column: Some((m.name.clone(), m.title.clone(), Role::Time(g), "time")),
-                })
-            }
-            _ => {
-                if distinct {
-                    return err(format!("{fname}(DISTINCT ...) is not supported"));
-                }
-                match fname.as_str() {
-                    "LOWER" | "UPPER" | "ABS" => arity(1)?,
-                    "ROUND" if args.len() == 1 || args.len() == 2 => {}
-                    "ROUND" => arity(2)?,
-                    _ if args.is_empty() => arity(1)?,
-                    _ => {}
-                }
-                let mut sqls = Vec::new();
-                let (mut agg, mut reads) = (false, false);
-                for a in &args {
-                    let t = self.expr(a, place)?;
-                    agg |= t.agg;
-                    reads |= t.reads;
-                    sqls.push(t.sql);
-                }
-                Ok(Tr {
-                    sql: format!("{fname}({})", sqls.join(", ")),
-                    agg,
-                    reads,
-                    column: None,
-                })
-            }
+            "DATE_TRUNC" => self.date_trunc(&args),
+            _ => self.scalar(&fname, distinct, &args, place),
         }
+    }
+
+    /// `MEASURE(m)`, or the measure's own aggregate (`SUM(revenue)` for a sum); any other
+    /// aggregate of a measure is refused, as is an aggregate of a dimension.
+    fn aggregate(
+        &self,
+        fname: &str,
+        distinct: bool,
+        args: &[&Expr],
+        place: Place,
+    ) -> Result<Tr, CompileError> {
+        arity(fname, args, 1)?;
+        if distinct && fname != "COUNT" {
+            return err(format!("{fname}(DISTINCT ...) is not supported"));
+        }
+        let parts: Vec<Ident> = match args[0] {
+            Expr::Identifier(i) => vec![i.clone()],
+            Expr::CompoundIdentifier(p) => p.clone(),
+            other => {
+                return err(format!(
+                    "{fname}({other}): the argument must be a measure's name"
+                ))
+            }
+        };
+        let m = self.member(&parts)?;
+        let Kind::Measure(kind, _) = m.kind else {
+            return err(format!(
+                "{fname}({}): `{}` is a dimension; aggregate measures only (the model declares how each measure aggregates)",
+                m.name, m.name
+            ));
+        };
+        let expected = match kind {
+            MeasureKind::Sum => Some(("SUM", false)),
+            MeasureKind::Count => Some(("COUNT", false)),
+            MeasureKind::CountDistinct => Some(("COUNT", true)),
+            MeasureKind::Avg => Some(("AVG", false)),
+            MeasureKind::Min => Some(("MIN", false)),
+            MeasureKind::Max => Some(("MAX", false)),
+            MeasureKind::Number => None,
+        };
+        if fname != "MEASURE" && expected != Some((fname, distinct)) {
+            return err(format!(
+                "{fname}({}) does not match how `{}` aggregates ({}); write MEASURE({})",
+                m.name,
+                m.name,
+                kind.as_str(),
+                m.name
+            ));
+        }
+        self.measure(m, place)
+    }
+
+    /// `DATE_TRUNC('month', time_dimension)`: the bucket of a time dimension at a grain.
+    fn date_trunc(&self, args: &[&Expr]) -> Result<Tr, CompileError> {
+        arity("DATE_TRUNC", args, 2)?;
+        let g = match args[0] {
+            Expr::Value(v) => match &v.value {
+                Value::SingleQuotedString(s) => Grain::parse(&s.to_lowercase()).filter(|_| {
+                    matches!(
+                        s.to_lowercase().as_str(),
+                        "day" | "week" | "month" | "quarter" | "year"
+                    )
+                }),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(g) = g else {
+            return err(format!(
+                "DATE_TRUNC({}, ...): the first argument is one of 'day', 'week', 'month', 'quarter', 'year'",
+                args[0]
+            ));
+        };
+        let parts: Vec<Ident> = match args[1] {
+            Expr::Identifier(i) => vec![i.clone()],
+            Expr::CompoundIdentifier(p) => p.clone(),
+            other => {
+                return err(format!(
+                    "DATE_TRUNC(.., {other}): the second argument must be a time dimension"
+                ))
+            }
+        };
+        let m = self.member(&parts)?;
+        if m.kind != Kind::Dimension(DimKind::Time) {
+            return err(format!(
+                "DATE_TRUNC(.., {}): `{}` is not a time dimension",
+                m.name, m.name
+            ));
+        }
+        Ok(Tr {
+            sql: bucket(&self.dim_sql(m), g),
+            agg: false,
+            reads: true,
+            column: Some((m.name.clone(), m.title.clone(), Role::Time(g), "time")),
+        })
+    }
+
+    /// The allow-listed scalar functions (`LOWER`, `ROUND`, `COALESCE`...), over any
+    /// expressions.
+    fn scalar(
+        &self,
+        fname: &str,
+        distinct: bool,
+        args: &[&Expr],
+        place: Place,
+    ) -> Result<Tr, CompileError> {
+        if distinct {
+            return err(format!("{fname}(DISTINCT ...) is not supported"));
+        }
+        match fname {
+            "LOWER" | "UPPER" | "ABS" => arity(fname, args, 1)?,
+            "ROUND" if args.len() == 1 || args.len() == 2 => {}
+            "ROUND" => arity(fname, args, 2)?,
+            _ if args.is_empty() => arity(fname, args, 1)?,
+            _ => {}
+        }
+        let mut sqls = Vec::new();
+        let (mut agg, mut reads) = (false, false);
+        for a in args {
+            let t = self.expr(a, place)?;
+            agg |= t.agg;
+            reads |= t.reads;
+            sqls.push(t.sql);
+        }
+        Ok(Tr {
+            sql: format!("{fname}({})", sqls.join(", ")),
+            agg,
+            reads,
+            column: None,
+        })
     }
 }
 

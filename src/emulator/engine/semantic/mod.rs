@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use super::catalog::{expand, quote, ViewCat};
+use super::catalog::{dimension_sql, expand, quote, ViewCat};
 use super::loaded::Engine;
 use super::model::{Format, Model};
 use super::timeparse::Grain;
@@ -166,7 +166,7 @@ pub(crate) fn security(model: &Model, view: &ViewCat, ctx: &SecurityContext) -> 
                 .filter(|(n, _)| *n == p.attribute)
                 .map(|(_, v)| literal(v))
                 .collect();
-            let e = expand(model, &view.root, cube_name, &dim.sql, 0);
+            let e = dimension_sql(model, &view.root, cube_name, dim, 0);
             out.push(match values.len() {
                 0 if p.all_if_missing => continue,
                 0 => "1 = 0".to_string(),

@@ -44,12 +44,70 @@ pub(super) fn compile(
     select_query(model, targets, query, ctx)
 }
 
+/// One `SELECT` over one view or cube, clause by clause, then assembled with the joins its
+/// members need and the policies of the context.
 fn select_query(
     model: &Model,
     targets: &[ViewCat],
     q: &Query,
     ctx: &SecurityContext,
 ) -> Result<Compiled, CompileError> {
+    let select = refuse_other_clauses(q)?;
+    let view = from(targets, select)?;
+    let cx = Cx { model, view };
+    let items = projection(&cx, select)?;
+    let wheres = match &select.selection {
+        Some(e) => Some(cx.expr(e, Place::Where)?.sql),
+        None => None,
+    };
+    let groups = group_by(&cx, select, &items)?;
+    let aggregated = items.iter().any(|(t, _)| t.agg) || !groups.is_empty();
+    if aggregated {
+        for (tr, name) in &items {
+            if !tr.agg && tr.reads && !groups.contains(&tr.sql) {
+                return err(format!(
+                    "`{name}` must appear in GROUP BY (or be aggregated with MEASURE)"
+                ));
+            }
+        }
+    }
+    let having = match &select.having {
+        Some(_) if !aggregated => {
+            return err("HAVING needs an aggregated query (a MEASURE in SELECT or a GROUP BY)")
+        }
+        Some(e) => Some(cx.expr(e, Place::Having)?.sql),
+        None => None,
+    };
+    let order = order_by(&cx, q, &items, &groups, aggregated)?;
+    let (limit, offset) = limit_offset(q)?;
+    let clauses = Clauses {
+        wheres,
+        groups,
+        having,
+        order,
+        limit,
+        offset,
+    };
+    Ok(Compiled {
+        sql: assemble(model, view, ctx, &items, &clauses),
+        limit,
+        columns: columns(&items),
+        view: view.name.clone(),
+    })
+}
+
+/// The compiled clauses of a query, besides its projection.
+struct Clauses {
+    wheres: Option<String>,
+    groups: Vec<String>,
+    having: Option<String>,
+    order: Vec<String>,
+    limit: Option<u64>,
+    offset: Option<u64>,
+}
+
+/// The query's `SELECT`, once every clause the dialect does not have is refused by name.
+fn refuse_other_clauses(q: &Query) -> Result<&Select, CompileError> {
     if q.with.is_some() {
         return err("WITH (common table expressions) is not supported");
     }
@@ -101,10 +159,13 @@ fn select_query(
     {
         return err("dialect-specific SELECT clauses (LATERAL VIEW, PREWHERE, CONNECT BY, CLUSTER/DISTRIBUTE/SORT BY, WINDOW, QUALIFY, EXCLUDE) are not supported");
     }
-    let view = from(targets, select)?;
-    let cx = Cx { model, view };
+    Ok(select)
+}
 
-    // Projection.
+/// The SELECT list: each item translated, with its result name (the alias, else the member's
+/// name); two columns may not share a name.
+fn projection(cx: &Cx<'_>, select: &Select) -> Result<Vec<(Tr, String)>, CompileError> {
+    let view = cx.view;
     let mut items: Vec<(Tr, String)> = Vec::new();
     for item in &select.projection {
         let (expr, alias) = match item {
@@ -139,16 +200,15 @@ fn select_query(
         seen.push(name.clone());
     }
 
-    // WHERE.
-    let wheres = match &select.selection {
-        Some(e) => {
-            let tr = cx.expr(e, Place::Where)?;
-            Some(tr.sql)
-        }
-        None => None,
-    };
+    Ok(items)
+}
 
-    // GROUP BY.
+/// GROUP BY items by position, alias or expression, as SQLite; never a measure.
+fn group_by(
+    cx: &Cx<'_>,
+    select: &Select,
+    items: &[(Tr, String)],
+) -> Result<Vec<String>, CompileError> {
     let mut groups: Vec<String> = Vec::new();
     match &select.group_by {
         GroupByExpr::All(_) => return err("GROUP BY ALL is not supported; list the dimensions"),
@@ -174,7 +234,7 @@ fn select_query(
                         }
                         tr.sql.clone()
                     }
-                    None => match alias_of(g, &items) {
+                    None => match alias_of(g, items) {
                         Some(tr) if !tr.agg => tr.sql.clone(),
                         Some(_) => {
                             return err(format!(
@@ -193,29 +253,17 @@ fn select_query(
             }
         }
     }
-    let aggregated = items.iter().any(|(t, _)| t.agg) || !groups.is_empty();
-    if aggregated {
-        for (tr, name) in &items {
-            if !tr.agg && tr.reads && !groups.contains(&tr.sql) {
-                return err(format!(
-                    "`{name}` must appear in GROUP BY (or be aggregated with MEASURE)"
-                ));
-            }
-        }
-    }
+    Ok(groups)
+}
 
-    // HAVING.
-    let having = match &select.having {
-        Some(e) => {
-            if !aggregated {
-                return err("HAVING needs an aggregated query (a MEASURE in SELECT or a GROUP BY)");
-            }
-            Some(cx.expr(e, Place::Having)?.sql)
-        }
-        None => None,
-    };
-
-    // ORDER BY.
+/// ORDER BY items by position, alias or expression, with direction and NULLS placement.
+fn order_by(
+    cx: &Cx<'_>,
+    q: &Query,
+    items: &[(Tr, String)],
+    groups: &[String],
+    aggregated: bool,
+) -> Result<Vec<String>, CompileError> {
     let mut order = Vec::new();
     if let Some(ob) = &q.order_by {
         if ob.interpolate.is_some() {
@@ -236,7 +284,7 @@ fn select_query(
                         items.len()
                     ))
                 }
-                None => match alias_name(&o.expr, &items) {
+                None => match alias_name(&o.expr, items) {
                     Some(name) => quote(&name),
                     None => {
                         let tr = cx.expr(&o.expr, Place::OrderBy)?;
@@ -268,8 +316,12 @@ fn select_query(
         }
     }
 
-    // LIMIT / OFFSET.
-    let (limit, offset) = match &q.limit_clause {
+    Ok(order)
+}
+
+/// LIMIT and OFFSET as whole numbers.
+fn limit_offset(q: &Query) -> Result<(Option<u64>, Option<u64>), CompileError> {
+    Ok(match &q.limit_clause {
         None => (None, None),
         Some(LimitClause::OffsetCommaLimit { .. }) => {
             return err("LIMIT offset, count is not supported; write LIMIT n OFFSET m")
@@ -292,9 +344,19 @@ fn select_query(
                 .transpose()?;
             (limit, offset)
         }
-    };
+    })
+}
 
-    // Assemble.
+/// The SQLite text: the projection, FROM with the joins the query's members need, the
+/// user's condition in parentheses and the policies, then the other clauses.
+fn assemble(
+    model: &Model,
+    view: &ViewCat,
+    ctx: &SecurityContext,
+    items: &[(Tr, String)],
+    c: &Clauses,
+) -> String {
+    let (wheres, groups, having, order) = (&c.wheres, &c.groups, &c.having, &c.order);
     let head = format!(
         "SELECT {}",
         items
@@ -305,7 +367,7 @@ fn select_query(
     );
     let rls = security(model, view, ctx);
     let mut conditions: Vec<String> = Vec::new();
-    if let Some(w) = &wheres {
+    if let Some(w) = wheres {
         // Parenthesised, so that an OR in the user's condition cannot escape the policy's AND.
         conditions.push(format!("({w})"));
     }
@@ -331,13 +393,18 @@ fn select_query(
     if !order.is_empty() {
         out.push_str(&format!("\nORDER BY {}", order.join(", ")));
     }
-    match (limit, offset) {
+    match (c.limit, c.offset) {
         (Some(l), Some(o)) => out.push_str(&format!("\nLIMIT {l} OFFSET {o}")),
         (Some(l), None) => out.push_str(&format!("\nLIMIT {l}")),
         (None, Some(o)) => out.push_str(&format!("\nLIMIT -1 OFFSET {o}")),
         (None, None) => {}
     }
-    let columns = items
+    out
+}
+
+/// The result columns: a member's name, title and role, else the expression's own.
+fn columns(items: &[(Tr, String)]) -> Vec<Column> {
+    items
         .iter()
         .map(|(t, name)| {
             let (_, title, role, sql_type) = t.column.clone().unwrap_or_else(|| {
@@ -359,13 +426,7 @@ fn select_query(
                 sql_type,
             }
         })
-        .collect();
-    Ok(Compiled {
-        sql: out,
-        limit,
-        columns,
-        view: view.name.clone(),
-    })
+        .collect()
 }
 
 fn example_members(view: &ViewCat) -> String {
