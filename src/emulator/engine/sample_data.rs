@@ -172,7 +172,9 @@ const LAST: &[&str] = &[
 
 const CUSTOMERS: usize = 6000;
 
-/// Builds the sample tables into `conn`, orders from [`FIRST_DAY`] to [`LAST_DAY`].
+/// Builds the sample tables into `conn`, orders from [`FIRST_DAY`] to [`LAST_DAY`]. One
+/// generator feeds the catalog, the customers and the orders in that order: the draws, and so
+/// every number of the sample, depend on it.
 pub fn build(conn: &Connection) -> anyhow::Result<()> {
     // Statuses age relative to the window's end, not the calendar, so they never move either.
     let today = Date::new(LAST_DAY);
@@ -189,7 +191,24 @@ pub fn build(conn: &Connection) -> anyhow::Result<()> {
     )?;
     let mut rng = Rng(SEED);
     let start = Date::new(FIRST_DAY);
-    let mut products = Vec::new(); // (id, price, popularity)
+    let products = catalog(conn, &mut rng)?;
+    let span = (today.days() - start.days()).max(1);
+    customers(conn, &mut rng, start, span)?;
+    orders(conn, &mut rng, &products, (start, today, span))?;
+    conn.execute_batch(
+        "COMMIT;
+         CREATE INDEX orders_created_at ON orders (created_at);
+         CREATE INDEX orders_customer ON orders (customer_id);
+         CREATE INDEX order_items_order ON order_items (order_id, product_id, quantity, unit_price, amount);
+         CREATE INDEX order_items_product ON order_items (product_id);
+         ANALYZE;",
+    )?;
+    Ok(())
+}
+
+/// The categories and products; returns (id, price, popularity) per product.
+fn catalog(conn: &Connection, rng: &mut Rng) -> anyhow::Result<Vec<(usize, f64, f64)>> {
+    let mut products = Vec::new();
     for (ci, (cat, items)) in CATALOG.iter().enumerate() {
         conn.execute(
             "INSERT INTO categories VALUES (?1, ?2)",
@@ -204,52 +223,64 @@ pub fn build(conn: &Connection) -> anyhow::Result<()> {
             products.push((id, *price, 0.3 + rng.unit() * 2.0 / (1.0 + price / 100.0)));
         }
     }
-    let popularity: Vec<f64> = products.iter().map(|p| p.2).collect();
+    Ok(products)
+}
+
+/// The customers, with unique names, signing up from a year before the first order on.
+fn customers(conn: &Connection, rng: &mut Rng, start: Date, span: i64) -> anyhow::Result<()> {
     let weights: Vec<f64> = COUNTRIES.iter().map(|c| c.3).collect();
-    let span = (today.days() - start.days()).max(1);
-    {
-        let mut ins = conn.prepare("INSERT INTO customers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
-        // Names are unique: an answer that groups by customer name must not add namesakes up
-        // (a second "Chloe Meyer" becomes "Chloe A. Meyer"). The draws stay the same.
-        let mut seen: std::collections::HashMap<(usize, usize), usize> = Default::default();
-        for id in 1..=CUSTOMERS {
-            let (country, region, cities, _) = COUNTRIES[rng.weighted(&weights)];
-            let (first, last) = (rng.below(FIRST.len()), rng.below(LAST.len()));
-            let n = seen.entry((first, last)).or_default();
-            *n += 1;
-            let name = match *n - 1 {
-                0 => format!("{} {}", FIRST[first], LAST[last]),
-                k => {
-                    let initial = char::from(b'A' + ((k - 1) % 26) as u8);
-                    let round = (k - 1) / 26;
-                    let suffix = if round == 0 {
-                        String::new()
-                    } else {
-                        format!(" {}", round + 1)
-                    };
-                    format!("{} {initial}. {}{suffix}", FIRST[first], LAST[last])
-                }
-            };
-            let segment = [
-                "Consumer",
-                "Consumer",
-                "Consumer",
-                "Small Business",
-                "Corporate",
-            ][rng.below(5)];
-            // Signups from a year before the first order to the window's end, so every year has some.
-            let joined = start.add_days(rng.below(span as usize + 365) as i64 - 365);
-            ins.execute(params![
-                id,
-                name,
-                country,
-                region,
-                cities[rng.below(cities.len())],
-                segment,
-                joined.to_string()
-            ])?;
-        }
+    let mut ins = conn.prepare("INSERT INTO customers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    // Names are unique: an answer that groups by customer name must not add namesakes up
+    // (a second "Chloe Meyer" becomes "Chloe A. Meyer"). The draws stay the same.
+    let mut seen: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    for id in 1..=CUSTOMERS {
+        let (country, region, cities, _) = COUNTRIES[rng.weighted(&weights)];
+        let (first, last) = (rng.below(FIRST.len()), rng.below(LAST.len()));
+        let n = seen.entry((first, last)).or_default();
+        *n += 1;
+        let name = match *n - 1 {
+            0 => format!("{} {}", FIRST[first], LAST[last]),
+            k => {
+                let initial = char::from(b'A' + ((k - 1) % 26) as u8);
+                let round = (k - 1) / 26;
+                let suffix = if round == 0 {
+                    String::new()
+                } else {
+                    format!(" {}", round + 1)
+                };
+                format!("{} {initial}. {}{suffix}", FIRST[first], LAST[last])
+            }
+        };
+        let segment = [
+            "Consumer",
+            "Consumer",
+            "Consumer",
+            "Small Business",
+            "Corporate",
+        ][rng.below(5)];
+        // Signups from a year before the first order to the window's end, so every year has some.
+        let joined = start.add_days(rng.below(span as usize + 365) as i64 - 365);
+        ins.execute(params![
+            id,
+            name,
+            country,
+            region,
+            cities[rng.below(cities.len())],
+            segment,
+            joined.to_string()
+        ])?;
     }
+    Ok(())
+}
+
+/// The orders and their lines, day by day, with growth, seasons and busier weekends.
+fn orders(
+    conn: &Connection,
+    rng: &mut Rng,
+    products: &[(usize, f64, f64)],
+    (start, today, span): (Date, Date, i64),
+) -> anyhow::Result<()> {
+    let popularity: Vec<f64> = products.iter().map(|p| p.2).collect();
     let mut ins_order = conn.prepare("INSERT INTO orders VALUES (?1, ?2, ?3, ?4)")?;
     let mut ins_item = conn.prepare("INSERT INTO order_items VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
     let (mut order_id, mut item_id) = (0u64, 0u64);
@@ -297,13 +328,5 @@ pub fn build(conn: &Connection) -> anyhow::Result<()> {
             }
         }
     }
-    conn.execute_batch(
-        "COMMIT;
-         CREATE INDEX orders_created_at ON orders (created_at);
-         CREATE INDEX orders_customer ON orders (customer_id);
-         CREATE INDEX order_items_order ON order_items (order_id, product_id, quantity, unit_price, amount);
-         CREATE INDEX order_items_product ON order_items (product_id);
-         ANALYZE;",
-    )?;
     Ok(())
 }
