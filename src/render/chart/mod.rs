@@ -216,6 +216,34 @@ fn text_of(v: &Value) -> String {
     }
 }
 
+/// Where an x axis may put labels: every category of a band, every distinct date of a time
+/// scale, or `count` round numbers of a linear one; `band_label` shapes a category's text.
+pub(super) fn x_candidates(
+    xs: &XScale,
+    points: &[Vec<(f64, f64)>],
+    (xlo, xhi): (f64, f64),
+    count: usize,
+    band_label: impl Fn(&str) -> String,
+) -> Vec<(f64, String)> {
+    match xs {
+        XScale::Band(labels) => labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i as f64, band_label(l)))
+            .collect(),
+        XScale::Time => {
+            let mut d: Vec<f64> = points.iter().flatten().map(|p| p.0).collect();
+            d.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+            d.dedup();
+            d.iter().copied().zip(numbers::date_labels(&d)).collect()
+        }
+        XScale::Linear => {
+            let t = numbers::nice_ticks(xlo, xhi, count);
+            t.iter().copied().zip(numbers::axis_labels(&t)).collect()
+        }
+    }
+}
+
 /// The spec's title: a plain string or the `text` of a title object.
 fn title_of(spec: &Value) -> Option<String> {
     match spec.get("title") {

@@ -3,8 +3,8 @@
 //! and a legend for series. Text widths are estimated, so labels are cut or turned rather than
 //! left to overlap.
 
-use super::{Body, Chart, Mark, XScale};
-use crate::render::numbers::{axis_labels, compact, date_labels, format_number, nice_ticks};
+use super::{x_candidates, Body, Chart, Mark, XScale};
+use crate::render::numbers::{axis_labels, compact, format_number, nice_ticks};
 use crate::render::table::cut;
 use std::fmt::Write;
 
@@ -60,27 +60,7 @@ fn decimals(values: impl Iterator<Item = f64>) -> usize {
 
 /// The chart as a standalone SVG document.
 pub fn draw(chart: &Chart) -> String {
-    let legend_items: Vec<String> = match (&chart.body, chart.mark) {
-        (Body::Categories { labels, values, .. }, Mark::Arc) => {
-            let total: f64 = values[0].iter().map(|v| v.max(0.0)).sum();
-            labels
-                .iter()
-                .zip(&values[0])
-                .map(|(l, v)| {
-                    let share = if total > 0.0 { v / total * 100.0 } else { 0.0 };
-                    format!("{} ({share:.1}%)", cut(l, 28))
-                })
-                .collect()
-        }
-        _ if chart.series.len() > 1 || chart.series.first().is_some_and(|s| !s.is_empty()) => {
-            let mut items: Vec<String> = chart.series.iter().map(|s| cut(s, 28)).collect();
-            if chart.dropped_series > 0 {
-                items.push(format!("(+{} more)", chart.dropped_series));
-            }
-            items
-        }
-        _ => Vec::new(),
-    };
+    let legend_items = legend_items(chart);
     let legend_title = if chart.mark == Mark::Arc {
         Some(chart.x_title.clone())
     } else {
@@ -131,49 +111,85 @@ pub fn draw(chart: &Chart) -> String {
     }
     svg.push_str(&body);
     if !legend_items.is_empty() {
-        let x = WIDTH - legend_w + 8.0;
-        let mut y = 56.0;
-        if let Some(t) = &legend_title {
-            text(
-                &mut svg,
-                x,
-                y,
-                12.0,
-                "start",
-                " font-weight=\"bold\"",
-                &cut(t, 28),
-            );
-            y += 20.0;
-        }
-        let _ = writeln!(svg, r#"<g class="legend">"#);
-        for (i, item) in legend_items.iter().enumerate() {
-            let more =
-                chart.dropped_series > 0 && i == legend_items.len() - 1 && chart.mark != Mark::Arc;
-            if !more {
-                if matches!(chart.mark, Mark::Line | Mark::Point) {
-                    let _ = writeln!(
-                        svg,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}"/>"#,
-                        x + 6.0,
-                        y - 4.0,
-                        color(i)
-                    );
-                } else {
-                    let _ = writeln!(
-                        svg,
-                        r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
-                        y - 10.0,
-                        color(i)
-                    );
-                }
-            }
-            text(&mut svg, x + 18.0, y, 12.0, "start", "", item);
-            y += 20.0;
-        }
-        let _ = writeln!(svg, "</g>");
+        legend(
+            &mut svg,
+            chart,
+            &legend_items,
+            legend_title.as_deref(),
+            legend_w,
+        );
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// The legend's entries: each slice with its share for a pie, else each series (and how
+/// many were left out); empty for a single unnamed series.
+fn legend_items(chart: &Chart) -> Vec<String> {
+    match (&chart.body, chart.mark) {
+        (Body::Categories { labels, values, .. }, Mark::Arc) => {
+            let total: f64 = values[0].iter().map(|v| v.max(0.0)).sum();
+            labels
+                .iter()
+                .zip(&values[0])
+                .map(|(l, v)| {
+                    let share = if total > 0.0 { v / total * 100.0 } else { 0.0 };
+                    format!("{} ({share:.1}%)", cut(l, 28))
+                })
+                .collect()
+        }
+        _ if chart.series.len() > 1 || chart.series.first().is_some_and(|s| !s.is_empty()) => {
+            let mut items: Vec<String> = chart.series.iter().map(|s| cut(s, 28)).collect();
+            if chart.dropped_series > 0 {
+                items.push(format!("(+{} more)", chart.dropped_series));
+            }
+            items
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The legend at the right edge: its title, then a swatch and a label per entry.
+fn legend(svg: &mut String, chart: &Chart, items: &[String], title: Option<&str>, legend_w: f64) {
+    let x = WIDTH - legend_w + 8.0;
+    let mut y = 56.0;
+    if let Some(t) = title {
+        text(
+            svg,
+            x,
+            y,
+            12.0,
+            "start",
+            " font-weight=\"bold\"",
+            &cut(t, 28),
+        );
+        y += 20.0;
+    }
+    let _ = writeln!(svg, r#"<g class="legend">"#);
+    for (i, item) in items.iter().enumerate() {
+        let more = chart.dropped_series > 0 && i == items.len() - 1 && chart.mark != Mark::Arc;
+        if !more {
+            if matches!(chart.mark, Mark::Line | Mark::Point) {
+                let _ = writeln!(
+                    svg,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}"/>"#,
+                    x + 6.0,
+                    y - 4.0,
+                    color(i)
+                );
+            } else {
+                let _ = writeln!(
+                    svg,
+                    r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
+                    y - 10.0,
+                    color(i)
+                );
+            }
+        }
+        text(svg, x + 18.0, y, 12.0, "start", "", item);
+        y += 20.0;
+    }
+    let _ = writeln!(svg, "</g>");
 }
 
 /// Axis frame: horizontal grid lines and labels for `ticks` on the value axis.
@@ -207,6 +223,9 @@ fn y_grid(svg: &mut String, f: &Frame, ticks: &[f64], labels: &[String], y: &dyn
 }
 
 /// Bars along the spec's orientation; returns the height used.
+// One function because both orientations share the value scale, the stacking, the label
+// widths and the frame, and each is a straight run of drawing steps over those locals; split
+// per step, every piece would take the same eight values and the layout would be scattered.
 fn bars(
     svg: &mut String,
     chart: &Chart,
@@ -555,23 +574,36 @@ fn plot(
     let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
     y_grid(svg, &f, &ticks, &tick_labels, &y);
     // x ticks: the data's dates or categories, as many as fit; round numbers for a linear x.
-    let candidates: Vec<(f64, String)> = match xs {
-        XScale::Band(labels) => labels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (i as f64, cut(l, 20)))
-            .collect(),
-        XScale::Time => {
-            let mut d: Vec<f64> = points.iter().flatten().map(|p| p.0).collect();
-            d.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-            d.dedup();
-            d.iter().copied().zip(date_labels(&d)).collect()
-        }
-        XScale::Linear => {
-            let t = nice_ticks(xlo, xhi, 6);
-            t.iter().copied().zip(axis_labels(&t)).collect()
-        }
-    };
+    let candidates = x_candidates(xs, points, (xlo, xhi), 6, |l| cut(l, 20));
+    x_ticks(svg, &f, &candidates, &x);
+    let base = y(0.0_f64.clamp(vlo, vhi));
+    series_marks(svg, chart.mark, points, &x, &y, base);
+    axis_lines(svg, &f, None, None);
+    let mid = (f.top + f.bottom) / 2.0;
+    text(
+        svg,
+        16.0,
+        mid,
+        12.0,
+        "middle",
+        &format!(" font-weight=\"bold\" transform=\"rotate(-90 16 {mid:.1})\""),
+        &chart.y_title,
+    );
+    text(
+        svg,
+        (f.left + f.right) / 2.0,
+        f.bottom + 42.0,
+        12.0,
+        "middle",
+        " font-weight=\"bold\"",
+        &chart.x_title,
+    );
+    let legend_h = 76.0 + 20.0 * chart.series.len() as f64;
+    (f.bottom + 58.0).max(legend_h)
+}
+
+/// Tick marks and labels under the frame: as many candidates as fit, evenly spaced.
+fn x_ticks(svg: &mut String, f: &Frame, candidates: &[(f64, String)], x: &dyn Fn(f64) -> f64) {
     let widest = candidates
         .iter()
         .map(|(_, l)| text_w(l, 11.0))
@@ -597,6 +629,18 @@ fn plot(
             l,
         );
     }
+}
+
+/// Each series as an area, a line and points (points only when there are few or the mark is
+/// a point); `base` is the y of zero that areas close down to.
+fn series_marks(
+    svg: &mut String,
+    mark: Mark,
+    points: &[Vec<(f64, f64)>],
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+    base: f64,
+) {
     let _ = writeln!(svg, r#"<g class="marks">"#);
     for (s, pts) in points.iter().enumerate() {
         let path: Vec<String> = pts
@@ -606,8 +650,7 @@ fn plot(
                 format!("{}{:.2},{:.2}", if i == 0 { "M" } else { "L" }, x(a), y(b))
             })
             .collect();
-        if chart.mark == Mark::Area && pts.len() > 1 {
-            let base = y(0.0_f64.clamp(vlo, vhi));
+        if mark == Mark::Area && pts.len() > 1 {
             let _ = writeln!(
                 svg,
                 r#"<path class="area" d="{} L{:.2},{base:.2} L{:.2},{base:.2} Z" fill="{}" fill-opacity="0.35"/>"#,
@@ -617,7 +660,7 @@ fn plot(
                 color(s)
             );
         }
-        if chart.mark != Mark::Point && pts.len() > 1 {
+        if mark != Mark::Point && pts.len() > 1 {
             let _ = writeln!(
                 svg,
                 r#"<path class="line" d="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
@@ -625,8 +668,8 @@ fn plot(
                 color(s)
             );
         }
-        if chart.mark == Mark::Point || pts.len() <= 40 {
-            let (r, op) = if chart.mark == Mark::Point {
+        if mark == Mark::Point || pts.len() <= 40 {
+            let (r, op) = if mark == Mark::Point {
                 (4.0, "0.7")
             } else {
                 (2.5, "1")
@@ -643,26 +686,4 @@ fn plot(
         }
     }
     let _ = writeln!(svg, "</g>");
-    axis_lines(svg, &f, None, None);
-    let mid = (f.top + f.bottom) / 2.0;
-    text(
-        svg,
-        16.0,
-        mid,
-        12.0,
-        "middle",
-        &format!(" font-weight=\"bold\" transform=\"rotate(-90 16 {mid:.1})\""),
-        &chart.y_title,
-    );
-    text(
-        svg,
-        (f.left + f.right) / 2.0,
-        f.bottom + 42.0,
-        12.0,
-        "middle",
-        " font-weight=\"bold\"",
-        &chart.x_title,
-    );
-    let legend_h = 76.0 + 20.0 * chart.series.len() as f64;
-    (f.bottom + 58.0).max(legend_h)
 }
