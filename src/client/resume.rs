@@ -43,22 +43,8 @@ pub async fn converse(
     let mut recoveries = 0u32;
     let mut first = true;
     'connections: loop {
-        let opened = client.open(&request, "chat").await;
-        let ended = match opened {
-            Ok(mut response) => {
-                tracker.source(Source::Response(content_type(&response)));
-                let mut conn = Feed {
-                    tracker: &mut *tracker,
-                    sink: &mut *sink,
-                };
-                let mut framed = Framed::new(&mut conn);
-                match read_body(&mut response, plan.idle, &mut framed).await? {
-                    Ended::Closed if !framed.finish_response()? => {
-                        Ended::Lost("the connection closed in the middle of a line".into())
-                    }
-                    ended => ended,
-                }
-            }
+        let ended = match client.open(&request, "chat").await {
+            Ok(response) => read_connection(response, plan.idle, tracker, sink).await?,
             // A resend that cannot connect is one more drop; the first send's failure is final.
             Err(e) if !first && status_of(&e) == Status::Network => Ended::Lost(format!("{e:#}")),
             Err(e) => return Err(e),
@@ -89,14 +75,7 @@ pub async fn converse(
         };
         loop {
             if recoveries >= plan.retries {
-                tracker.lost = Some(if plan.retries == 0 {
-                    format!("connection lost: {why} (--retries 0: not resumed)")
-                } else {
-                    format!(
-                        "connection lost: {why} (gave up after {} attempts)",
-                        plan.retries
-                    )
-                });
+                tracker.lost = Some(gave_up(plan.retries, &why));
                 return Ok(());
             }
             let Some(chat_id) = request.chat_id.clone() else {
@@ -115,16 +94,7 @@ pub async fn converse(
                 Ok(probe) => {
                     // The turn finished while we were away: the read's own lines carry the
                     // answer, so they are shown and saved (its `__cutoff__` marks the gap).
-                    tracker.state_read();
-                    tracker.source(Source::Response(probe.content_type.clone()));
-                    for raw in &probe.lines {
-                        let text = raw.strip_suffix(b"\n").unwrap_or(raw);
-                        let text = text.strip_suffix(b"\r").unwrap_or(text);
-                        tracker.line(raw, text, sink)?;
-                    }
-                    sink.chunk_done()?;
-                    tracker.ended = true;
-                    return Ok(());
+                    return show_state_read(tracker, sink, &probe);
                 }
                 Err(e) if status_of(&e) == Status::Network => {
                     why = format!("{e:#} (reading the state of thread {chat_id})");
@@ -184,6 +154,49 @@ impl Lines for StateProbe {
         }
         Ok(())
     }
+}
+
+/// Feeds one connection's lines through the tracker to the sink, until the body ends or
+/// breaks off (a line cut short counts as lost).
+async fn read_connection(
+    mut response: reqwest::Response,
+    idle: Duration,
+    tracker: &mut Tracker,
+    sink: &mut dyn Sink,
+) -> Result<Ended> {
+    tracker.source(Source::Response(content_type(&response)));
+    let mut conn = Feed { tracker, sink };
+    let mut framed = Framed::new(&mut conn);
+    Ok(match read_body(&mut response, idle, &mut framed).await? {
+        Ended::Closed if !framed.finish_response()? => {
+            Ended::Lost("the connection closed in the middle of a line".into())
+        }
+        ended => ended,
+    })
+}
+
+/// Why the turn was given up after `retries` recoveries, for `tracker.lost`.
+fn gave_up(retries: u32, why: &str) -> String {
+    if retries == 0 {
+        format!("connection lost: {why} (--retries 0: not resumed)")
+    } else {
+        format!("connection lost: {why} (gave up after {retries} attempts)")
+    }
+}
+
+/// The state read of a turn that finished while we were away: its own lines carry the
+/// answer, so they are shown and saved (its `__cutoff__` marks the gap), and the turn ends.
+fn show_state_read(tracker: &mut Tracker, sink: &mut dyn Sink, probe: &StateProbe) -> Result<()> {
+    tracker.state_read();
+    tracker.source(Source::Response(probe.content_type.clone()));
+    for raw in &probe.lines {
+        let text = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        tracker.line(raw, text, sink)?;
+    }
+    sink.chunk_done()?;
+    tracker.ended = true;
+    Ok(())
 }
 
 /// Read a thread's state without showing it: is it still streaming, and what did it answer.

@@ -8,6 +8,7 @@ use crate::client::abort::abort;
 use crate::client::resume::{converse, TurnPlan};
 use crate::exit::{usage, Status};
 use crate::protocol::chat::AbortRequest;
+use crate::protocol::ChatRequest;
 use crate::render::chat::End;
 use crate::render::pick_format;
 use crate::render::result_view::TextView;
@@ -94,20 +95,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         args.message_id.as_deref(),
         request.message_id.take(),
     )?);
-    if let Some(branch) = &args.branch {
-        request.active_branch_name = Some(branch.clone());
-    }
-    if args.default_branch {
-        request.is_default_branch = Some(true);
-    }
-    if !args.images.is_empty() {
-        request.images = Some(
-            args.images
-                .iter()
-                .map(|p| image(p))
-                .collect::<Result<_>>()?,
-        );
-    }
+    branch_and_images(args, &mut request)?;
     request.session_settings = svc.identity.clone();
     if ctx.global.dry_run {
         svc.dry_run(&svc.client.endpoint.stream, &request)?;
@@ -127,12 +115,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         request,
         retries: args.retries,
         idle: svc.idle(),
-        backoff: ctx
-            .env
-            .get("ANALYST_TEST_BACKOFF_MS")
-            .and_then(|v| v.parse().ok())
-            .map(Duration::from_millis)
-            .unwrap_or(BACKOFF),
+        backoff: backoff(ctx),
     };
     let mut tracker = tracker_for(format, args.fallback);
     let finished = tokio::select! {
@@ -157,6 +140,34 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
             pipeline,
         ),
     }
+}
+
+/// `--branch`, `--default-branch` and `--image` into the request (images read and encoded).
+fn branch_and_images(args: &ChatArgs, request: &mut ChatRequest) -> Result<()> {
+    if let Some(branch) = &args.branch {
+        request.active_branch_name = Some(branch.clone());
+    }
+    if args.default_branch {
+        request.is_default_branch = Some(true);
+    }
+    if !args.images.is_empty() {
+        request.images = Some(
+            args.images
+                .iter()
+                .map(|p| image(p))
+                .collect::<Result<_>>()?,
+        );
+    }
+    Ok(())
+}
+
+/// The first pause before a recovery: [`BACKOFF`], or `ANALYST_TEST_BACKOFF_MS` in tests.
+fn backoff(ctx: &Ctx) -> Duration {
+    ctx.env
+        .get("ANALYST_TEST_BACKOFF_MS")
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(BACKOFF)
 }
 
 /// The first Ctrl-C: abort the thread (unless `--no-abort`), say how to look at it later, and

@@ -23,7 +23,7 @@ use crate::term::{diag, error};
 use anyhow::Result;
 use rustyline::error::ReadlineError;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tokio::runtime::Runtime;
 
 const PROMPT: &str = "analyst> ";
@@ -53,19 +53,7 @@ struct Session {
 
 /// Run the prompt.
 pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
-    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        return Err(usage(
-            "-i needs a terminal on stdin and stdout; to script a chat, pass the message as arguments or - for stdin",
-        ));
-    }
-    if ctx.global.dry_run {
-        return Err(usage(
-            "-i sends a message per line; --dry-run does not apply",
-        ));
-    }
-    if ctx.global.output.is_some_and(|f| f != Format::Text) {
-        return Err(usage("-i shows answers as text; -o does not apply"));
-    }
+    refuse_unless_interactive(ctx)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -121,13 +109,7 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
         if line.is_empty() {
             continue;
         }
-        let _ = editor.add_history_entry(line);
-        if let Some(h) = &history {
-            if let Some(dir) = h.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            let _ = editor.save_history(h);
-        }
+        remember_line(&mut editor, history.as_deref(), line);
         match line.strip_prefix('/') {
             Some(cmd) => {
                 if !command(ctx, &svc, &mut session, &runtime, cmd) {
@@ -138,6 +120,35 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
         }
     }
     Ok(Status::Success)
+}
+
+/// The usage errors of `-i`: it needs a terminal, and `--dry-run` and `-o` do not apply.
+fn refuse_unless_interactive(ctx: &Ctx) -> Result<()> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(usage(
+            "-i needs a terminal on stdin and stdout; to script a chat, pass the message as arguments or - for stdin",
+        ));
+    }
+    if ctx.global.dry_run {
+        return Err(usage(
+            "-i sends a message per line; --dry-run does not apply",
+        ));
+    }
+    if ctx.global.output.is_some_and(|f| f != Format::Text) {
+        return Err(usage("-i shows answers as text; -o does not apply"));
+    }
+    Ok(())
+}
+
+/// Adds the line to the editor's history and saves the history (best effort).
+fn remember_line(editor: &mut rustyline::DefaultEditor, history: Option<&Path>, line: &str) {
+    let _ = editor.add_history_entry(line);
+    if let Some(h) = history {
+        if let Some(dir) = h.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = editor.save_history(h);
+    }
 }
 
 /// `$XDG_STATE_HOME/analyst/history`, else `~/.local/state/analyst/history`.
@@ -182,50 +193,11 @@ fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &
                 }
             }
         },
-        "sql" => {
-            // As `analyst sql --pick`: the last SQL by default.
-            let n = if arg.is_empty() {
-                Ok(session.sqls.len())
-            } else {
-                arg.parse::<usize>()
-            };
-            match (n, session.sqls.len()) {
-                (_, 0) => {
-                    let _ = writeln!(out, "The last answer ran no SQL.");
-                }
-                (Ok(n), count) if (1..=count).contains(&n) => {
-                    let _ = writeln!(out, "SQL {n} of {count}:\n{}", session.sqls[n - 1]);
-                    let _ = writeln!(
-                        out,
-                        "{}",
-                        ctx.out_style.dim(&format!(
-                            "All its rows: analyst sql --pick {n}{}",
-                            session
-                                .chat_id
-                                .as_deref()
-                                .map(|id| format!(" --chat-id {id}"))
-                                .unwrap_or_default()
-                        ))
-                    );
-                }
-                (_, count) => {
-                    let _ = writeln!(out, "/sql N: N is 1 to {count}.");
-                }
-            }
-        }
+        "sql" => show_sql(ctx, session, arg, &mut out),
         "chart" if arg.is_empty() => {
             let _ = writeln!(out, "/chart FILE: name a .svg, .html or .vl.json file.");
         }
-        "chart" => match files::write(std::path::Path::new(arg), &session.charts) {
-            Ok(written) if written.is_empty() => {
-                let _ = writeln!(out, "The last answer has no chart.");
-            }
-            Ok(written) => {
-                let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-                let _ = writeln!(out, "Wrote {}.", names.join(", "));
-            }
-            Err(e) => error(format!("{e:#}")),
-        },
+        "chart" => write_charts(session, arg, &mut out),
         "save" if arg.is_empty() => {
             let _ = writeln!(out, "/save FILE: name the file for the session's stream.");
         }
@@ -240,6 +212,54 @@ fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &
         }
     }
     true
+}
+
+/// `/sql [N]`: the N-th SQL of the last answer (the last by default), and the command that
+/// fetches all its rows.
+fn show_sql(ctx: &Ctx, session: &Session, arg: &str, out: &mut impl Write) {
+    // As `analyst sql --pick`: the last SQL by default.
+    let n = if arg.is_empty() {
+        Ok(session.sqls.len())
+    } else {
+        arg.parse::<usize>()
+    };
+    match (n, session.sqls.len()) {
+        (_, 0) => {
+            let _ = writeln!(out, "The last answer ran no SQL.");
+        }
+        (Ok(n), count) if (1..=count).contains(&n) => {
+            let _ = writeln!(out, "SQL {n} of {count}:\n{}", session.sqls[n - 1]);
+            let _ = writeln!(
+                out,
+                "{}",
+                ctx.out_style.dim(&format!(
+                    "All its rows: analyst sql --pick {n}{}",
+                    session
+                        .chat_id
+                        .as_deref()
+                        .map(|id| format!(" --chat-id {id}"))
+                        .unwrap_or_default()
+                ))
+            );
+        }
+        (_, count) => {
+            let _ = writeln!(out, "/sql N: N is 1 to {count}.");
+        }
+    }
+}
+
+/// `/chart FILE`: the last answer's charts written to FILE, and the names written.
+fn write_charts(session: &Session, arg: &str, out: &mut impl Write) {
+    match files::write(std::path::Path::new(arg), &session.charts) {
+        Ok(written) if written.is_empty() => {
+            let _ = writeln!(out, "The last answer has no chart.");
+        }
+        Ok(written) => {
+            let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+            let _ = writeln!(out, "Wrote {}.", names.join(", "));
+        }
+        Err(e) => error(format!("{e:#}")),
+    }
 }
 
 /// One message and its answer; errors are shown, and the prompt goes on.
@@ -302,56 +322,63 @@ fn turn(
     session.charts = charts;
     session.sqls = sqls;
     match finished {
-        None => {
-            let _ = std::io::stdout().write_all(b"\n");
-            let Some(id) = tracker.chat_id.clone() else {
-                return diag(format_args!(
-                    "analyst: stopped before the service named the thread"
-                ));
-            };
-            if args.no_abort {
-                return diag(format_args!(
-                    "analyst: stopped; the answer goes on in the service (--no-abort)"
-                ));
-            }
-            let request = AbortRequest {
-                chat_id: id.clone(),
-                session_settings: svc.identity.clone(),
-            };
-            let aborted = rt.block_on(async {
-                tokio::select! {
-                    r = abort(&svc.client, &request) => Some(r),
-                    _ = tokio::signal::ctrl_c() => None,
-                }
-            });
-            match aborted {
-                Some(Ok(())) => diag(format_args!("analyst: stopped the answer (aborted {id})")),
-                Some(Err(e)) => error(format!("could not stop the answer: {e:#}")),
-                None => diag(format_args!(
-                    "analyst: stopped without waiting for the abort"
-                )),
-            }
-        }
+        None => stopped(args, svc, rt, tracker.chat_id.clone()),
         Some(Err(e)) => error(format!("{e:#}")),
-        Some(Ok(())) => {
-            let outcome = tracker.outcome();
-            let found = tracker.answer.answer();
-            let err = outcome.as_ref().err().map(|e| format!("{e:#}"));
-            let end = End {
-                chat_id: tracker.chat_id.as_deref(),
-                message_id: plan.request.message_id.as_deref(),
-                answer: found.as_ref().map(|a| a.text.as_str()),
-                answer_from_state: found.as_ref().is_some_and(|a| a.from_state),
-                usage: tracker.usage.as_ref(),
-                error: err.as_deref(),
-            };
-            if let Err(e) = pipeline.finish(&end, true) {
-                error(format!("{e:#}"));
-            }
-            if let Some(e) = err {
-                error(e);
-            }
+        Some(Ok(())) => show_end(&tracker, &mut pipeline, plan.request.message_id.as_deref()),
+    }
+}
+
+/// After Ctrl-C during an answer: aborts the thread in the service unless `--no-abort` (or
+/// the service never named it), saying what happened; a second Ctrl-C stops waiting.
+fn stopped(args: &ChatArgs, svc: &Service, rt: &Runtime, chat_id: Option<String>) {
+    let _ = std::io::stdout().write_all(b"\n");
+    let Some(id) = chat_id else {
+        return diag(format_args!(
+            "analyst: stopped before the service named the thread"
+        ));
+    };
+    if args.no_abort {
+        return diag(format_args!(
+            "analyst: stopped; the answer goes on in the service (--no-abort)"
+        ));
+    }
+    let request = AbortRequest {
+        chat_id: id.clone(),
+        session_settings: svc.identity.clone(),
+    };
+    let aborted = rt.block_on(async {
+        tokio::select! {
+            r = abort(&svc.client, &request) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
         }
+    });
+    match aborted {
+        Some(Ok(())) => diag(format_args!("analyst: stopped the answer (aborted {id})")),
+        Some(Err(e)) => error(format!("could not stop the answer: {e:#}")),
+        None => diag(format_args!(
+            "analyst: stopped without waiting for the abort"
+        )),
+    }
+}
+
+/// A finished turn: the pipeline's closing output (answer, usage, errors), then the error.
+fn show_end(tracker: &Tracker, pipeline: &mut Pipeline, message_id: Option<&str>) {
+    let outcome = tracker.outcome();
+    let found = tracker.answer.answer();
+    let err = outcome.as_ref().err().map(|e| format!("{e:#}"));
+    let end = End {
+        chat_id: tracker.chat_id.as_deref(),
+        message_id,
+        answer: found.as_ref().map(|a| a.text.as_str()),
+        answer_from_state: found.as_ref().is_some_and(|a| a.from_state),
+        usage: tracker.usage.as_ref(),
+        error: err.as_deref(),
+    };
+    if let Err(e) = pipeline.finish(&end, true) {
+        error(format!("{e:#}"));
+    }
+    if let Some(e) = err {
+        error(e);
     }
 }
 

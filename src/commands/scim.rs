@@ -6,7 +6,7 @@ mod targets;
 
 use super::Ctx;
 use crate::cli::{Format, ScimPatchArgs};
-use crate::client::scim::{PatchSpec, RetryPolicy, ScimClient};
+use crate::client::scim::{Failed, PatchSpec, Patched, RetryPolicy, ScimClient};
 use crate::exit::{usage, Status};
 use crate::protocol::scim::User;
 use crate::render::pick_format;
@@ -201,6 +201,16 @@ impl Say {
     }
 }
 
+/// Who a target is, once looked up.
+enum Resolved {
+    /// Patch this id (and the userName it came from).
+    User(String, Option<String>),
+    /// A userName of a user already in the run: patched once, so skipped.
+    Duplicate,
+    /// The lookup failed: this is the user's result.
+    Failed(PatchResult),
+}
+
 /// One run over many users.
 struct Run<'a> {
     client: &'a ScimClient,
@@ -259,17 +269,17 @@ impl Run<'_> {
         Ok(status)
     }
 
-    /// Look up (for a userName) and patch one user; `None` when a userName turned out to be a
-    /// user already in the run.
-    async fn one(
+    /// Who a target is: an id as given, or the id a userName looks up to (unless that user is
+    /// already in the run), or the failed lookup's result.
+    async fn resolve(
         &self,
         seq: usize,
         target: Target,
         claimed: &Mutex<HashSet<String>>,
-    ) -> Option<PatchResult> {
+    ) -> Resolved {
         let salt = seq as u64;
-        let (id, user_name) = match target {
-            Target::Id(id) => (id, None),
+        match target {
+            Target::Id(id) => Resolved::User(id, None),
             Target::UserName(name) => match self.client.find_user(&name, salt).await {
                 Ok(id) => {
                     let fresh = claimed
@@ -280,13 +290,13 @@ impl Run<'_> {
                         self.say.note(&format!(
                             "userName {name:?} is user {id}, already in this run; patched once"
                         ));
-                        return None;
+                        return Resolved::Duplicate;
                     }
-                    (id, Some(name))
+                    Resolved::User(id, Some(name))
                 }
                 Err(f) => {
                     self.say.error(&f.message);
-                    return Some(PatchResult {
+                    Resolved::Failed(PatchResult {
                         seq,
                         id: None,
                         user_name: Some(name),
@@ -294,24 +304,15 @@ impl Run<'_> {
                         user: None,
                         error: Some(f.message),
                         exit: f.exit,
-                    });
+                    })
                 }
             },
-        };
-        let label = match &user_name {
-            Some(name) => format!("user {id} (userName {name:?})"),
-            None => format!("user {id}"),
-        };
-        let outcome = self.client.patch(&id, self.spec, salt).await;
-        let mut result = PatchResult {
-            seq,
-            id: Some(id),
-            user_name,
-            status: None,
-            user: None,
-            error: None,
-            exit: Status::Success,
-        };
+        }
+    }
+
+    /// The patch's outcome into the user's result; a user the server still reports with the
+    /// wrong `active` is a failure.
+    fn record(&self, result: &mut PatchResult, outcome: Result<Patched, Failed>) {
         match outcome {
             Ok(patched) => {
                 result.status = Some(patched.status);
@@ -337,6 +338,37 @@ impl Run<'_> {
                 result.exit = f.exit;
             }
         }
+    }
+
+    /// Look up (for a userName) and patch one user; `None` when a userName turned out to be a
+    /// user already in the run.
+    async fn one(
+        &self,
+        seq: usize,
+        target: Target,
+        claimed: &Mutex<HashSet<String>>,
+    ) -> Option<PatchResult> {
+        let salt = seq as u64;
+        let (id, user_name) = match self.resolve(seq, target, claimed).await {
+            Resolved::User(id, user_name) => (id, user_name),
+            Resolved::Duplicate => return None,
+            Resolved::Failed(result) => return Some(result),
+        };
+        let label = match &user_name {
+            Some(name) => format!("user {id} (userName {name:?})"),
+            None => format!("user {id}"),
+        };
+        let outcome = self.client.patch(&id, self.spec, salt).await;
+        let mut result = PatchResult {
+            seq,
+            id: Some(id),
+            user_name,
+            status: None,
+            user: None,
+            error: None,
+            exit: Status::Success,
+        };
+        self.record(&mut result, outcome);
         if let Some(e) = &result.error {
             self.say.error(&format!("{label}: {e}"));
         }

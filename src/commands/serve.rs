@@ -205,34 +205,10 @@ fn summary(r: &Running, args: &ServeArgs) -> serde_json::Value {
 }
 
 fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()> {
-    // One user a line with its SCIM id, which `scim patch ID` takes.
-    let width = r.users.iter().map(|u| u.user_name.len()).max().unwrap_or(0);
-    let users: Vec<String> = r
-        .users
-        .iter()
-        .map(|u| {
-            format!(
-                "id {}  {:width$}  {}",
-                u.id,
-                u.user_name,
-                if u.active { "active" } else { "inactive" }
-            )
-        })
-        .collect();
+    let users = user_lines(r);
     // A value the data has, so the example line finds rows when pasted.
     let example = r.attribute_example();
-    let attributes = if r.attributes.is_empty() {
-        "none (the model has no row-level security)".to_owned()
-    } else {
-        let e_g = example
-            .as_ref()
-            .map(|(n, v)| format!("; e.g. --attr {n}={}", shell_word(v)))
-            .unwrap_or_default();
-        format!(
-            "{} (sessionSettings.userAttributes{e_g})",
-            r.attributes.join(", ")
-        )
-    };
+    let attributes = attributes_line(r, example.as_ref());
     writeln!(out, "analyst emulator listening on {}", r.addr)?;
     writeln!(out)?;
     writeln!(out, "  Chat URL      {}", r.chat_url)?;
@@ -263,6 +239,43 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
         .map(|(n, v)| format!(" --attr {n}={}", shell_word(&v)))
         .unwrap_or_default();
     writeln!(out)?;
+    write_try(out, r, &attr)
+}
+
+/// One line per seeded user with its SCIM id (which `scim patch ID` takes), names aligned.
+fn user_lines(r: &Running) -> Vec<String> {
+    let width = r.users.iter().map(|u| u.user_name.len()).max().unwrap_or(0);
+    r.users
+        .iter()
+        .map(|u| {
+            format!(
+                "id {}  {:width$}  {}",
+                u.id,
+                u.user_name,
+                if u.active { "active" } else { "inactive" }
+            )
+        })
+        .collect()
+}
+
+/// The model's user attributes for row-level security, with an example `--attr` when the data
+/// has a value.
+fn attributes_line(r: &Running, example: Option<&(String, String)>) -> String {
+    if r.attributes.is_empty() {
+        "none (the model has no row-level security)".to_owned()
+    } else {
+        let e_g = example
+            .map(|(n, v)| format!("; e.g. --attr {n}={}", shell_word(v)))
+            .unwrap_or_default();
+        format!(
+            "{} (sessionSettings.userAttributes{e_g})",
+            r.attributes.join(", ")
+        )
+    }
+}
+
+/// The "Try:" lines: chat, curl, sql and scim commands that work against this server.
+fn write_try(out: &mut impl Write, r: &Running, attr: &str) -> Result<()> {
     writeln!(out, "Try:")?;
     writeln!(
         out,

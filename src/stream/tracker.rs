@@ -214,25 +214,10 @@ impl Tracker {
         let kind = frame.as_ref().map_or(FrameKind::Unknown, Frame::kind);
         let mut mark = self.state_read;
         if kind == FrameKind::Cutoff && !self.state_read {
-            if self.cutoff_seen && !matches!(self.source, Source::File(_)) {
-                // A resend's `__cutoff__` repeats the first one: not shown again, unless it
-                // is needed as the mark before this connection's `__state__`.
-                self.held_cutoff = Some(raw.to_vec());
-                return Ok(());
+            match self.cutoff_marks(raw, frame.as_ref()) {
+                Some(m) => mark |= m,
+                None => return Ok(()),
             }
-            if self.cutoff_seen {
-                // In a saved stream, a second `__cutoff__` marks a reconnection: a state read
-                // of a finished turn (`isStreaming: false`; its lines are all shown, since
-                // the answer rule reads them) or, in files saved by older versions, a resumed
-                // connection whose repeats follow.
-                mark = true;
-                if frame.as_ref().and_then(Frame::is_streaming) == Some(false) {
-                    self.state_read = true;
-                } else {
-                    self.resumed = true;
-                }
-            }
-            self.cutoff_seen = true;
         }
         // One `__state__` ends each response, so it is never a repeat (a service may number
         // it low, as a read's second frame).
@@ -252,6 +237,40 @@ impl Tracker {
         ) {
             self.after_suspension();
         }
+        self.note(kind, f, sink)?;
+        sink.line(raw, frame.as_ref())
+    }
+
+    /// A `__cutoff__` (outside a state read): `None` when it is a resend's repeat, held back
+    /// as the possible mark before this connection's `__state__`; else whether it marks a
+    /// reconnection in a saved stream.
+    fn cutoff_marks(&mut self, raw: &[u8], frame: Option<&Frame>) -> Option<bool> {
+        let mut mark = false;
+        if self.cutoff_seen && !matches!(self.source, Source::File(_)) {
+            // A resend's `__cutoff__` repeats the first one: not shown again, unless it
+            // is needed as the mark before this connection's `__state__`.
+            self.held_cutoff = Some(raw.to_vec());
+            return None;
+        }
+        if self.cutoff_seen {
+            // In a saved stream, a second `__cutoff__` marks a reconnection: a state read
+            // of a finished turn (`isStreaming: false`; its lines are all shown, since
+            // the answer rule reads them) or, in files saved by older versions, a resumed
+            // connection whose repeats follow.
+            mark = true;
+            if frame.and_then(Frame::is_streaming) == Some(false) {
+                self.state_read = true;
+            } else {
+                self.resumed = true;
+            }
+        }
+        self.cutoff_seen = true;
+        Some(mark)
+    }
+
+    /// Records what a frame says about the turn: its thread, the user's message id, the end,
+    /// usage, an error, an abort or a suspension.
+    fn note(&mut self, kind: FrameKind, f: &Frame, sink: &mut dyn Sink) -> Result<()> {
         match kind {
             FrameKind::Cutoff => {
                 if let Some(id) = f.chat_id() {
@@ -283,7 +302,7 @@ impl Tracker {
             }
             _ => {}
         }
-        sink.line(raw, frame.as_ref())
+        Ok(())
     }
 
     /// Before a resumed connection's `__state__`: when the answer is not complete, write the

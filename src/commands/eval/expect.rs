@@ -74,6 +74,22 @@ fn quote(s: &str) -> String {
 /// Every unmet expectation, in the order of the keys in CLI.md.
 pub fn check(e: &Expect, o: &Observed<'_>) -> Vec<String> {
     let mut failures = Vec::new();
+    check_text(e, o, &mut failures);
+    check_numbers(e, o, &mut failures);
+    check_calls(e, o, &mut failures);
+    if let Some(limit) = e.max_seconds {
+        if o.seconds > limit {
+            failures.push(format!(
+                "max_seconds: took {:.1} s, more than {limit} s",
+                o.seconds
+            ));
+        }
+    }
+    failures
+}
+
+/// `answer_matches`, `answer_contains` and `answer_excludes` (the last two ignoring case).
+fn check_text(e: &Expect, o: &Observed<'_>, failures: &mut Vec<String>) {
     let lower = o.answer.to_lowercase();
     if let Some(re) = &e.answer_matches {
         if !re.is_match(o.answer) {
@@ -93,6 +109,10 @@ pub fn check(e: &Expect, o: &Observed<'_>) -> Vec<String> {
             failures.push(format!("answer_excludes: the answer contains {unwanted:?}"));
         }
     }
+}
+
+/// `numbers`: each wanted value appears in the answer, within its tolerance.
+fn check_numbers(e: &Expect, o: &Observed<'_>, failures: &mut Vec<String>) {
     for n in &e.numbers {
         if find_near(o.answer, n.value, n.tolerance).is_none() {
             let seen: Vec<String> = numbers(o.answer)
@@ -116,6 +136,10 @@ pub fn check(e: &Expect, o: &Observed<'_>) -> Vec<String> {
             ));
         }
     }
+}
+
+/// `sql_matches`, `tools`, `rows` and `no_tool_errors`: what the agent called and got back.
+fn check_calls(e: &Expect, o: &Observed<'_>, failures: &mut Vec<String>) {
     let sqls = sql_calls(o.calls);
     if let Some(re) = &e.sql_matches {
         let texts: Vec<&str> = sqls.iter().filter_map(|(s, _)| s.as_deref()).collect();
@@ -169,15 +193,6 @@ pub fn check(e: &Expect, o: &Observed<'_>) -> Vec<String> {
             ));
         }
     }
-    if let Some(limit) = e.max_seconds {
-        if o.seconds > limit {
-            failures.push(format!(
-                "max_seconds: took {:.1} s, more than {limit} s",
-                o.seconds
-            ));
-        }
-    }
-    failures
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ mod report;
 mod run;
 mod suite;
 
-use super::chat_request::service;
+use super::chat_request::{service, Service};
 use super::Ctx;
 use crate::cli::{EvalArgs, Format};
 use crate::emulator::server::{Clock, ServeOptions};
@@ -107,80 +107,20 @@ async fn live(
                 .map_err(|e| usage(format!("--save-dir {}: cannot create: {e}", dir.display())))?;
         }
     }
-    let runner = Runner::new(
-        &svc.client,
-        &svc.identity,
-        args.retries,
-        svc.idle(),
-        ctx.env
-            .get("ANALYST_TEST_BACKOFF_MS")
-            .and_then(|v| v.parse().ok())
-            .map(Duration::from_millis)
-            .unwrap_or(BACKOFF),
-        args.fallback,
-        args.save_dir.clone(),
-    );
+    let runner = runner(ctx, args, &svc);
     let jobs = jobs(cases, args.repeat);
     if ctx.global.dry_run {
-        // Follow-ups need the thread the first answer names, so only first turns are shown.
-        let logs: Vec<_> = jobs
-            .iter()
-            .map(|j| {
-                let body = serde_json::to_vec_pretty(&runner.first_request(j.case))?;
-                Ok(svc.client.describe(&svc.client.endpoint.stream, &body))
-            })
-            .collect::<Result<_>>()?;
-        super::write_dry_run(ctx.global.output, &logs)?;
-        return Ok(Status::Success);
+        return dry_run(ctx, &runner, &svc, &jobs);
     }
-
     let total = jobs.len();
-    let bar = ctx.chatty().then(|| progress(total));
     let started = Instant::now();
-    let mut results: Vec<CaseResult> = Vec::with_capacity(total);
     let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
-    let mut write_error = None;
-    let finished = {
-        let on_done = |r: CaseResult| {
-            if let Some(bar) = &bar {
-                bar.inc(1);
-                if !r.passed() {
-                    bar.set_message(format!("failed: {}", r.name));
-                }
-            }
-            if format == Format::Ndjson && write_error.is_none() {
-                let written = match &bar {
-                    Some(bar) => bar.suspend(|| report::write_ndjson_line(&mut out, &r)),
-                    None => report::write_ndjson_line(&mut out, &r),
-                };
-                write_error = written.err();
-            }
-            results.push(r);
-        };
-        tokio::select! {
-            () = runner.run_all(jobs, args.concurrency, on_done) => true,
-            _ = tokio::signal::ctrl_c() => false,
-        }
-    };
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
-    if let Some(e) = write_error {
-        return Err(e);
-    }
+    let (mut results, finished) =
+        run_with_progress(ctx, &runner, jobs, args.concurrency, format, &mut out).await?;
     results.sort_by_key(|r| r.slot);
     let elapsed = started.elapsed();
-
-    if !finished {
-        let running = runner.live.lock().map(|l| l.len()).unwrap_or(0);
-        crate::term::diag(format_args!(
-            "analyst: interrupted; {} of {total} cases finished, stopping {running} running (Ctrl-C again to quit at once)",
-            results.len()
-        ));
-        tokio::select! {
-            _ = run::abort_running(&svc.client, &runner.live) => {}
-            _ = tokio::signal::ctrl_c() => return Ok(Status::Interrupted),
-        }
+    if !finished && !stop_running(&svc, &runner, results.len(), total).await {
+        return Ok(Status::Interrupted);
     }
     let findings = baseline.map(|b| b.compare(&results));
     if format != Format::Ndjson {
@@ -196,6 +136,96 @@ async fn live(
         return Ok(Status::Interrupted);
     }
     verdict(&results, findings.as_ref())
+}
+
+/// The runner for this suite: retries, idle timeout, backoff (`ANALYST_TEST_BACKOFF_MS` in
+/// tests), fallback and where answers are saved.
+fn runner<'a>(ctx: &Ctx, args: &EvalArgs, svc: &'a Service) -> Runner<'a> {
+    Runner::new(
+        &svc.client,
+        &svc.identity,
+        args.retries,
+        svc.idle(),
+        ctx.env
+            .get("ANALYST_TEST_BACKOFF_MS")
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_millis)
+            .unwrap_or(BACKOFF),
+        args.fallback,
+        args.save_dir.clone(),
+    )
+}
+
+/// `--dry-run`: the first turn of every job as the request it would send.
+fn dry_run(ctx: &Ctx, runner: &Runner<'_>, svc: &Service, jobs: &[Job<'_>]) -> Result<Status> {
+    // Follow-ups need the thread the first answer names, so only first turns are shown.
+    let logs: Vec<_> = jobs
+        .iter()
+        .map(|j| {
+            let body = serde_json::to_vec_pretty(&runner.first_request(j.case))?;
+            Ok(svc.client.describe(&svc.client.endpoint.stream, &body))
+        })
+        .collect::<Result<_>>()?;
+    super::write_dry_run(ctx.global.output, &logs)?;
+    Ok(Status::Success)
+}
+
+/// Runs the jobs under a progress bar (when chatty), writing each result as an NDJSON line as
+/// it finishes when that is the format; the results in finishing order, and whether all ran
+/// (false on Ctrl-C).
+async fn run_with_progress(
+    ctx: &Ctx,
+    runner: &Runner<'_>,
+    jobs: Vec<Job<'_>>,
+    concurrency: usize,
+    format: Format,
+    out: &mut impl Write,
+) -> Result<(Vec<CaseResult>, bool)> {
+    let bar = ctx.chatty().then(|| progress(jobs.len()));
+    let mut results: Vec<CaseResult> = Vec::with_capacity(jobs.len());
+    let mut write_error = None;
+    let finished = {
+        let on_done = |r: CaseResult| {
+            if let Some(bar) = &bar {
+                bar.inc(1);
+                if !r.passed() {
+                    bar.set_message(format!("failed: {}", r.name));
+                }
+            }
+            if format == Format::Ndjson && write_error.is_none() {
+                let written = match &bar {
+                    Some(bar) => bar.suspend(|| report::write_ndjson_line(out, &r)),
+                    None => report::write_ndjson_line(out, &r),
+                };
+                write_error = written.err();
+            }
+            results.push(r);
+        };
+        tokio::select! {
+            () = runner.run_all(jobs, concurrency, on_done) => true,
+            _ = tokio::signal::ctrl_c() => false,
+        }
+    };
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    match write_error {
+        Some(e) => Err(e),
+        None => Ok((results, finished)),
+    }
+}
+
+/// After a Ctrl-C: says so and aborts the threads still running; false when a second Ctrl-C
+/// cut that short.
+async fn stop_running(svc: &Service, runner: &Runner<'_>, done: usize, total: usize) -> bool {
+    let running = runner.live.lock().map(|l| l.len()).unwrap_or(0);
+    crate::term::diag(format_args!(
+        "analyst: interrupted; {done} of {total} cases finished, stopping {running} running (Ctrl-C again to quit at once)"
+    ));
+    tokio::select! {
+        _ = run::abort_running(&svc.client, &runner.live) => true,
+        _ = tokio::signal::ctrl_c() => false,
+    }
 }
 
 /// The baseline's findings and the one-line summary, on stderr.

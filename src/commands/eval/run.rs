@@ -3,7 +3,7 @@
 
 use super::collect::{Call, Collect, Live};
 use super::expect::{check, sql_calls, Observed};
-use super::suite::Case;
+use super::suite::{Case, Expect};
 use crate::client::abort::abort;
 use crate::client::chat::ChatClient;
 use crate::client::resume::{converse, TurnPlan};
@@ -172,20 +172,7 @@ impl<'a> Runner<'a> {
         let case = job.case;
         let identity = self.identity_of(case);
         let started = Instant::now();
-        let mut result = CaseResult {
-            slot: job.slot,
-            name: job.name.clone(),
-            suite: case.suite.clone(),
-            question: case.question.clone(),
-            failures: Vec::new(),
-            error: None,
-            got_stream: false,
-            answer: None,
-            chat_id: None,
-            seconds: 0.0,
-            usage: None,
-            sql: Vec::new(),
-        };
+        let mut result = CaseResult::starting(&job);
         let mut save = match self.open_save(&job.name) {
             Ok(s) => s,
             Err(e) => {
@@ -233,20 +220,7 @@ impl<'a> Runner<'a> {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&job.slot);
         result.seconds = started.elapsed().as_secs_f64();
-        result.sql = sql_calls(&last_calls)
-            .into_iter()
-            .filter_map(|(s, _)| s)
-            .collect();
-        if result.error.is_none() {
-            let observed = Observed {
-                answer: result.answer.as_deref().unwrap_or_default(),
-                calls: &last_calls,
-                seconds: result.seconds,
-            };
-            result.failures = check(&case.expect, &observed);
-        } else if let Some((_, message)) = &result.error {
-            result.failures = vec![format!("stream: {message}")];
-        }
+        result.judge(&case.expect, &last_calls);
         result
     }
 
@@ -390,4 +364,43 @@ pub async fn abort_running(client: &ChatClient, live: &Live) -> (usize, usize) {
     }))
     .await;
     (results.iter().filter(|ok| **ok).count(), threads.len())
+}
+
+impl CaseResult {
+    /// A result for `job` before its first turn: named, with no answer, error or failures yet.
+    fn starting(job: &Job<'_>) -> CaseResult {
+        CaseResult {
+            slot: job.slot,
+            name: job.name.clone(),
+            suite: job.case.suite.clone(),
+            question: job.case.question.clone(),
+            failures: Vec::new(),
+            error: None,
+            got_stream: false,
+            answer: None,
+            chat_id: None,
+            seconds: 0.0,
+            usage: None,
+            sql: Vec::new(),
+        }
+    }
+
+    /// Fills in the SQL run and the unmet expectations (or the stream error as the one
+    /// failure), from the last turn's calls.
+    fn judge(&mut self, expect: &Expect, last_calls: &[Call]) {
+        self.sql = sql_calls(last_calls)
+            .into_iter()
+            .filter_map(|(s, _)| s)
+            .collect();
+        if self.error.is_none() {
+            let observed = Observed {
+                answer: self.answer.as_deref().unwrap_or_default(),
+                calls: last_calls,
+                seconds: self.seconds,
+            };
+            self.failures = check(expect, &observed);
+        } else if let Some((_, message)) = &self.error {
+            self.failures = vec![format!("stream: {message}")];
+        }
+    }
 }

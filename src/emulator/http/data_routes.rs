@@ -6,7 +6,7 @@ use super::auth::verified_claims;
 use super::responses::error;
 use super::shared::{read_body, RunningQuery, Shared};
 use crate::emulator::engine::warehouse::Cell;
-use crate::emulator::engine::SecurityContext;
+use crate::emulator::engine::{Engine, SecurityContext};
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -40,30 +40,13 @@ pub(crate) async fn cubesql(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let Some(token) = headers.get(header::AUTHORIZATION) else {
-        return error(StatusCode::FORBIDDEN, "Authorization header isn't set");
+    let ctx = match caller_context(&shared, &headers) {
+        Ok(ctx) => ctx,
+        Err((status, message)) => return error(status, message),
     };
-    let token = token.to_str().unwrap_or("").trim();
-    let token = token.strip_prefix("Bearer ").unwrap_or(token);
-    let Ok(claims) = verified_claims(token, &shared.data_secret, &shared.clock) else {
-        return error(StatusCode::FORBIDDEN, "Invalid token");
-    };
-    let ctx = security_context(&claims);
-    let bytes = match read_body(body, MAX_BODY).await {
-        Ok(b) => b,
-        Err(status) => return error(status, "the request body is too large or broke off"),
-    };
-    let query = match serde_json::from_slice::<Value>(&bytes) {
-        Ok(v) => match v.get("query").and_then(Value::as_str) {
-            Some(q) => q.to_string(),
-            None => return error(StatusCode::BAD_REQUEST, "the body needs a `query` string"),
-        },
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("the body is not JSON: {e}"),
-            )
-        }
+    let query = match query_text(body).await {
+        Ok(q) => q,
+        Err((status, message)) => return error(status, message),
     };
     let compiled = match shared.engine.compile(&query, &ctx) {
         Ok(c) => c,
@@ -73,26 +56,92 @@ pub(crate) async fn cubesql(
         Some(l) => usize::try_from(l).unwrap_or(MAX_ROWS).min(MAX_ROWS),
         None => DEFAULT_ROWS,
     };
-    let request_id = headers
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("emu-{}", super::ids::random_hex(8)));
+    let request_id = request_id(&headers);
     let schema: Vec<Value> = compiled
         .columns
         .iter()
         .map(|c| json!({"name": c.name, "column_type": c.sql_type}))
         .collect();
-
-    let (tx, mut rx) = mpsc::channel::<Event>(4);
-    let engine = shared.engine.clone();
     let registered = Registered::new(&shared, &request_id);
-    let query = registered.query.clone();
+    let mut rx = run_in_warehouse(
+        shared.engine.clone(),
+        compiled.sql,
+        cap,
+        registered.query.clone(),
+    );
+    // An error before any row is an HTTP error; after, the stream's last line.
+    let first = rx.recv().await;
+    if let Some(Event::Failed(message)) = &first {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, message.clone());
+    }
+    let head = line(&json!({"schema": schema}));
+    let first = first.map(|e| render(e, &request_id));
+    stream_response(head, first, rx, request_id, registered, shared.pace)
+}
+
+/// Why a request was refused: the status and message of its error response.
+type Refusal = (StatusCode, String);
+
+/// The security context of the bearer token's verified claims, or the 403 that refuses it.
+fn caller_context(shared: &Shared, headers: &HeaderMap) -> Result<SecurityContext, Refusal> {
+    let Some(token) = headers.get(header::AUTHORIZATION) else {
+        return Err((
+            StatusCode::FORBIDDEN,
+            "Authorization header isn't set".into(),
+        ));
+    };
+    let token = token.to_str().unwrap_or("").trim();
+    let token = token.strip_prefix("Bearer ").unwrap_or(token);
+    let Ok(claims) = verified_claims(token, &shared.data_secret, &shared.clock) else {
+        return Err((StatusCode::FORBIDDEN, "Invalid token".into()));
+    };
+    Ok(security_context(&claims))
+}
+
+/// The body's `query` string, or the 400 (or 413) that says what is wrong with the body.
+async fn query_text(body: Body) -> Result<String, Refusal> {
+    let bytes = match read_body(body, MAX_BODY).await {
+        Ok(b) => b,
+        Err(status) => return Err((status, "the request body is too large or broke off".into())),
+    };
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) => match v.get("query").and_then(Value::as_str) {
+            Some(q) => Ok(q.to_string()),
+            None => Err((
+                StatusCode::BAD_REQUEST,
+                "the body needs a `query` string".into(),
+            )),
+        },
+        Err(e) => Err((
+            StatusCode::BAD_REQUEST,
+            format!("the body is not JSON: {e}"),
+        )),
+    }
+}
+
+/// The caller's `x-request-id`, or a fresh one when it sent none.
+fn request_id(headers: &HeaderMap) -> String {
+    headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("emu-{}", super::ids::random_hex(8)))
+}
+
+/// Runs the compiled SQL on a blocking thread, sending chunks of rows (and at most one failure,
+/// also when cancelled) to the returned receiver.
+fn run_in_warehouse(
+    engine: Arc<Engine>,
+    sql: String,
+    cap: usize,
+    query: Arc<RunningQuery>,
+) -> mpsc::Receiver<Event> {
+    let (tx, rx) = mpsc::channel::<Event>(4);
     tokio::task::spawn_blocking(move || {
         let rows_tx = tx.clone();
         let result = engine.warehouse().stream(
-            &compiled.sql,
+            &sql,
             cap,
             CHUNK_ROWS,
             TIME_LIMIT,
@@ -112,17 +161,21 @@ pub(crate) async fn cubesql(
             let _ = tx.blocking_send(Event::Failed(format!("{e:#}")));
         }
     });
-    // An error before any row is an HTTP error; after, the stream's last line.
-    let first = rx.recv().await;
-    if let Some(Event::Failed(message)) = &first {
-        return error(StatusCode::INTERNAL_SERVER_ERROR, message.clone());
-    }
-    let head = line(&json!({"schema": schema}));
-    let first = first.map(|e| render(e, &request_id));
+    rx
+}
+
+/// The 200 NDJSON response: the schema line, the first chunk, then the rest as they come.
+fn stream_response(
+    head: Bytes,
+    first: Option<Bytes>,
+    rx: mpsc::Receiver<Event>,
+    request_id: String,
+    registered: Registered,
+    pace: Duration,
+) -> Response {
     // The query stays cancellable (DELETE answers 204) until its response ends. Chunks after
     // the first are paced (`--pace`) as a warehouse's rows arrive over time, which also leaves
     // a client's cancel something to stop.
-    let pace = shared.pace;
     let rest = futures_util::stream::unfold(
         (rx, request_id, registered),
         move |(mut rx, id, registered)| async move {

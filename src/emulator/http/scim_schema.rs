@@ -120,6 +120,9 @@ impl Attr {
     }
 }
 
+/// The core User schema's attributes, as the schema endpoints describe them.
+// One function because it is a table: one entry per attribute of RFC 7643's User schema, to be
+// read side by side with the RFC; split, the order and the shared canonical values would scatter.
 fn user_attributes() -> Vec<Attr> {
     let work_home_other: &[&str] = &["work", "home", "other"];
     vec![

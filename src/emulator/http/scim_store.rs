@@ -234,73 +234,9 @@ impl ScimStore {
         mut attrs: Map<String, Value>,
         id: Option<&str>,
     ) -> Result<Map<String, Value>, WriteError> {
-        let invalid = |detail: String| (400, Some("invalidValue"), detail);
-        if let Some(k) = attrs
-            .keys()
-            .find(|k| k.eq_ignore_ascii_case("password"))
-            .cloned()
-        {
-            match attrs.remove(&k) {
-                Some(Value::String(_) | Value::Null) | None => {}
-                Some(_) => return Err(invalid("password must be a string".into())),
-            }
-        }
-        if let Some(k) = attrs
-            .keys()
-            .find(|k| k.eq_ignore_ascii_case(ENTERPRISE_USER_URN))
-            .cloned()
-        {
-            match attrs.remove(&k) {
-                Some(v @ (Value::Object(_) | Value::Null)) => {
-                    attrs.insert(ENTERPRISE_USER_URN.to_owned(), v);
-                }
-                _ => return Err(invalid(format!("{ENTERPRISE_USER_URN} must be an object"))),
-            }
-        }
-        attrs.retain(|k, v| {
-            let empty_extension = k.len() > 4
-                && k[..4].eq_ignore_ascii_case("urn:")
-                && v.as_object().is_some_and(Map::is_empty);
-            !v.is_null()
-                && !empty_extension
-                && !["id", "meta", "schemas"]
-                    .iter()
-                    .any(|r| r.eq_ignore_ascii_case(k))
-        });
-        for (key, want) in [("userName", "a string"), ("active", "a boolean")] {
-            if let Some(k) = attrs.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned() {
-                if let Some(v) = attrs.remove(&k) {
-                    attrs.insert(key.to_owned(), v);
-                }
-            } else if key == "userName" {
-                return Err(invalid(format!("userName is required ({want})")));
-            }
-        }
-        match attrs.get("userName") {
-            Some(Value::String(s)) if !s.trim().is_empty() => {}
-            _ => return Err(invalid("userName must be a non-empty string".into())),
-        }
-        if let Some(active) = attrs.get_mut("active") {
-            *active = match &*active {
-                Value::Bool(b) => Value::Bool(*b),
-                Value::String(s) if s.eq_ignore_ascii_case("true") => Value::Bool(true),
-                Value::String(s) if s.eq_ignore_ascii_case("false") => Value::Bool(false),
-                other => return Err(invalid(format!("active must be a boolean, not {other}"))),
-            };
-        }
-        for (key, ok) in [
-            ("name", Value::is_object as fn(&Value) -> bool),
-            ("emails", Value::is_array),
-        ] {
-            if attrs.get(key).is_some_and(|v| !ok(v)) {
-                let what = if key == "name" {
-                    "an object"
-                } else {
-                    "an array"
-                };
-                return Err(invalid(format!("{key} must be {what}")));
-            }
-        }
+        take_password_and_extension(&mut attrs)?;
+        drop_unassigned(&mut attrs);
+        check_core(&mut attrs)?;
         let name = attrs.get("userName").and_then(Value::as_str).unwrap_or("");
         if let Some(other) = self.by_user_name(name) {
             if Some(other.id.as_str()) != id {
@@ -313,6 +249,93 @@ impl ScimStore {
         }
         Ok(attrs)
     }
+}
+
+/// A 400 `invalidValue` with this detail.
+fn invalid(detail: String) -> WriteError {
+    (400, Some("invalidValue"), detail)
+}
+
+/// Drops the password (after checking it is a string) and files the enterprise extension
+/// under its canonical URN (after checking it is an object).
+fn take_password_and_extension(attrs: &mut Map<String, Value>) -> Result<(), WriteError> {
+    if let Some(k) = attrs
+        .keys()
+        .find(|k| k.eq_ignore_ascii_case("password"))
+        .cloned()
+    {
+        match attrs.remove(&k) {
+            Some(Value::String(_) | Value::Null) | None => {}
+            Some(_) => return Err(invalid("password must be a string".into())),
+        }
+    }
+    if let Some(k) = attrs
+        .keys()
+        .find(|k| k.eq_ignore_ascii_case(ENTERPRISE_USER_URN))
+        .cloned()
+    {
+        match attrs.remove(&k) {
+            Some(v @ (Value::Object(_) | Value::Null)) => {
+                attrs.insert(ENTERPRISE_USER_URN.to_owned(), v);
+            }
+            _ => return Err(invalid(format!("{ENTERPRISE_USER_URN} must be an object"))),
+        }
+    }
+    Ok(())
+}
+
+/// Drops nulls, empty extensions and the read-only `id`, `meta` and `schemas`.
+fn drop_unassigned(attrs: &mut Map<String, Value>) {
+    attrs.retain(|k, v| {
+        let empty_extension = k.len() > 4
+            && k[..4].eq_ignore_ascii_case("urn:")
+            && v.as_object().is_some_and(Map::is_empty);
+        !v.is_null()
+            && !empty_extension
+            && !["id", "meta", "schemas"]
+                .iter()
+                .any(|r| r.eq_ignore_ascii_case(k))
+    });
+}
+
+/// Files `userName` and `active` under their canonical names and checks the types of those
+/// and of `name` and `emails`; `active` may arrive as `"True"`/`"False"`.
+fn check_core(attrs: &mut Map<String, Value>) -> Result<(), WriteError> {
+    for (key, want) in [("userName", "a string"), ("active", "a boolean")] {
+        if let Some(k) = attrs.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned() {
+            if let Some(v) = attrs.remove(&k) {
+                attrs.insert(key.to_owned(), v);
+            }
+        } else if key == "userName" {
+            return Err(invalid(format!("userName is required ({want})")));
+        }
+    }
+    match attrs.get("userName") {
+        Some(Value::String(s)) if !s.trim().is_empty() => {}
+        _ => return Err(invalid("userName must be a non-empty string".into())),
+    }
+    if let Some(active) = attrs.get_mut("active") {
+        *active = match &*active {
+            Value::Bool(b) => Value::Bool(*b),
+            Value::String(s) if s.eq_ignore_ascii_case("true") => Value::Bool(true),
+            Value::String(s) if s.eq_ignore_ascii_case("false") => Value::Bool(false),
+            other => return Err(invalid(format!("active must be a boolean, not {other}"))),
+        };
+    }
+    for (key, ok) in [
+        ("name", Value::is_object as fn(&Value) -> bool),
+        ("emails", Value::is_array),
+    ] {
+        if attrs.get(key).is_some_and(|v| !ok(v)) {
+            let what = if key == "name" {
+                "an object"
+            } else {
+                "an array"
+            };
+            return Err(invalid(format!("{key} must be {what}")));
+        }
+    }
+    Ok(())
 }
 
 fn not_found() -> WriteError {

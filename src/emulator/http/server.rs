@@ -163,26 +163,12 @@ impl Drop for Running {
 
 /// Start the emulator: load the engine, bind, and serve in the background.
 pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
-    let (model, data) = (opts.model.clone(), opts.data.clone());
-    let engine = tokio::task::spawn_blocking(move || match (model, data) {
-        (None, None) => Engine::sample(),
-        (model, data) => Engine::open(model.as_deref(), data.as_deref()),
-    })
-    .await
-    .context("loading the engine")??;
+    let engine = load_engine(opts.model.clone(), opts.data.clone()).await?;
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
     let addr = listener.local_addr()?;
-    // URLs must be usable by a client even when listening on all interfaces.
-    let host = match addr.ip() {
-        ip if ip.is_unspecified() && ip.is_ipv4() => {
-            SocketAddr::from(([127, 0, 0, 1], addr.port()))
-        }
-        ip if ip.is_unspecified() => SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, addr.port())),
-        _ => addr,
-    };
-    let origin = format!("http://{host}");
+    let origin = client_origin(addr);
     let chat_url = format!(
         "{origin}/api/v1/public/{}/agents/{}/chat/stream-chat-state",
         opts.account, opts.agent
@@ -198,14 +184,7 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         .data_secret
         .unwrap_or_else(|| format!("ds_{}", random_hex(24)));
     let scim = ScimStore::seeded(&opts.clock);
-    let users = scim
-        .all()
-        .map(|u| SeededUser {
-            id: u.id.clone(),
-            user_name: u.user_name().to_owned(),
-            active: u.active(),
-        })
-        .collect();
+    let users = seeded_users(&scim);
     let attributes = engine.attribute_names();
     let (stop, shutdown) = watch::channel(false);
     let shared = Arc::new(Shared {
@@ -231,9 +210,68 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
             threads: Threads::default(),
         }),
     });
-    let app = router(shared.clone());
-    let mut stopped = shutdown;
-    let task = tokio::spawn(async move {
+    let task = serve_in_background(listener, router(shared.clone()), shutdown);
+    Ok(Running {
+        addr,
+        chat_url,
+        scim_url,
+        api_key,
+        scim_token,
+        token: signed_token(&json!({"externalId": "demo-user"}), &data_secret),
+        data_url: format!("{origin}/cubejs-api"),
+        data_token: data_token("demo-user", &[], &data_secret),
+        data_secret,
+        attributes,
+        users,
+        clock: opts.clock,
+        shared,
+        stop,
+        task: Some(task),
+    })
+}
+
+/// The engine from the model and data files, or the sample when neither is given; loaded on
+/// a blocking thread.
+async fn load_engine(model: Option<PathBuf>, data: Option<PathBuf>) -> anyhow::Result<Engine> {
+    tokio::task::spawn_blocking(move || match (model, data) {
+        (None, None) => Engine::sample(),
+        (model, data) => Engine::open(model.as_deref(), data.as_deref()),
+    })
+    .await
+    .context("loading the engine")?
+}
+
+/// `http://host:port` for clients: loopback in place of an unspecified address, so URLs are
+/// usable even when listening on all interfaces.
+fn client_origin(addr: SocketAddr) -> String {
+    let host = match addr.ip() {
+        ip if ip.is_unspecified() && ip.is_ipv4() => {
+            SocketAddr::from(([127, 0, 0, 1], addr.port()))
+        }
+        ip if ip.is_unspecified() => SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, addr.port())),
+        _ => addr,
+    };
+    format!("http://{host}")
+}
+
+/// The seeded SCIM users, as the tests see them.
+fn seeded_users(scim: &ScimStore) -> Vec<SeededUser> {
+    scim.all()
+        .map(|u| SeededUser {
+            id: u.id.clone(),
+            user_name: u.user_name().to_owned(),
+            active: u.active(),
+        })
+        .collect()
+}
+
+/// Serves `app` on `listener` in a task until `shutdown` turns true.
+fn serve_in_background(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    mut stopped: watch::Receiver<bool>,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
         let signal = async move {
             let _ = stopped.wait_for(|s| *s).await;
         };
@@ -252,23 +290,6 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
                 let _ = writeln!(std::io::stderr(), "analyst: serve: {e}");
             };
         }
-    });
-    Ok(Running {
-        addr,
-        chat_url,
-        scim_url,
-        api_key,
-        scim_token,
-        token: signed_token(&json!({"externalId": "demo-user"}), &data_secret),
-        data_url: format!("{origin}/cubejs-api"),
-        data_token: data_token("demo-user", &[], &data_secret),
-        data_secret,
-        attributes,
-        users,
-        clock: opts.clock,
-        shared,
-        stop,
-        task: Some(task),
     })
 }
 

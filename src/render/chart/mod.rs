@@ -216,17 +216,85 @@ fn text_of(v: &Value) -> String {
     }
 }
 
+/// Where an x axis may put labels: every category of a band, every distinct date of a time
+/// scale, or `count` round numbers of a linear one; `band_label` shapes a category's text.
+pub(super) fn x_candidates(
+    xs: &XScale,
+    points: &[Vec<(f64, f64)>],
+    (xlo, xhi): (f64, f64),
+    count: usize,
+    band_label: impl Fn(&str) -> String,
+) -> Vec<(f64, String)> {
+    match xs {
+        XScale::Band(labels) => labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i as f64, band_label(l)))
+            .collect(),
+        XScale::Time => {
+            let mut d: Vec<f64> = points.iter().flatten().map(|p| p.0).collect();
+            d.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+            d.dedup();
+            d.iter().copied().zip(numbers::date_labels(&d)).collect()
+        }
+        XScale::Linear => {
+            let t = numbers::nice_ticks(xlo, xhi, count);
+            t.iter().copied().zip(numbers::axis_labels(&t)).collect()
+        }
+    }
+}
+
+/// The spec's title: a plain string or the `text` of a title object.
+fn title_of(spec: &Value) -> Option<String> {
+    match spec.get("title") {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(t) => t.get("text").and_then(Value::as_str).map(str::to_owned),
+        None => None,
+    }
+}
+
+/// Summed values keyed by (category, series), in first-seen order.
+type Sums = Vec<(String, String, f64)>;
+
+/// Category labels in first-seen order, and the summed value per (category, series); rows
+/// without a number are skipped unless the value is a count.
+fn category_sums(
+    data: &Dataset,
+    cat: &Channel,
+    val: &Channel,
+    series_of: impl Fn(&[Value]) -> String,
+) -> Option<(Vec<String>, Sums)> {
+    let cat_col = cat.col?;
+    let count = val.def.get("aggregate").and_then(Value::as_str) == Some("count");
+    let mut labels: Vec<String> = Vec::new();
+    let mut sums: Sums = Vec::new();
+    for row in &data.rows {
+        let label = row.get(cat_col).map(text_of).unwrap_or_default();
+        let v = if count {
+            1.0
+        } else {
+            match val.col.and_then(|c| row.get(c)).and_then(number) {
+                Some(v) => v,
+                None => continue,
+            }
+        };
+        let s = series_of(row);
+        if !labels.contains(&label) {
+            labels.push(label.clone());
+        }
+        match sums.iter_mut().find(|(l, ss, _)| *l == label && *ss == s) {
+            Some(e) => e.2 += v,
+            None => sums.push((label, s, v)),
+        }
+    }
+    Some((labels, sums))
+}
+
 impl Chart {
     /// Read a spec and its rows into a chart; `None` when the spec names no usable fields.
     pub fn build(spec: &Value, data: &Dataset) -> Option<Chart> {
         let mark = mark_of(spec)?;
-        let title = match spec.get("title") {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(t) => t.get("text").and_then(Value::as_str).map(str::to_owned),
-            None => None,
-        };
         let color = channel(spec, data, "color").filter(|c| c.col.is_some() && !c.quantitative());
-        let color_title = color.as_ref().map(|c| c.title(data));
         let series_of = |row: &[Value]| -> String {
             color
                 .as_ref()
@@ -236,10 +304,10 @@ impl Chart {
         };
         let mut chart = Chart {
             mark,
-            title,
+            title: title_of(spec),
             x_title: String::new(),
             y_title: String::new(),
-            color_title,
+            color_title: color.as_ref().map(|c| c.title(data)),
             series: Vec::new(),
             dropped_series: 0,
             zero: true,
@@ -250,159 +318,160 @@ impl Chart {
             },
         };
         match mark {
-            Mark::Bar | Mark::Arc => {
-                let (cat, val, horizontal) = if mark == Mark::Arc {
-                    let val =
-                        channel(spec, data, "theta").or_else(|| channel(spec, data, "radius"))?;
-                    // An arc's categories are its colour field; its series are not split.
-                    let cat = channel(spec, data, "color")?;
-                    chart.color_title = None;
-                    chart.hole = layer(spec)
-                        .pointer("/mark/innerRadius")
-                        .and_then(Value::as_f64)
-                        .map_or(0.0, |r| (r / 100.0).clamp(0.0, 0.8));
-                    (cat, val, false)
-                } else {
-                    let x = channel(spec, data, "x")?;
-                    let y = channel(spec, data, "y")?;
-                    if x.quantitative() && !y.quantitative() {
-                        (y, x, true)
-                    } else {
-                        (x, y, false)
-                    }
-                };
-                chart.x_title = cat.title(data);
-                chart.y_title = val.title(data);
-                let cat_col = cat.col?;
-                let count = val.def.get("aggregate").and_then(Value::as_str) == Some("count");
-                let mut labels: Vec<String> = Vec::new();
-                let mut sums: Vec<(String, String, f64)> = Vec::new();
-                for row in &data.rows {
-                    let label = row.get(cat_col).map(text_of).unwrap_or_default();
-                    let v = if count {
-                        1.0
-                    } else {
-                        match val.col.and_then(|c| row.get(c)).and_then(number) {
-                            Some(v) => v,
-                            None => continue,
-                        }
-                    };
-                    let s = if mark == Mark::Arc {
-                        String::new()
-                    } else {
-                        series_of(row)
-                    };
-                    if !labels.contains(&label) {
-                        labels.push(label.clone());
-                    }
-                    match sums.iter_mut().find(|(l, ss, _)| *l == label && *ss == s) {
-                        Some(e) => e.2 += v,
-                        None => sums.push((label, s, v)),
-                    }
-                }
-                let (series, dropped) = pick_series(sums.iter().map(|(_, s, v)| (s, *v)));
-                let values: Vec<Vec<f64>> = series
-                    .iter()
-                    .map(|s| {
-                        labels
-                            .iter()
-                            .map(|l| {
-                                sums.iter()
-                                    .find(|(ll, ss, _)| ll == l && ss == s)
-                                    .map_or(0.0, |e| e.2)
-                            })
-                            .collect()
-                    })
-                    .collect();
-                let totals: Vec<f64> = (0..labels.len())
-                    .map(|i| values.iter().map(|v| v[i]).sum())
-                    .collect();
-                let order = sort_order(&cat, &val, &labels, &totals, mark == Mark::Arc);
-                chart.body = Body::Categories {
-                    labels: order.iter().map(|&i| labels[i].clone()).collect(),
-                    values: values
-                        .iter()
-                        .map(|v| order.iter().map(|&i| v[i]).collect())
-                        .collect(),
-                    horizontal,
-                };
-                chart.series = series;
-                chart.dropped_series = dropped;
-            }
-            Mark::Line | Mark::Area | Mark::Point => {
-                let x = channel(spec, data, "x")?;
-                let y = channel(spec, data, "y")?;
-                chart.zero = y.def.pointer("/scale/zero") != Some(&Value::Bool(false));
-                chart.x_title = x.title(data);
-                chart.y_title = y.title(data);
-                let (xc, yc) = (x.col?, y.col?);
-                let time = x.kind() == "temporal"
-                    || (x.kind().is_empty()
-                        && data.rows.iter().all(|r| {
-                            r.get(xc)
-                                .and_then(Value::as_str)
-                                .is_some_and(|s| numbers::days(s).is_some())
-                        }));
-                let band = !time && !x.quantitative();
-                let mut labels: Vec<String> = Vec::new();
-                if band {
-                    for r in &data.rows {
-                        let l = r.get(xc).map(text_of).unwrap_or_default();
-                        if !labels.contains(&l) {
-                            labels.push(l);
-                        }
-                    }
-                    let order = sort_order(&x, &y, &labels, &[], false);
-                    labels = order.iter().map(|&i| labels[i].clone()).collect();
-                }
-                let mut pts: Vec<(String, f64, f64)> = Vec::new();
-                for r in &data.rows {
-                    let Some(yv) = r.get(yc).and_then(number) else {
-                        continue;
-                    };
-                    let xv = match r.get(xc) {
-                        Some(v) if time => v.as_str().and_then(numbers::days).or_else(|| number(v)),
-                        Some(v) if band => {
-                            let l = text_of(v);
-                            labels.iter().position(|x| *x == l).map(|i| i as f64)
-                        }
-                        Some(v) => number(v),
-                        None => None,
-                    };
-                    if let Some(xv) = xv {
-                        pts.push((series_of(r), xv, yv));
-                    }
-                }
-                let (series, dropped) = pick_series(pts.iter().map(|(s, _, y)| (s, *y)));
-                let points = series
-                    .iter()
-                    .map(|s| {
-                        let mut p: Vec<(f64, f64)> = pts
-                            .iter()
-                            .filter(|(ss, _, _)| ss == s)
-                            .map(|(_, x, y)| (*x, *y))
-                            .collect();
-                        if mark != Mark::Point {
-                            p.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal));
-                        }
-                        p
-                    })
-                    .collect();
-                chart.body = Body::Points {
-                    x: if time {
-                        XScale::Time
-                    } else if band {
-                        XScale::Band(labels)
-                    } else {
-                        XScale::Linear
-                    },
-                    points,
-                };
-                chart.series = series;
-                chart.dropped_series = dropped;
-            }
+            Mark::Bar | Mark::Arc => chart.fill_categories(spec, data, &series_of)?,
+            Mark::Line | Mark::Area | Mark::Point => chart.fill_points(spec, data, &series_of)?,
         }
         Some(chart)
+    }
+
+    /// Bars and arcs: pick the category and value channels, sum the values per category and
+    /// series, and order the categories.
+    fn fill_categories(
+        &mut self,
+        spec: &Value,
+        data: &Dataset,
+        series_of: &dyn Fn(&[Value]) -> String,
+    ) -> Option<()> {
+        let arc = self.mark == Mark::Arc;
+        let (cat, val, horizontal) = if arc {
+            let val = channel(spec, data, "theta").or_else(|| channel(spec, data, "radius"))?;
+            // An arc's categories are its colour field; its series are not split.
+            let cat = channel(spec, data, "color")?;
+            self.color_title = None;
+            self.hole = layer(spec)
+                .pointer("/mark/innerRadius")
+                .and_then(Value::as_f64)
+                .map_or(0.0, |r| (r / 100.0).clamp(0.0, 0.8));
+            (cat, val, false)
+        } else {
+            let x = channel(spec, data, "x")?;
+            let y = channel(spec, data, "y")?;
+            if x.quantitative() && !y.quantitative() {
+                (y, x, true)
+            } else {
+                (x, y, false)
+            }
+        };
+        self.x_title = cat.title(data);
+        self.y_title = val.title(data);
+        let (labels, sums) = category_sums(data, &cat, &val, |row| {
+            if arc {
+                String::new()
+            } else {
+                series_of(row)
+            }
+        })?;
+        let (series, dropped) = pick_series(sums.iter().map(|(_, s, v)| (s, *v)));
+        let values: Vec<Vec<f64>> = series
+            .iter()
+            .map(|s| {
+                labels
+                    .iter()
+                    .map(|l| {
+                        sums.iter()
+                            .find(|(ll, ss, _)| ll == l && ss == s)
+                            .map_or(0.0, |e| e.2)
+                    })
+                    .collect()
+            })
+            .collect();
+        let totals: Vec<f64> = (0..labels.len())
+            .map(|i| values.iter().map(|v| v[i]).sum())
+            .collect();
+        let order = sort_order(&cat, &val, &labels, &totals, arc);
+        self.body = Body::Categories {
+            labels: order.iter().map(|&i| labels[i].clone()).collect(),
+            values: values
+                .iter()
+                .map(|v| order.iter().map(|&i| v[i]).collect())
+                .collect(),
+            horizontal,
+        };
+        self.series = series;
+        self.dropped_series = dropped;
+        Some(())
+    }
+
+    /// Lines, areas and points: decide the x scale (time, band or linear), map each row to a
+    /// point of its series, and sort lines along x.
+    fn fill_points(
+        &mut self,
+        spec: &Value,
+        data: &Dataset,
+        series_of: &dyn Fn(&[Value]) -> String,
+    ) -> Option<()> {
+        let x = channel(spec, data, "x")?;
+        let y = channel(spec, data, "y")?;
+        self.zero = y.def.pointer("/scale/zero") != Some(&Value::Bool(false));
+        self.x_title = x.title(data);
+        self.y_title = y.title(data);
+        let (xc, yc) = (x.col?, y.col?);
+        let time = x.kind() == "temporal"
+            || (x.kind().is_empty()
+                && data.rows.iter().all(|r| {
+                    r.get(xc)
+                        .and_then(Value::as_str)
+                        .is_some_and(|s| numbers::days(s).is_some())
+                }));
+        let band = !time && !x.quantitative();
+        let mut labels: Vec<String> = Vec::new();
+        if band {
+            for r in &data.rows {
+                let l = r.get(xc).map(text_of).unwrap_or_default();
+                if !labels.contains(&l) {
+                    labels.push(l);
+                }
+            }
+            let order = sort_order(&x, &y, &labels, &[], false);
+            labels = order.iter().map(|&i| labels[i].clone()).collect();
+        }
+        let mut pts: Vec<(String, f64, f64)> = Vec::new();
+        for r in &data.rows {
+            let Some(yv) = r.get(yc).and_then(number) else {
+                continue;
+            };
+            let xv = match r.get(xc) {
+                Some(v) if time => v.as_str().and_then(numbers::days).or_else(|| number(v)),
+                Some(v) if band => {
+                    let l = text_of(v);
+                    labels.iter().position(|x| *x == l).map(|i| i as f64)
+                }
+                Some(v) => number(v),
+                None => None,
+            };
+            if let Some(xv) = xv {
+                pts.push((series_of(r), xv, yv));
+            }
+        }
+        let (series, dropped) = pick_series(pts.iter().map(|(s, _, y)| (s, *y)));
+        let sorted = self.mark != Mark::Point;
+        let points = series
+            .iter()
+            .map(|s| {
+                let mut p: Vec<(f64, f64)> = pts
+                    .iter()
+                    .filter(|(ss, _, _)| ss == s)
+                    .map(|(_, x, y)| (*x, *y))
+                    .collect();
+                if sorted {
+                    p.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal));
+                }
+                p
+            })
+            .collect();
+        self.body = Body::Points {
+            x: if time {
+                XScale::Time
+            } else if band {
+                XScale::Band(labels)
+            } else {
+                XScale::Linear
+            },
+            points,
+        };
+        self.series = series;
+        self.dropped_series = dropped;
+        Some(())
     }
 
     /// The value range to draw: from 0 (or below, for negatives) for bars; the data's for

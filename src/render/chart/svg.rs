@@ -3,8 +3,8 @@
 //! and a legend for series. Text widths are estimated, so labels are cut or turned rather than
 //! left to overlap.
 
-use super::{Body, Chart, Mark, XScale};
-use crate::render::numbers::{axis_labels, compact, date_labels, format_number, nice_ticks};
+use super::{x_candidates, Body, Chart, Mark, XScale};
+use crate::render::numbers::{axis_labels, compact, format_number, nice_ticks};
 use crate::render::table::cut;
 use std::fmt::Write;
 
@@ -60,27 +60,7 @@ fn decimals(values: impl Iterator<Item = f64>) -> usize {
 
 /// The chart as a standalone SVG document.
 pub fn draw(chart: &Chart) -> String {
-    let legend_items: Vec<String> = match (&chart.body, chart.mark) {
-        (Body::Categories { labels, values, .. }, Mark::Arc) => {
-            let total: f64 = values[0].iter().map(|v| v.max(0.0)).sum();
-            labels
-                .iter()
-                .zip(&values[0])
-                .map(|(l, v)| {
-                    let share = if total > 0.0 { v / total * 100.0 } else { 0.0 };
-                    format!("{} ({share:.1}%)", cut(l, 28))
-                })
-                .collect()
-        }
-        _ if chart.series.len() > 1 || chart.series.first().is_some_and(|s| !s.is_empty()) => {
-            let mut items: Vec<String> = chart.series.iter().map(|s| cut(s, 28)).collect();
-            if chart.dropped_series > 0 {
-                items.push(format!("(+{} more)", chart.dropped_series));
-            }
-            items
-        }
-        _ => Vec::new(),
-    };
+    let legend_items = legend_items(chart);
     let legend_title = if chart.mark == Mark::Arc {
         Some(chart.x_title.clone())
     } else {
@@ -131,49 +111,85 @@ pub fn draw(chart: &Chart) -> String {
     }
     svg.push_str(&body);
     if !legend_items.is_empty() {
-        let x = WIDTH - legend_w + 8.0;
-        let mut y = 56.0;
-        if let Some(t) = &legend_title {
-            text(
-                &mut svg,
-                x,
-                y,
-                12.0,
-                "start",
-                " font-weight=\"bold\"",
-                &cut(t, 28),
-            );
-            y += 20.0;
-        }
-        let _ = writeln!(svg, r#"<g class="legend">"#);
-        for (i, item) in legend_items.iter().enumerate() {
-            let more =
-                chart.dropped_series > 0 && i == legend_items.len() - 1 && chart.mark != Mark::Arc;
-            if !more {
-                if matches!(chart.mark, Mark::Line | Mark::Point) {
-                    let _ = writeln!(
-                        svg,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}"/>"#,
-                        x + 6.0,
-                        y - 4.0,
-                        color(i)
-                    );
-                } else {
-                    let _ = writeln!(
-                        svg,
-                        r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
-                        y - 10.0,
-                        color(i)
-                    );
-                }
-            }
-            text(&mut svg, x + 18.0, y, 12.0, "start", "", item);
-            y += 20.0;
-        }
-        let _ = writeln!(svg, "</g>");
+        legend(
+            &mut svg,
+            chart,
+            &legend_items,
+            legend_title.as_deref(),
+            legend_w,
+        );
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// The legend's entries: each slice with its share for a pie, else each series (and how
+/// many were left out); empty for a single unnamed series.
+fn legend_items(chart: &Chart) -> Vec<String> {
+    match (&chart.body, chart.mark) {
+        (Body::Categories { labels, values, .. }, Mark::Arc) => {
+            let total: f64 = values[0].iter().map(|v| v.max(0.0)).sum();
+            labels
+                .iter()
+                .zip(&values[0])
+                .map(|(l, v)| {
+                    let share = if total > 0.0 { v / total * 100.0 } else { 0.0 };
+                    format!("{} ({share:.1}%)", cut(l, 28))
+                })
+                .collect()
+        }
+        _ if chart.series.len() > 1 || chart.series.first().is_some_and(|s| !s.is_empty()) => {
+            let mut items: Vec<String> = chart.series.iter().map(|s| cut(s, 28)).collect();
+            if chart.dropped_series > 0 {
+                items.push(format!("(+{} more)", chart.dropped_series));
+            }
+            items
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The legend at the right edge: its title, then a swatch and a label per entry.
+fn legend(svg: &mut String, chart: &Chart, items: &[String], title: Option<&str>, legend_w: f64) {
+    let x = WIDTH - legend_w + 8.0;
+    let mut y = 56.0;
+    if let Some(t) = title {
+        text(
+            svg,
+            x,
+            y,
+            12.0,
+            "start",
+            " font-weight=\"bold\"",
+            &cut(t, 28),
+        );
+        y += 20.0;
+    }
+    let _ = writeln!(svg, r#"<g class="legend">"#);
+    for (i, item) in items.iter().enumerate() {
+        let more = chart.dropped_series > 0 && i == items.len() - 1 && chart.mark != Mark::Arc;
+        if !more {
+            if matches!(chart.mark, Mark::Line | Mark::Point) {
+                let _ = writeln!(
+                    svg,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}"/>"#,
+                    x + 6.0,
+                    y - 4.0,
+                    color(i)
+                );
+            } else {
+                let _ = writeln!(
+                    svg,
+                    r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
+                    y - 10.0,
+                    color(i)
+                );
+            }
+        }
+        text(svg, x + 18.0, y, 12.0, "start", "", item);
+        y += 20.0;
+    }
+    let _ = writeln!(svg, "</g>");
 }
 
 /// Axis frame: horizontal grid lines and labels for `ticks` on the value axis.
@@ -206,6 +222,18 @@ fn y_grid(svg: &mut String, f: &Frame, ticks: &[f64], labels: &[String], y: &dyn
     }
 }
 
+/// What both orientations of bars share: the value scale with its ticks, the decimals values
+/// are shown with, and the category labels cut to length with the widest one's width.
+struct BarScale {
+    ticks: Vec<f64>,
+    tick_labels: Vec<String>,
+    vlo: f64,
+    vhi: f64,
+    dec: usize,
+    cut_labels: Vec<String>,
+    label_w: f64,
+}
+
 /// Bars along the spec's orientation; returns the height used.
 fn bars(
     svg: &mut String,
@@ -217,118 +245,158 @@ fn bars(
 ) -> f64 {
     let (lo, hi) = chart.value_range();
     let ticks = nice_ticks(lo, hi, 5);
-    let (vlo, vhi) = (ticks[0], *ticks.last().unwrap_or(&hi));
-    let tick_labels = axis_labels(&ticks);
-    let dec = decimals(values.iter().flatten().copied());
-    let single = values.len() == 1;
-    let n = labels.len().max(1) as f64;
     let cut_labels: Vec<String> = labels.iter().map(|l| cut(l, 28)).collect();
-    let label_w = cut_labels
-        .iter()
-        .map(|l| text_w(l, 11.0))
-        .fold(0.0, f64::max);
+    let scale = BarScale {
+        vlo: ticks[0],
+        vhi: *ticks.last().unwrap_or(&hi),
+        tick_labels: axis_labels(&ticks),
+        ticks,
+        dec: decimals(values.iter().flatten().copied()),
+        label_w: cut_labels
+            .iter()
+            .map(|l| text_w(l, 11.0))
+            .fold(0.0, f64::max),
+        cut_labels,
+    };
     if horizontal {
-        let band = 26.0;
-        let f = Frame {
-            left: 24.0 + label_w + 12.0,
-            right: WIDTH - legend_w - 70.0,
-            top: 48.0,
-            bottom: 48.0 + band * n,
-        };
-        let x = |v: f64| f.left + (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.right - f.left);
-        for (t, l) in ticks.iter().zip(&tick_labels) {
-            let _ = writeln!(
-                svg,
-                r##"<line class="grid" x1="{0:.1}" x2="{0:.1}" y1="{1:.1}" y2="{2:.1}" stroke="#ddd"/>"##,
-                x(*t),
-                f.top,
-                f.bottom
-            );
-            text(
-                svg,
-                x(*t),
-                f.bottom + 16.0,
-                11.0,
-                "middle",
-                " class=\"tick\"",
-                l,
-            );
-        }
-        let mut stack = vec![0.0; labels.len()];
-        let _ = writeln!(svg, r#"<g class="marks">"#);
-        for (s, vals) in values.iter().enumerate() {
-            for (i, v) in vals.iter().enumerate() {
-                if !single && *v <= 0.0 {
-                    continue;
-                }
-                let (a, b) = if single {
-                    (x(0.0_f64.max(vlo)), x(*v))
-                } else {
-                    (x(stack[i]), x(stack[i] + v))
-                };
-                stack[i] += v;
-                let y = f.top + band * i as f64 + 4.0;
-                let _ = writeln!(
-                    svg,
-                    r#"<rect class="bar" x="{:.2}" y="{y:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
-                    a.min(b),
-                    (b - a).abs(),
-                    band - 8.0,
-                    color(s),
-                    esc(&labels[i]),
-                    format_number(*v, dec)
-                );
-            }
-        }
-        let _ = writeln!(svg, "</g>");
-        for (i, l) in cut_labels.iter().enumerate() {
-            let y = f.top + band * (i as f64 + 0.5) + 4.0;
-            text(svg, f.left - 8.0, y, 11.0, "end", " class=\"label\"", l);
-            let total: f64 = values.iter().map(|v| v[i]).sum();
-            text(
-                svg,
-                x(total.max(0.0)) + 6.0,
-                y,
-                10.0,
-                "start",
-                " class=\"value\"",
-                &format_number(total, dec),
-            );
-        }
-        axis_lines(svg, &f, Some(x(0.0_f64.clamp(vlo, vhi))), None);
-        text(
-            svg,
-            (f.left + f.right) / 2.0,
-            f.bottom + 36.0,
-            12.0,
-            "middle",
-            " font-weight=\"bold\"",
-            &chart.y_title,
-        );
-        text(
-            svg,
-            16.0,
-            (f.top + f.bottom) / 2.0,
-            12.0,
-            "middle",
-            &format!(
-                " font-weight=\"bold\" transform=\"rotate(-90 16 {:.1})\"",
-                (f.top + f.bottom) / 2.0
-            ),
-            &chart.x_title,
-        );
-        return f.bottom + 52.0;
+        horizontal_bars(svg, chart, labels, values, &scale, legend_w)
+    } else {
+        vertical_bars(svg, chart, labels, values, &scale, legend_w)
     }
-    let tick_w = tick_labels
+}
+
+/// Each bar's segment as (series, category, from, to) in value units: from the baseline for
+/// a single series; stacked, skipping values that are not positive, for several.
+fn segments(values: &[Vec<f64>], vlo: f64) -> Vec<(usize, usize, f64, f64)> {
+    let single = values.len() == 1;
+    let mut stack = vec![0.0; values.first().map_or(0, Vec::len)];
+    let mut out = Vec::new();
+    for (s, vals) in values.iter().enumerate() {
+        for (i, v) in vals.iter().enumerate() {
+            if !single && *v <= 0.0 {
+                continue;
+            }
+            if single {
+                out.push((s, i, 0.0_f64.max(vlo), *v));
+            } else {
+                out.push((s, i, stack[i], stack[i] + v));
+            }
+            stack[i] += v;
+        }
+    }
+    out
+}
+
+/// A bold axis title centred at (`x`, `y`), turned to read upwards when `upright`.
+fn axis_title(svg: &mut String, x: f64, y: f64, upright: bool, s: &str) {
+    let extra = if upright {
+        format!(" font-weight=\"bold\" transform=\"rotate(-90 {x:.0} {y:.1})\"")
+    } else {
+        " font-weight=\"bold\"".to_owned()
+    };
+    text(svg, x, y, 12.0, "middle", &extra, s);
+}
+
+/// Bars from the left, a category a row, with value ticks along the bottom.
+fn horizontal_bars(
+    svg: &mut String,
+    chart: &Chart,
+    labels: &[String],
+    values: &[Vec<f64>],
+    sc: &BarScale,
+    legend_w: f64,
+) -> f64 {
+    let (vlo, vhi) = (sc.vlo, sc.vhi);
+    let band = 26.0;
+    let f = Frame {
+        left: 24.0 + sc.label_w + 12.0,
+        right: WIDTH - legend_w - 70.0,
+        top: 48.0,
+        bottom: 48.0 + band * labels.len().max(1) as f64,
+    };
+    let x = |v: f64| f.left + (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.right - f.left);
+    for (t, l) in sc.ticks.iter().zip(&sc.tick_labels) {
+        let _ = writeln!(
+            svg,
+            r##"<line class="grid" x1="{0:.1}" x2="{0:.1}" y1="{1:.1}" y2="{2:.1}" stroke="#ddd"/>"##,
+            x(*t),
+            f.top,
+            f.bottom
+        );
+        text(
+            svg,
+            x(*t),
+            f.bottom + 16.0,
+            11.0,
+            "middle",
+            " class=\"tick\"",
+            l,
+        );
+    }
+    let _ = writeln!(svg, r#"<g class="marks">"#);
+    for (s, i, from, to) in segments(values, vlo) {
+        let (a, b) = (x(from), x(to));
+        let y = f.top + band * i as f64 + 4.0;
+        let _ = writeln!(
+            svg,
+            r#"<rect class="bar" x="{:.2}" y="{y:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
+            a.min(b),
+            (b - a).abs(),
+            band - 8.0,
+            color(s),
+            esc(&labels[i]),
+            format_number(values[s][i], sc.dec)
+        );
+    }
+    let _ = writeln!(svg, "</g>");
+    for (i, l) in sc.cut_labels.iter().enumerate() {
+        let y = f.top + band * (i as f64 + 0.5) + 4.0;
+        text(svg, f.left - 8.0, y, 11.0, "end", " class=\"label\"", l);
+        let total: f64 = values.iter().map(|v| v[i]).sum();
+        text(
+            svg,
+            x(total.max(0.0)) + 6.0,
+            y,
+            10.0,
+            "start",
+            " class=\"value\"",
+            &format_number(total, sc.dec),
+        );
+    }
+    axis_lines(svg, &f, Some(x(0.0_f64.clamp(vlo, vhi))), None);
+    axis_title(
+        svg,
+        (f.left + f.right) / 2.0,
+        f.bottom + 36.0,
+        false,
+        &chart.y_title,
+    );
+    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.x_title);
+    f.bottom + 52.0
+}
+
+/// Columns up from the bottom, with value ticks on the left; category labels turned when
+/// they do not fit under their column.
+fn vertical_bars(
+    svg: &mut String,
+    chart: &Chart,
+    labels: &[String],
+    values: &[Vec<f64>],
+    sc: &BarScale,
+    legend_w: f64,
+) -> f64 {
+    let (vlo, vhi) = (sc.vlo, sc.vhi);
+    let tick_w = sc
+        .tick_labels
         .iter()
         .map(|l| text_w(l, 11.0))
         .fold(0.0, f64::max);
     let left = 36.0 + tick_w + 8.0;
     let right = WIDTH - legend_w - 16.0;
-    let band = (right - left) / n;
-    let turn = label_w + 6.0 > band;
+    let band = (right - left) / labels.len().max(1) as f64;
+    let turn = sc.label_w + 6.0 > band;
     let label_h = if turn {
-        (label_w * 0.72 + 12.0).min(170.0)
+        (sc.label_w * 0.72 + 12.0).min(170.0)
     } else {
         18.0
     };
@@ -339,36 +407,25 @@ fn bars(
         bottom: 48.0 + 300.0,
     };
     let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
-    y_grid(svg, &f, &ticks, &tick_labels, &y);
-    let mut stack = vec![0.0; labels.len()];
+    y_grid(svg, &f, &sc.ticks, &sc.tick_labels, &y);
     let pad = (band * 0.15).min(12.0);
     let _ = writeln!(svg, r#"<g class="marks">"#);
-    for (s, vals) in values.iter().enumerate() {
-        for (i, v) in vals.iter().enumerate() {
-            if !single && *v <= 0.0 {
-                continue;
-            }
-            let (a, b) = if single {
-                (y(0.0_f64.max(vlo)), y(*v))
-            } else {
-                (y(stack[i]), y(stack[i] + v))
-            };
-            stack[i] += v;
-            let _ = writeln!(
-                svg,
-                r#"<rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
-                f.left + band * i as f64 + pad,
-                a.min(b),
-                band - 2.0 * pad,
-                (b - a).abs(),
-                color(s),
-                esc(&labels[i]),
-                format_number(*v, dec)
-            );
-        }
+    for (s, i, from, to) in segments(values, vlo) {
+        let (a, b) = (y(from), y(to));
+        let _ = writeln!(
+            svg,
+            r#"<rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
+            f.left + band * i as f64 + pad,
+            a.min(b),
+            band - 2.0 * pad,
+            (b - a).abs(),
+            color(s),
+            esc(&labels[i]),
+            format_number(values[s][i], sc.dec)
+        );
     }
     let _ = writeln!(svg, "</g>");
-    for (i, l) in cut_labels.iter().enumerate() {
+    for (i, l) in sc.cut_labels.iter().enumerate() {
         let cx = f.left + band * (i as f64 + 0.5);
         let total: f64 = values.iter().map(|v| v[i]).sum();
         let value = compact(total);
@@ -383,53 +440,47 @@ fn bars(
                 &value,
             );
         }
-        if turn {
-            let ly = f.bottom + 14.0;
-            text(
-                svg,
-                cx + 3.0,
-                ly,
-                11.0,
-                "end",
-                &format!(
-                    " class=\"label\" transform=\"rotate(-45 {:.1} {ly:.1})\"",
-                    cx + 3.0
-                ),
-                l,
-            );
-        } else {
-            text(
-                svg,
-                cx,
-                f.bottom + 16.0,
-                11.0,
-                "middle",
-                " class=\"label\"",
-                l,
-            );
-        }
+        column_label(svg, cx, f.bottom, turn, l);
     }
     axis_lines(svg, &f, None, Some(y(0.0_f64.clamp(vlo, vhi))));
-    let mid = (f.top + f.bottom) / 2.0;
-    text(
-        svg,
-        16.0,
-        mid,
-        12.0,
-        "middle",
-        &format!(" font-weight=\"bold\" transform=\"rotate(-90 16 {mid:.1})\""),
-        &chart.y_title,
-    );
-    text(
+    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.y_title);
+    axis_title(
         svg,
         (f.left + f.right) / 2.0,
         f.bottom + label_h + 22.0,
-        12.0,
-        "middle",
-        " font-weight=\"bold\"",
+        false,
         &chart.x_title,
     );
     f.bottom + label_h + 36.0
+}
+
+/// A category's label under its column at `cx`, turned 45 degrees when `turn`.
+fn column_label(svg: &mut String, cx: f64, bottom: f64, turn: bool, l: &str) {
+    if turn {
+        let ly = bottom + 14.0;
+        text(
+            svg,
+            cx + 3.0,
+            ly,
+            11.0,
+            "end",
+            &format!(
+                " class=\"label\" transform=\"rotate(-45 {:.1} {ly:.1})\"",
+                cx + 3.0
+            ),
+            l,
+        );
+    } else {
+        text(
+            svg,
+            cx,
+            bottom + 16.0,
+            11.0,
+            "middle",
+            " class=\"label\"",
+            l,
+        );
+    }
 }
 
 /// The two axis lines; `zero_x`/`zero_y` move the baseline to zero.
@@ -555,23 +606,25 @@ fn plot(
     let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
     y_grid(svg, &f, &ticks, &tick_labels, &y);
     // x ticks: the data's dates or categories, as many as fit; round numbers for a linear x.
-    let candidates: Vec<(f64, String)> = match xs {
-        XScale::Band(labels) => labels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (i as f64, cut(l, 20)))
-            .collect(),
-        XScale::Time => {
-            let mut d: Vec<f64> = points.iter().flatten().map(|p| p.0).collect();
-            d.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-            d.dedup();
-            d.iter().copied().zip(date_labels(&d)).collect()
-        }
-        XScale::Linear => {
-            let t = nice_ticks(xlo, xhi, 6);
-            t.iter().copied().zip(axis_labels(&t)).collect()
-        }
-    };
+    let candidates = x_candidates(xs, points, (xlo, xhi), 6, |l| cut(l, 20));
+    x_ticks(svg, &f, &candidates, &x);
+    let base = y(0.0_f64.clamp(vlo, vhi));
+    series_marks(svg, chart.mark, points, &x, &y, base);
+    axis_lines(svg, &f, None, None);
+    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.y_title);
+    axis_title(
+        svg,
+        (f.left + f.right) / 2.0,
+        f.bottom + 42.0,
+        false,
+        &chart.x_title,
+    );
+    let legend_h = 76.0 + 20.0 * chart.series.len() as f64;
+    (f.bottom + 58.0).max(legend_h)
+}
+
+/// Tick marks and labels under the frame: as many candidates as fit, evenly spaced.
+fn x_ticks(svg: &mut String, f: &Frame, candidates: &[(f64, String)], x: &dyn Fn(f64) -> f64) {
     let widest = candidates
         .iter()
         .map(|(_, l)| text_w(l, 11.0))
@@ -597,6 +650,18 @@ fn plot(
             l,
         );
     }
+}
+
+/// Each series as an area, a line and points (points only when there are few or the mark is
+/// a point); `base` is the y of zero that areas close down to.
+fn series_marks(
+    svg: &mut String,
+    mark: Mark,
+    points: &[Vec<(f64, f64)>],
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+    base: f64,
+) {
     let _ = writeln!(svg, r#"<g class="marks">"#);
     for (s, pts) in points.iter().enumerate() {
         let path: Vec<String> = pts
@@ -606,8 +671,7 @@ fn plot(
                 format!("{}{:.2},{:.2}", if i == 0 { "M" } else { "L" }, x(a), y(b))
             })
             .collect();
-        if chart.mark == Mark::Area && pts.len() > 1 {
-            let base = y(0.0_f64.clamp(vlo, vhi));
+        if mark == Mark::Area && pts.len() > 1 {
             let _ = writeln!(
                 svg,
                 r#"<path class="area" d="{} L{:.2},{base:.2} L{:.2},{base:.2} Z" fill="{}" fill-opacity="0.35"/>"#,
@@ -617,7 +681,7 @@ fn plot(
                 color(s)
             );
         }
-        if chart.mark != Mark::Point && pts.len() > 1 {
+        if mark != Mark::Point && pts.len() > 1 {
             let _ = writeln!(
                 svg,
                 r#"<path class="line" d="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
@@ -625,8 +689,8 @@ fn plot(
                 color(s)
             );
         }
-        if chart.mark == Mark::Point || pts.len() <= 40 {
-            let (r, op) = if chart.mark == Mark::Point {
+        if mark == Mark::Point || pts.len() <= 40 {
+            let (r, op) = if mark == Mark::Point {
                 (4.0, "0.7")
             } else {
                 (2.5, "1")
@@ -643,26 +707,4 @@ fn plot(
         }
     }
     let _ = writeln!(svg, "</g>");
-    axis_lines(svg, &f, None, None);
-    let mid = (f.top + f.bottom) / 2.0;
-    text(
-        svg,
-        16.0,
-        mid,
-        12.0,
-        "middle",
-        &format!(" font-weight=\"bold\" transform=\"rotate(-90 16 {mid:.1})\""),
-        &chart.y_title,
-    );
-    text(
-        svg,
-        (f.left + f.right) / 2.0,
-        f.bottom + 42.0,
-        12.0,
-        "middle",
-        " font-weight=\"bold\"",
-        &chart.x_title,
-    );
-    let legend_h = 76.0 + 20.0 * chart.series.len() as f64;
-    (f.bottom + 58.0).max(legend_h)
 }

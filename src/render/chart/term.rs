@@ -2,8 +2,8 @@
 //! (arc), and a Braille plot with axis labels (line, area, point). Colour per series when colour
 //! is on; distinct glyphs when it is off.
 
-use super::{Body, Chart, Mark, XScale};
-use crate::render::numbers::{axis_labels, date_labels, format_number, nice_ticks};
+use super::{x_candidates, Body, Chart, Mark, XScale};
+use crate::render::numbers::{axis_labels, format_number, nice_ticks};
 use crate::render::table::cut;
 use crate::term::Style;
 use unicode_width::UnicodeWidthStr;
@@ -249,6 +249,51 @@ struct Canvas {
 }
 
 impl Canvas {
+    /// One series' mapped dots: shaded cells under an area, the line through them (or a lone
+    /// dot), and a marker per point when `markers` (points, or several series without colour).
+    fn series(&mut self, s: usize, mapped: &[(i64, i64)], mark: Mark, base: usize, markers: bool) {
+        let (w, h) = (self.w, self.h);
+        if mark == Mark::Area {
+            // Cells wholly under the line are shaded; the line itself is drawn in dots.
+            for pair in mapped.windows(2) {
+                let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+                for x in x0..=x1 {
+                    let t = if x1 > x0 {
+                        (x - x0) as f64 / (x1 - x0) as f64
+                    } else {
+                        0.0
+                    };
+                    let top = (y0 as f64 + t * (y1 - y0) as f64).round().max(0.0) as usize / 4;
+                    let cx = (x.max(0) as usize / 2).min(w - 1);
+                    for cy in top + 1..=base {
+                        let c = &mut self.cells[cy * w + cx];
+                        c.fill = true;
+                        c.series = s;
+                    }
+                }
+            }
+        }
+        if mark != Mark::Point {
+            for pair in mapped.windows(2) {
+                self.line(pair[0], pair[1], s);
+            }
+            if mapped.len() == 1 {
+                self.dot(mapped[0].0, mapped[0].1, s);
+            }
+        }
+        if markers {
+            for &(x, y) in mapped {
+                let (cx, cy) = (
+                    (x.max(0) as usize / 2).min(w - 1),
+                    (y.max(0) as usize / 4).min(h - 1),
+                );
+                let c = &mut self.cells[cy * w + cx];
+                c.marker = Some(MARKERS[s % MARKERS.len()]);
+                c.series = s;
+            }
+        }
+    }
+
     fn dot(&mut self, px: i64, py: i64, series: usize) {
         if px < 0 || py < 0 || px >= (self.w * 2) as i64 || py >= (self.h * 4) as i64 {
             return;
@@ -286,6 +331,92 @@ impl Canvas {
     }
 }
 
+/// The canvas as text, a row at a time, each behind its y tick label (or a bare axis).
+fn canvas_rows(
+    out: &mut String,
+    canvas: &Canvas,
+    tick_rows: &[(usize, &String)],
+    ylab_w: usize,
+    style: Style,
+) {
+    for row in 0..canvas.h {
+        let label = tick_rows
+            .iter()
+            .rev()
+            .find(|(r, _)| *r == row)
+            .map(|(_, l)| *l);
+        match label {
+            Some(l) => {
+                out.push_str(&" ".repeat(ylab_w - l.width()));
+                out.push_str(&style.dim(l));
+                out.push_str(" ┤");
+            }
+            None => {
+                out.push_str(&" ".repeat(ylab_w));
+                out.push_str(" │");
+            }
+        }
+        let mut line = String::new();
+        for c in &canvas.cells[row * canvas.w..(row + 1) * canvas.w] {
+            let ch = match (c.marker, c.dots) {
+                (Some(m), _) => m,
+                (None, 0) if c.fill => '░',
+                (None, 0) => ' ',
+                (None, d) => char::from_u32(0x2800 + d as u32).unwrap_or(' '),
+            };
+            if ch == ' ' {
+                line.push(' ');
+            } else {
+                line.push_str(&paint(style, c.series, &ch.to_string()));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+}
+
+/// The line of x labels under a plot of `w` cells starting at column `origin`: the first,
+/// the last and as many evenly spaced candidates between them as fit without overlapping.
+fn x_label_row(
+    candidates: &[(f64, String)],
+    origin: usize,
+    w: usize,
+    width: usize,
+    band: bool,
+    px: &dyn Fn(f64) -> i64,
+) -> String {
+    let mut labels = vec![' '; width];
+    let mut taken_until = 0usize;
+    let n = candidates.len();
+    // Take the first and last, then as many evenly spaced ones as fit.
+    let step = (1..=n.max(1))
+        .find(|s| {
+            let picked: Vec<&(f64, String)> = candidates.iter().step_by(*s).collect();
+            let room = picked.iter().map(|(_, l)| l.width() + 2).sum::<usize>();
+            room <= w
+        })
+        .unwrap_or(n.max(1));
+    for (x, l) in candidates.iter().step_by(step) {
+        let col = origin + (px(*x).max(0) as usize / 2);
+        let l = cut(l, w);
+        let lw = l.width();
+        let start = col
+            .saturating_sub(lw / 2)
+            .max(taken_until)
+            .min(width.saturating_sub(lw));
+        if start < taken_until || start + lw > width || (band && lw > w) {
+            continue;
+        }
+        for (i, ch) in l.chars().enumerate() {
+            if start + i < width {
+                labels[start + i] = ch;
+            }
+        }
+        taken_until = start + lw + 2;
+    }
+    labels.into_iter().collect()
+}
+
 /// A Braille plot with y labels on the left and x labels under it.
 fn plot(
     out: &mut String,
@@ -320,49 +451,11 @@ fn plot(
         h,
         cells: vec![Cell::default(); w * h],
     };
-    let several = points.len() > 1;
+    let base = (py(0.0f64.clamp(ylo, yhi)).max(0) as usize / 4).min(h - 1);
+    let markers = chart.mark == Mark::Point || (points.len() > 1 && !style.color);
     for (s, pts) in points.iter().enumerate() {
         let mapped: Vec<(i64, i64)> = pts.iter().map(|&(x, y)| (px(x), py(y))).collect();
-        if chart.mark == Mark::Area {
-            // Cells wholly under the line are shaded; the line itself is drawn in dots.
-            let base = (py(0.0f64.clamp(ylo, yhi)).max(0) as usize / 4).min(h - 1);
-            for pair in mapped.windows(2) {
-                let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
-                for x in x0..=x1 {
-                    let t = if x1 > x0 {
-                        (x - x0) as f64 / (x1 - x0) as f64
-                    } else {
-                        0.0
-                    };
-                    let top = (y0 as f64 + t * (y1 - y0) as f64).round().max(0.0) as usize / 4;
-                    let cx = (x.max(0) as usize / 2).min(w - 1);
-                    for cy in top + 1..=base {
-                        let c = &mut canvas.cells[cy * w + cx];
-                        c.fill = true;
-                        c.series = s;
-                    }
-                }
-            }
-        }
-        if chart.mark != Mark::Point {
-            for pair in mapped.windows(2) {
-                canvas.line(pair[0], pair[1], s);
-            }
-            if mapped.len() == 1 {
-                canvas.dot(mapped[0].0, mapped[0].1, s);
-            }
-        }
-        if chart.mark == Mark::Point || (several && !style.color) {
-            for &(x, y) in &mapped {
-                let (cx, cy) = (
-                    (x.max(0) as usize / 2).min(w - 1),
-                    (y.max(0) as usize / 4).min(h - 1),
-                );
-                let c = &mut canvas.cells[cy * w + cx];
-                c.marker = Some(MARKERS[s % MARKERS.len()]);
-                c.series = s;
-            }
-        }
+        canvas.series(s, &mapped, chart.mark, base, markers);
     }
     out.push_str(&style.dim(&cut(&chart.y_title, width)));
     out.push('\n');
@@ -372,93 +465,15 @@ fn plot(
         .zip(&ylabels)
         .map(|(t, l)| ((py(*t).max(0) as usize / 4).min(h - 1), l))
         .collect();
-    for row in 0..h {
-        let label = tick_rows
-            .iter()
-            .rev()
-            .find(|(r, _)| *r == row)
-            .map(|(_, l)| *l);
-        match label {
-            Some(l) => {
-                out.push_str(&" ".repeat(ylab_w - l.width()));
-                out.push_str(&style.dim(l));
-                out.push_str(" ┤");
-            }
-            None => {
-                out.push_str(&" ".repeat(ylab_w));
-                out.push_str(" │");
-            }
-        }
-        let mut line = String::new();
-        for c in &canvas.cells[row * w..(row + 1) * w] {
-            let ch = match (c.marker, c.dots) {
-                (Some(m), _) => m,
-                (None, 0) if c.fill => '░',
-                (None, 0) => ' ',
-                (None, d) => char::from_u32(0x2800 + d as u32).unwrap_or(' '),
-            };
-            if ch == ' ' {
-                line.push(' ');
-            } else {
-                line.push_str(&paint(style, c.series, &ch.to_string()));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    canvas_rows(out, &canvas, &tick_rows, ylab_w, style);
     out.push_str(&" ".repeat(ylab_w + 1));
     out.push('└');
     out.push_str(&"─".repeat(w));
     out.push('\n');
     // x labels: at data points (dates, categories) or round numbers, never overlapping.
-    let candidates: Vec<(f64, String)> = match xs {
-        XScale::Band(labels) => labels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (i as f64, l.clone()))
-            .collect(),
-        XScale::Time => {
-            let mut d: Vec<f64> = points.iter().flatten().map(|p| p.0).collect();
-            d.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-            d.dedup();
-            d.iter().copied().zip(date_labels(&d)).collect()
-        }
-        XScale::Linear => {
-            let t = nice_ticks(xlo, xhi, 5);
-            t.iter().copied().zip(axis_labels(&t)).collect()
-        }
-    };
+    let candidates = x_candidates(xs, points, (xlo, xhi), 5, str::to_owned);
     let origin = ylab_w + 2;
-    let mut labels = vec![' '; width];
-    let mut taken_until = 0usize;
-    let n = candidates.len();
-    // Take the first and last, then as many evenly spaced ones as fit.
-    let step = (1..=n.max(1))
-        .find(|s| {
-            let picked: Vec<&(f64, String)> = candidates.iter().step_by(*s).collect();
-            let room = picked.iter().map(|(_, l)| l.width() + 2).sum::<usize>();
-            room <= w
-        })
-        .unwrap_or(n.max(1));
-    for (x, l) in candidates.iter().step_by(step) {
-        let col = origin + (px(*x).max(0) as usize / 2);
-        let l = cut(l, w);
-        let lw = l.width();
-        let start = col
-            .saturating_sub(lw / 2)
-            .max(taken_until)
-            .min(width.saturating_sub(lw));
-        if start < taken_until || start + lw > width || (band && lw > w) {
-            continue;
-        }
-        for (i, ch) in l.chars().enumerate() {
-            if start + i < width {
-                labels[start + i] = ch;
-            }
-        }
-        taken_until = start + lw + 2;
-    }
-    let line: String = labels.into_iter().collect();
+    let line = x_label_row(&candidates, origin, w, width, band, &px);
     out.push_str(&style.dim(line.trim_end()));
     out.push('\n');
     let xt = cut(&chart.x_title, width);
