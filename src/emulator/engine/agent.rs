@@ -9,7 +9,7 @@ use super::answer_text::{self, Scope};
 use super::catalog::ViewCat;
 use super::loaded::Engine;
 use super::meta_search;
-use super::planner::{self, Plan};
+use super::planner::{self, QueryPlan};
 use super::request::{AgentRequest, AgentRun, TurnMemory};
 use super::semantic::SecurityContext;
 use super::sqlgen;
@@ -64,7 +64,7 @@ fn tool(frames: &mut Vec<Value>, agent: &str, id: &str, name: &str, input: &Valu
 }
 
 /// Words naming a plan: "Revenue by category and month" plus scope.
-fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
+fn describe(plan: &QueryPlan, view: &ViewCat) -> (String, Scope) {
     let t = |i: &usize| view.members[*i].title.clone();
     let measures: Vec<String> = plan.measures.iter().map(t).collect();
     let mut by: Vec<String> = plan
@@ -114,7 +114,7 @@ fn describe(plan: &Plan, view: &ViewCat) -> (String, Scope) {
 }
 
 impl Engine {
-    /// Plan and answer one question; pure and deterministic for the same inputs.
+    /// QueryPlan and answer one question; pure and deterministic for the same inputs.
     pub fn run(&self, req: &AgentRequest) -> AgentRun {
         run(self, req)
     }
@@ -278,7 +278,7 @@ fn refuse(mut turn: Turn<'_>, unknown: &[String]) -> AgentRun {
 /// take the last). `None` when the answer needs no total.
 fn total(
     turn: &mut Turn<'_>,
-    plan: &Plan,
+    plan: &QueryPlan,
     r: &QueryResult,
     (target, view): (&ViewCat, &ViewCat),
     scope: &Scope,

@@ -7,7 +7,7 @@ use super::catalog::{Kind, Member, ViewCat};
 use super::comparisons::amount_rank;
 use super::dates::parse_iso;
 use super::model::{Format, MeasureKind};
-use super::planner::{Condition, Plan};
+use super::planner::{Condition, QueryPlan};
 use super::sqlgen::{Column, Role};
 use super::timeparse::{month_label, Grain};
 use super::warehouse::{Cell, QueryResult};
@@ -67,7 +67,7 @@ pub fn period(text: &str, g: Grain) -> String {
 
 /// Whether the measure is an amount with a total (a sum or a count), so a share of it means
 /// something; averages and ratios have an overall value instead.
-fn additive(plan: &Plan, view: &ViewCat) -> bool {
+fn additive(plan: &QueryPlan, view: &ViewCat) -> bool {
     plan.measures.first().is_some_and(|m| {
         matches!(
             view.members[*m].kind,
@@ -82,7 +82,7 @@ fn additive(plan: &Plan, view: &ViewCat) -> bool {
 /// Growth and change between the two periods of `plan.compare`, per group: the rows are
 /// (period, groups..., measure); the difference and percentage are computed from them.
 pub fn growth(
-    plan: &Plan,
+    plan: &QueryPlan,
     cols: &[Column],
     r: &QueryResult,
     total: Option<&QueryResult>,
@@ -321,7 +321,7 @@ fn plural(title: &str) -> String {
 /// threshold's measure, and for a sum asked besides, its total over all of them (a sum over
 /// groups that partition the rows is the sum over those rows).
 pub fn thresholds(
-    plan: &Plan,
+    plan: &QueryPlan,
     view: &ViewCat,
     cols: &[Column],
     r: &QueryResult,
@@ -465,7 +465,7 @@ fn largest(
 /// The answer text for a result: one number, a trend over time, or a ranking of groups (with
 /// the whole from its own query, `total`), then the caveats.
 pub fn write(
-    plan: &Plan,
+    plan: &QueryPlan,
     view: &ViewCat,
     cols: &[Column],
     r: &QueryResult,
@@ -543,7 +543,7 @@ fn num(row: &[Cell], i: usize) -> Option<f64> {
 
 /// A result as [`write`] reads it: the first measure's column, its rows, the whole.
 struct Shape<'a> {
-    plan: &'a Plan,
+    plan: &'a QueryPlan,
     cols: &'a [Column],
     scope: &'a Scope,
     /// "Revenue for Germany, in 2024".

@@ -1,4 +1,4 @@
-//! The deterministic planner: a question (plus the thread's earlier turns) becomes a [`Plan`] of
+//! The deterministic planner: a question (plus the thread's earlier turns) becomes a [`QueryPlan`] of
 //! measures, dimensions, time grain and range, filters and ordering, by matching words against
 //! the model's titles, names, synonyms and the warehouse's dimension values.
 
@@ -46,7 +46,7 @@ impl Condition {
 
 /// What to query, with member indices into one view's member list.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Plan {
+pub struct QueryPlan {
     /// Index of the view in the engine's catalog.
     pub view: usize,
     /// Measures, in the order asked.
@@ -157,7 +157,7 @@ const FOLLOW_CUES: &[&str] = &[
 
 /// One view's reading of the question, with how many words it recognised.
 struct Reading {
-    plan: Plan,
+    plan: QueryPlan,
     score: usize,
     grouped: bool,
     all_time: bool,
@@ -275,11 +275,11 @@ fn read(
             .for_each(|u| *u = true);
     }
     let tw = timeparse::parse(t, &mut used, today);
-    let mut plan = Plan {
+    let mut plan = QueryPlan {
         view: view_idx,
         grain: tw.grain,
         range: tw.range,
-        ..Plan::default()
+        ..QueryPlan::default()
     };
     let cue_at = ranks(&mut plan, t, &mut used);
     let mut score =
@@ -304,7 +304,7 @@ fn read(
 
 /// Ranking words ("top 5", "lowest", "most") into the plan's order and limit; returns where a
 /// grouping cue stands ("by", "which", and the word after a rank), for [`members`].
-fn ranks(plan: &mut Plan, t: &[String], used: &mut [bool]) -> Vec<bool> {
+fn ranks(plan: &mut QueryPlan, t: &[String], used: &mut [bool]) -> Vec<bool> {
     let mut cue_at = vec![false; t.len() + 1];
     for i in 0..t.len() {
         if used[i] {
@@ -335,7 +335,7 @@ fn ranks(plan: &mut Plan, t: &[String], used: &mut [bool]) -> Vec<bool> {
 
 /// Known values of string dimensions as filters ("in Germany") or, after a negation, as
 /// conditions ("except Electronics"); returns how many words they took.
-fn values(plan: &mut Plan, lex: &Lexicon, t: &[String], used: &mut [bool]) -> usize {
+fn values(plan: &mut QueryPlan, lex: &Lexicon, t: &[String], used: &mut [bool]) -> usize {
     let mut score = 0;
     for (vw, member, value) in &lex.values {
         let mut i = 0;
@@ -367,7 +367,7 @@ fn values(plan: &mut Plan, lex: &Lexicon, t: &[String], used: &mut [bool]) -> us
 /// a grouping cue is a dimension if it can be, else a measure if it can be; comparisons decide
 /// their own phrases. Returns whether the plan groups.
 fn members(
-    plan: &mut Plan,
+    plan: &mut QueryPlan,
     view: &ViewCat,
     t: &[String],
     found: &[Phrase],
@@ -421,7 +421,7 @@ fn members(
 }
 
 /// A word after "by"/"per" that names nothing ("revenue by weather") makes the plan unknown.
-fn unknown_after_by(plan: &mut Plan, t: &[String], used: &[bool]) {
+fn unknown_after_by(plan: &mut QueryPlan, t: &[String], used: &[bool]) {
     for k in 0..t.len() {
         if !matches!(t[k].as_str(), "by" | "per") {
             continue;
@@ -438,7 +438,7 @@ fn unknown_after_by(plan: &mut Plan, t: &[String], used: &[bool]) {
 /// Resolved comparisons into the plan: row filters as conditions, thresholds as `having` (which
 /// needs groups: without one, the comparison is unknown), the subject's count when no measure
 /// was asked.
-fn apply(plan: &mut Plan, r: Resolved, grouped: &mut bool, cmps: &[Comparison]) {
+fn apply(plan: &mut QueryPlan, r: Resolved, grouped: &mut bool, cmps: &[Comparison]) {
     for (d, op, v) in r.wheres {
         plan.conditions.push((d, Condition::Compare(op, v)));
     }
@@ -476,7 +476,7 @@ pub fn plan(
     lexicons: &[Lexicon],
     vocab: &Vocabulary,
     today: Date,
-) -> Option<Plan> {
+) -> Option<QueryPlan> {
     let t: Vec<String> = words(question).iter().map(|w| vocab.correct(w)).collect();
     let cmps = comparisons::find(question);
     let prev = history.last().and_then(|m| from_memory(m, views));
@@ -559,7 +559,7 @@ fn asks_one_row(question: &str) -> bool {
 /// The time dimension a period, grain or comparison needs, when no phrase named one: the
 /// measure's own (see [`own_time`]), else the view's first; without any, they are dropped
 /// with a note.
-fn time_dimension(plan: &mut Plan, view: &ViewCat, t: &[String]) {
+fn time_dimension(plan: &mut QueryPlan, view: &ViewCat, t: &[String]) {
     if plan.time.is_some()
         || !(plan.grain.is_some() || plan.range.is_some() || plan.compare.is_some())
     {
@@ -579,7 +579,7 @@ fn time_dimension(plan: &mut Plan, view: &ViewCat, t: &[String]) {
 /// The time dimension of the first measure's own cube ("customers signed up last month" counts
 /// signups), unless the question ties the measure to another cube: a filter or grouping on
 /// another cube, or a purchase verb ("customers who bought books") keeps the view's first one.
-fn own_time(plan: &Plan, view: &ViewCat, t: &[String]) -> Option<usize> {
+fn own_time(plan: &QueryPlan, view: &ViewCat, t: &[String]) -> Option<usize> {
     let cube = &view.members[*plan.measures.first()?].cube;
     let other = plan
         .dimensions
@@ -598,7 +598,7 @@ fn own_time(plan: &Plan, view: &ViewCat, t: &[String]) -> Option<usize> {
 
 /// Growth and change: two whole periods of one grain, named ("from 2024 to 2025", "Q1 2025 vs
 /// Q1 2024"), or one named period and the one before it ("revenue growth last year").
-fn compare(plan: &mut Plan, t: &[String]) {
+fn compare(plan: &mut QueryPlan, t: &[String]) {
     if !t.iter().any(|w| GROWTH.contains(&w.as_str())) {
         return;
     }
@@ -637,7 +637,7 @@ fn compare(plan: &mut Plan, t: &[String]) {
 
 /// A follow-up's bare comparisons ("and over $200?") as new bounds on the member of the
 /// previous turn's last numeric condition (or threshold); whether there was one.
-fn rebind(prev: &Plan, new: &mut Plan, orphans: &[Comparison]) -> bool {
+fn rebind(prev: &QueryPlan, new: &mut QueryPlan, orphans: &[Comparison]) -> bool {
     let last = |list: &[(usize, Condition)]| {
         list.iter()
             .rev()
@@ -669,7 +669,7 @@ fn rebind(prev: &Plan, new: &mut Plan, orphans: &[Comparison]) -> bool {
 }
 
 /// A follow-up: what the new question names replaces the previous turn's parts; the rest stays.
-fn merge(mut prev: Plan, new: Plan, grouped: bool, all_time: bool) -> Plan {
+fn merge(mut prev: QueryPlan, new: QueryPlan, grouped: bool, all_time: bool) -> QueryPlan {
     if !new.measures.is_empty() {
         prev.measures = new.measures;
     }
@@ -712,7 +712,7 @@ fn merge(mut prev: Plan, new: Plan, grouped: bool, all_time: bool) -> Plan {
 }
 
 /// What a turn's plan looks like in the thread's history.
-pub fn to_memory(plan: &Plan, views: &[ViewCat]) -> TurnMemory {
+pub fn to_memory(plan: &QueryPlan, views: &[ViewCat]) -> TurnMemory {
     let view = &views[plan.view];
     let name = |m: &usize| view.members[*m].name.clone();
     TurnMemory {
@@ -752,11 +752,11 @@ pub fn to_memory(plan: &Plan, views: &[ViewCat]) -> TurnMemory {
 }
 
 /// A remembered turn back as a plan; members the view no longer has are dropped.
-pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<Plan> {
+pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<QueryPlan> {
     let vi = views.iter().position(|v| v.name == m.view)?;
     let view = &views[vi];
     let idx = |n: &String| view.members.iter().position(|x| &x.name == n);
-    Some(Plan {
+    Some(QueryPlan {
         view: vi,
         measures: m.measures.iter().filter_map(idx).collect(),
         dimensions: m.dimensions.iter().filter_map(idx).collect(),

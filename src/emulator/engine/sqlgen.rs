@@ -3,7 +3,7 @@
 //! through the semantic layer ([`super::semantic`]), which adds joins and row-level security.
 
 use super::catalog::ViewCat;
-use super::planner::{Condition, Plan};
+use super::planner::{Condition, QueryPlan};
 use super::semantic::literal;
 
 pub use super::semantic::{Column, Role};
@@ -33,7 +33,11 @@ pub fn ident(name: &str) -> String {
 /// The one cube every member of a plan belongs to, when it is not the view's root: such a
 /// question ("customers who signed up last month") is about that cube's own rows, which the
 /// view would reach only through its root (customers without orders would vanish).
-pub fn single_cube<'a>(view: &ViewCat, plan: &Plan, targets: &'a [ViewCat]) -> Option<&'a ViewCat> {
+pub fn single_cube<'a>(
+    view: &ViewCat,
+    plan: &QueryPlan,
+    targets: &'a [ViewCat],
+) -> Option<&'a ViewCat> {
     let used: Vec<usize> = plan
         .measures
         .iter()
@@ -55,7 +59,7 @@ pub fn single_cube<'a>(view: &ViewCat, plan: &Plan, targets: &'a [ViewCat]) -> O
 
 /// The dialect SQL of a plan made over `source`, written against `target` (the same view, or
 /// the single cube all its members belong to).
-pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
+pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &QueryPlan) -> String {
     let name = |i: usize| {
         let m = &source.members[i];
         let on = target
@@ -100,7 +104,7 @@ pub fn build_on(target: &ViewCat, source: &ViewCat, plan: &Plan) -> String {
 
 /// The SELECT list: the time bucket, the dimensions, then the measures; and how many columns
 /// come before the measures (the GROUP BY positions).
-fn select_list(plan: &Plan, name: &dyn Fn(usize) -> String) -> (Vec<String>, usize) {
+fn select_list(plan: &QueryPlan, name: &dyn Fn(usize) -> String) -> (Vec<String>, usize) {
     let mut select = Vec::new();
     let grain = plan.compare.as_ref().map(|(_, _, g)| *g).or(plan.grain);
     if let (Some(g), Some(t)) = (grain, plan.time) {
@@ -123,7 +127,7 @@ fn select_list(plan: &Plan, name: &dyn Fn(usize) -> String) -> (Vec<String>, usi
 
 /// The WHERE conditions: the period (or the two compared periods), equality filters, and the
 /// other conditions.
-fn where_list(plan: &Plan, name: &dyn Fn(usize) -> String) -> Vec<String> {
+fn where_list(plan: &QueryPlan, name: &dyn Fn(usize) -> String) -> Vec<String> {
     let mut wheres = Vec::new();
     if let (Some((a, b, _)), Some(t)) = (&plan.compare, plan.time) {
         let t = name(t);
@@ -171,7 +175,7 @@ fn where_list(plan: &Plan, name: &dyn Fn(usize) -> String) -> Vec<String> {
 /// ORDER BY: periods in order for comparisons and trends, else the first measure (descending
 /// unless a bottom N), ties broken by the first group column so the same question always lists
 /// the same rows.
-fn order_by(plan: &Plan, groups: usize) -> Option<String> {
+fn order_by(plan: &QueryPlan, groups: usize) -> Option<String> {
     let compare = plan.compare.is_some() && plan.time.is_some();
     let first_measure = groups + 1;
     let timed = (plan.grain.is_some() || compare) && plan.time.is_some();
