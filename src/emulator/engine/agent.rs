@@ -114,7 +114,7 @@ fn describe(plan: &QueryPlan, view: &ViewCat) -> (String, Scope) {
 }
 
 impl Engine {
-    /// QueryPlan and answer one question; pure and deterministic for the same inputs.
+    /// Plan and answer one question; pure and deterministic for the same inputs.
     pub fn run(&self, req: &AgentRequest) -> AgentRun {
         run(self, req)
     }
