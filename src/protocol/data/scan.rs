@@ -55,30 +55,24 @@ fn string_stop(word: u64) -> u64 {
     csv::bytes_equal(word, b'"') | csv::bytes_equal(word, b'\\') | control
 }
 
-/// The index of the first `"`, `\` or control character at or after `i`, or the length.
+/// The index of the first `"`, `\` or control character at or after `i` (or the length),
+/// and whether a `,` comes before it.
 #[inline]
-fn find_string_stop(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..i + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        // The lowest flagged byte is always a real one (a false flag needs a real one below it).
-        let m = string_stop(word);
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while let Some(&c) = b.get(i) {
-        if c == b'"' || c == b'\\' || c < 0x20 {
-            return i;
-        }
-        i += 1;
-    }
-    i
+fn find_string_stop_comma(b: &[u8], i: usize) -> (usize, bool) {
+    #[cfg(target_arch = "x86_64")]
+    let (i, comma) = match sse2::find_string_stop_comma(b, i) {
+        Ok(found) => return found,
+        Err(near_the_end) => near_the_end,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let comma = false;
+    let (stop, more) = find_string_stop_comma_swar(b, i);
+    (stop, comma || more)
 }
 
-/// As [`find_string_stop`], and whether a `,` comes before the stop.
+/// [`find_string_stop_comma`] 8 bytes at a time.
 #[inline]
-fn find_string_stop_comma(b: &[u8], mut i: usize) -> (usize, bool) {
+fn find_string_stop_comma_swar(b: &[u8], mut i: usize) -> (usize, bool) {
     let mut comma = 0;
     while let Some(chunk) = b.get(i..i + 8) {
         let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
@@ -106,10 +100,114 @@ fn find_string_stop_comma(b: &[u8], mut i: usize) -> (usize, bool) {
     (i, comma)
 }
 
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::*;
+
+    /// [`super::find_string_stop_comma`] 16 bytes at a time while 16 bytes are left: the stop
+    /// and the comma, or (`Err`) where it got to and whether it saw a comma.
+    #[inline]
+    pub(super) fn find_string_stop_comma(
+        b: &[u8],
+        mut i: usize,
+    ) -> Result<(usize, bool), (usize, bool)> {
+        let mut comma = false;
+        while let Some(chunk) = b.get(i..i + 16) {
+            // SAFETY: SSE2 is part of the x86_64 baseline, and the load reads the 16 bytes of
+            // `chunk` (unaligned loads are allowed).
+            let (stop, commas) = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                // Unsigned `v <= 0x1F`: the smaller of the two is `v`.
+                let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
+                let stop = _mm_or_si128(_mm_or_si128(quote, backslash), control);
+                let commas = _mm_cmpeq_epi8(v, _mm_set1_epi8(b',' as i8));
+                (
+                    _mm_movemask_epi8(stop) as u32,
+                    _mm_movemask_epi8(commas) as u32,
+                )
+            };
+            if stop != 0 {
+                let k = stop.trailing_zeros();
+                return Ok((i + k as usize, comma || commas & ((1 << k) - 1) != 0));
+            }
+            comma |= commas != 0;
+            i += 16;
+        }
+        Err((i, comma))
+    }
+}
+
+/// Where the text of a string with escapes goes as it is decoded.
+trait Decoded {
+    /// A run of the string as it is in the line.
+    fn text(&mut self, s: &str);
+    /// What an escape stands for.
+    fn char(&mut self, c: char);
+    /// [`find_string_stop_comma`] from `i`, noting what `self` needs to know of the bytes before.
+    fn stop(b: &[u8], i: usize, out: &mut Self) -> usize;
+}
+
+impl Decoded for String {
+    #[inline]
+    fn text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    #[inline]
+    fn char(&mut self, c: char) {
+        self.push(c);
+    }
+    #[inline]
+    fn stop(b: &[u8], i: usize, _: &mut Self) -> usize {
+        find_string_stop_comma(b, i).0
+    }
+}
+
+/// A csv field in the making, inside an opening quote: quotes doubled as they come, and
+/// whether it must stay quoted (it holds `,`, `"`, CR or LF).
+struct CsvField<'o> {
+    out: &'o mut Vec<u8>,
+    quote: bool,
+}
+
+impl Decoded for CsvField<'_> {
+    #[inline]
+    fn text(&mut self, s: &str) {
+        // A run between escapes holds no quote, CR or LF; its commas were noted by `stop`.
+        self.out.extend_from_slice(s.as_bytes());
+    }
+    #[inline]
+    fn char(&mut self, c: char) {
+        match c {
+            '"' => {
+                self.out.extend_from_slice(b"\"\"");
+                self.quote = true;
+            }
+            ',' | '\r' | '\n' => {
+                self.out.push(c as u8);
+                self.quote = true;
+            }
+            c => {
+                let mut utf8 = [0; 4];
+                self.out
+                    .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+    }
+    #[inline]
+    fn stop(b: &[u8], i: usize, out: &mut Self) -> usize {
+        let (stop, comma) = find_string_stop_comma(b, i);
+        out.quote |= comma;
+        stop
+    }
+}
+
 /// The JSON white space: space, tab, LF, CR.
 #[inline]
 fn is_ws(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+    // One comparison for the bytes that are never white space, which are nearly all.
+    c <= b' ' && matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 fn hex4(b: &[u8]) -> Option<u32> {
@@ -183,8 +281,6 @@ impl<'l> Scanner<'l> {
         let mut cells: Vec<Cell<'l>> = Vec::with_capacity(sink.width());
         // Decoded strings given back by the rows before, for the next ones.
         let mut pool: Vec<String> = Vec::new();
-        // csv: a string with escapes, decoded.
-        let mut decoded = String::new();
         if self.peek() == Some(b']') {
             self.pos += 1;
         } else {
@@ -193,7 +289,7 @@ impl<'l> Scanner<'l> {
                 let go = match sink.csv_buffer() {
                     Some(out) => {
                         let start = out.len();
-                        if let Err(Bail) = self.csv_row(out, &mut decoded) {
+                        if let Err(Bail) = self.csv_row(out) {
                             // Not a row the fast path writes: the serde path will.
                             out.truncate(start);
                             return Err(Bail);
@@ -242,7 +338,7 @@ impl<'l> Scanner<'l> {
 
     /// A row as a csv record appended to `out` (see `render/csv.rs`), after its `[`, through
     /// its `]`. On [`Bail`] the caller takes back what was appended.
-    fn csv_row(&mut self, out: &mut Vec<u8>, decoded: &mut String) -> Result<(), Bail> {
+    fn csv_row(&mut self, out: &mut Vec<u8>) -> Result<(), Bail> {
         let start = out.len();
         if self.peek() == Some(b']') {
             self.pos += 1;
@@ -253,7 +349,7 @@ impl<'l> Scanner<'l> {
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
-                    self.csv_string(out, decoded)?;
+                    self.csv_string(out)?;
                 }
                 Some(b'n') => {
                     self.literal(b"null", Cell::Null)?;
@@ -292,7 +388,7 @@ impl<'l> Scanner<'l> {
     /// escapes its bytes are copied as they are (quoted if a `,` is among them: `"`, CR and LF
     /// cannot be, unescaped); with escapes it is decoded first.
     #[inline]
-    fn csv_string(&mut self, out: &mut Vec<u8>, decoded: &mut String) -> Result<(), Bail> {
+    fn csv_string(&mut self, out: &mut Vec<u8>) -> Result<(), Bail> {
         let start = self.pos;
         let (stop, comma) = find_string_stop_comma(self.b, start);
         match self.b.get(stop) {
@@ -310,9 +406,17 @@ impl<'l> Scanner<'l> {
                 Ok(())
             }
             Some(b'\\') => {
-                decoded.clear();
-                self.escaped(start, stop, decoded)?;
-                csv::write_field(out, decoded.as_bytes());
+                // Decoded straight into the output, after a quote taken out again at the end
+                // if the field needs none (then it holds no quote to have been doubled).
+                let field = out.len();
+                out.push(b'"');
+                let mut csv = CsvField { out, quote: comma };
+                self.escaped(start, stop, &mut csv)?;
+                if csv.quote {
+                    out.push(b'"');
+                } else {
+                    out.remove(field);
+                }
                 Ok(())
             }
             _ => Err(Bail),
@@ -363,7 +467,7 @@ impl<'l> Scanner<'l> {
     #[inline]
     fn string(&mut self, pool: &mut Vec<String>) -> Result<Cell<'l>, Bail> {
         let start = self.pos;
-        let stop = find_string_stop(self.b, start);
+        let (stop, _) = find_string_stop_comma(self.b, start);
         match self.b.get(stop) {
             Some(b'"') => {
                 self.pos = stop + 1;
@@ -381,22 +485,28 @@ impl<'l> Scanner<'l> {
         }
     }
 
-    /// A string with escapes, decoded into `decoded`; `at` is its first backslash.
-    fn escaped(&mut self, start: usize, mut at: usize, decoded: &mut String) -> Result<(), Bail> {
-        decoded.push_str(&self.text[start..at]);
+    /// A string with escapes, decoded into `out`; `start` is where its contents begin, `at` its
+    /// first backslash.
+    fn escaped<O: Decoded>(
+        &mut self,
+        start: usize,
+        mut at: usize,
+        out: &mut O,
+    ) -> Result<(), Bail> {
+        out.text(&self.text[start..at]);
         loop {
             // `at` is a backslash.
             let esc = *self.b.get(at + 1).ok_or(Bail)?;
             let mut next = at + 2;
-            match esc {
-                b'"' => decoded.push('"'),
-                b'\\' => decoded.push('\\'),
-                b'/' => decoded.push('/'),
-                b'b' => decoded.push('\u{8}'),
-                b'f' => decoded.push('\u{c}'),
-                b'n' => decoded.push('\n'),
-                b'r' => decoded.push('\r'),
-                b't' => decoded.push('\t'),
+            let c = match esc {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
                 b'u' => {
                     let hi = hex4(&self.b[next..]).ok_or(Bail)?;
                     next += 4;
@@ -416,12 +526,13 @@ impl<'l> Scanner<'l> {
                         0xDC00..=0xDFFF => return Err(Bail),
                         c => c,
                     };
-                    decoded.push(char::from_u32(c).ok_or(Bail)?);
+                    char::from_u32(c).ok_or(Bail)?
                 }
                 _ => return Err(Bail),
-            }
-            let stop = find_string_stop(self.b, next);
-            decoded.push_str(&self.text[next..stop]);
+            };
+            out.char(c);
+            let stop = O::stop(self.b, next, out);
+            out.text(&self.text[next..stop]);
             match self.b.get(stop) {
                 Some(b'"') => {
                     self.pos = stop + 1;
