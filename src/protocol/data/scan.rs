@@ -8,6 +8,12 @@
 //! integer that serde_json would print back unchanged is borrowed as its text; any other number
 //! goes through serde_json itself (`1e5` is `100000.0`).
 //!
+//! A sink that takes csv ([`RowSink::csv_buffer`], `analyst sql -o csv`) gets each row appended
+//! to its output as a record instead, by the rules of `render/csv.rs`: a string without escapes
+//! is copied as it is, quoted when a `,` was seen in the same pass that found its end (it can
+//! hold no `"`, CR or LF), one with escapes is decoded straight into the output. The ends of
+//! strings are found 16 bytes at a time (SSE2, in every x86_64), else 8 (a `u64` word).
+//!
 //! Anything else (another key, rows as objects, a nested array or object as a cell, a lone
 //! surrogate, a control character, a cut-off line...) is left to the serde path from the start
 //! of the line, which is told how many rows were already handed over, skips them, and goes on,
