@@ -12,6 +12,8 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 
+mod scan;
+
 /// The body of `POST {data_url}/v1/cubesql`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryRequest {
@@ -54,6 +56,16 @@ pub trait RowSink {
     fn width(&self) -> usize;
     /// One row; `false` stops the parse (enough rows, or the output failed).
     fn row(&mut self, cells: &[Cell<'_>]) -> bool;
+    /// The output, when rows are wanted as csv records appended to it: the fast path then
+    /// writes each row there (as `render/csv.rs` does) and calls [`RowSink::csv_row`] instead
+    /// of [`RowSink::row`]. `None` (the default): rows come as cells.
+    fn csv_buffer(&mut self) -> Option<&mut Vec<u8>> {
+        None
+    }
+    /// A row was appended to [`RowSink::csv_buffer`]; as [`RowSink::row`], `false` stops.
+    fn csv_row(&mut self) -> bool {
+        true
+    }
 }
 
 /// What a line said besides its rows.
@@ -73,22 +85,43 @@ pub struct LineInfo {
 
 /// Parse one line of the answer, handing its rows to `sink`. An error means the line is not a
 /// JSON object of the expected shape (after the rows before the fault were handed over).
+///
+/// `{"data":[...]}` lines go through a hand-written scanner (`scan.rs`); anything it does not
+/// take whole is read by serde_json, which gives the same rows and the same errors.
 pub fn read_line(line: &[u8], sink: &mut dyn RowSink) -> Result<LineInfo, serde_json::Error> {
     // One UTF-8 check of the whole line is cheaper than serde_json's check of every string.
     match std::str::from_utf8(line) {
-        Ok(text) => read_from(serde_json::Deserializer::from_str(text), sink),
-        Err(_) => read_from(serde_json::Deserializer::from_slice(line), sink),
+        Ok(text) => match scan::data_line(text, sink) {
+            scan::Scan::Done(info) => Ok(info),
+            scan::Scan::Fallback(handed) => {
+                read_from(serde_json::Deserializer::from_str(text), sink, handed)
+            }
+        },
+        Err(_) => read_from(serde_json::Deserializer::from_slice(line), sink, 0),
     }
 }
 
+/// The serde path alone: what the fast path is checked against.
+#[cfg(test)]
+fn read_serde(line: &[u8], sink: &mut dyn RowSink) -> Result<LineInfo, serde_json::Error> {
+    match std::str::from_utf8(line) {
+        Ok(text) => read_from(serde_json::Deserializer::from_str(text), sink, 0),
+        Err(_) => read_from(serde_json::Deserializer::from_slice(line), sink, 0),
+    }
+}
+
+/// The serde path; the first `handed` rows were already handed to the sink (by the fast path)
+/// and are only counted.
 fn read_from<'de, R: serde_json::de::Read<'de>>(
     mut de: serde_json::Deserializer<R>,
     sink: &mut dyn RowSink,
+    handed: u64,
 ) -> Result<LineInfo, serde_json::Error> {
     let mut info = LineInfo::default();
     let result = LineSeed {
         sink,
         info: &mut info,
+        handed,
     }
     .deserialize(&mut de)
     .and_then(|()| de.end());
@@ -102,6 +135,7 @@ fn read_from<'de, R: serde_json::de::Read<'de>>(
 struct LineSeed<'s> {
     sink: &'s mut dyn RowSink,
     info: &'s mut LineInfo,
+    handed: u64,
 }
 
 impl<'de> DeserializeSeed<'de> for LineSeed<'_> {
@@ -128,6 +162,7 @@ impl<'de> Visitor<'de> for LineSeed<'_> {
                 "data" => map.next_value_seed(RowsSeed {
                     sink: &mut *self.sink,
                     info: &mut *self.info,
+                    handed: self.handed,
                 })?,
                 "error" => {
                     let v: Value = map.next_value()?;
@@ -149,6 +184,7 @@ impl<'de> Visitor<'de> for LineSeed<'_> {
 struct RowsSeed<'s> {
     sink: &'s mut dyn RowSink,
     info: &'s mut LineInfo,
+    handed: u64,
 }
 
 impl<'de> DeserializeSeed<'de> for RowsSeed<'_> {
@@ -178,6 +214,9 @@ impl<'de> Visitor<'de> for RowsSeed<'_> {
                 return Ok(());
             }
             self.info.rows += 1;
+            if self.info.rows <= self.handed {
+                continue;
+            }
             if !self.sink.row(&cells) {
                 self.info.stopped = true;
                 return Err(serde::de::Error::custom("stopped"));

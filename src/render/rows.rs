@@ -4,13 +4,17 @@
 //!
 //! One writer serves one run: several results (`sql --all`) are separated as CLI.md says
 //! (a blank line for csv and tsv, one JSON array, one YAML sequence).
+//!
+//! csv as `render/csv.rs` writes it. Output is gathered in a buffer handed to the output when
+//! it passes 64 KiB and at every [`RowWriter::flush`]; csv rows can also be appended to it
+//! straight from the data API's lines ([`RowWriter::csv_buffer`]).
 
-use super::table;
+use super::{csv, table};
 use crate::protocol::data::Cell;
 use crate::protocol::tool::Column;
 use crate::term::Style;
 use anyhow::Result;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
 /// The formats of `analyst sql`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,15 +48,11 @@ pub struct RowOptions {
     pub many: bool,
 }
 
-enum Out<W: Write> {
-    /// Taken out for a moment between two results (`--all`).
-    Csv(Option<Box<csv::Writer<W>>>),
-    Plain(BufWriter<W>),
-}
-
 /// Writes results, row by row.
 pub struct RowWriter<W: Write> {
-    out: Out<W>,
+    out: W,
+    /// What is written and not yet handed to `out`.
+    buf: Vec<u8>,
     opts: RowOptions,
     columns: Vec<Column>,
     /// ndjson: each column's `"name":` as JSON, made once per result.
@@ -69,12 +69,9 @@ const OUT_BUFFER: usize = 64 * 1024;
 impl<W: Write> RowWriter<W> {
     /// A writer to `out`.
     pub fn new(out: W, opts: RowOptions) -> RowWriter<W> {
-        let out = match opts.format {
-            RowFormat::Csv => Out::Csv(Some(Box::new(csv_writer(out)))),
-            _ => Out::Plain(BufWriter::with_capacity(OUT_BUFFER, out)),
-        };
         RowWriter {
             out,
+            buf: Vec::with_capacity(OUT_BUFFER + OUT_BUFFER / 4),
             opts,
             columns: Vec::new(),
             keys: Vec::new(),
@@ -92,17 +89,30 @@ impl<W: Write> RowWriter<W> {
 
     /// The output of every format but csv.
     fn plain(&mut self) -> &mut dyn Write {
-        match &mut self.out {
-            Out::Plain(w) => w,
-            Out::Csv(_) => unreachable!("csv is written through its writer"),
-        }
+        &mut self.buf
     }
 
-    fn csv(&mut self) -> &mut csv::Writer<W> {
-        match &mut self.out {
-            Out::Csv(Some(w)) => w,
-            _ => unreachable!("only csv has a csv writer"),
+    /// csv: the buffer a row's record may be appended to directly (then [`Self::csv_row`]),
+    /// while a result is open; `None` for the other formats.
+    pub fn csv_buffer(&mut self) -> Option<&mut Vec<u8>> {
+        (self.opts.format == RowFormat::Csv && self.open).then_some(&mut self.buf)
+    }
+
+    /// A record was appended to [`Self::csv_buffer`]: it counts as a row.
+    #[inline]
+    pub fn csv_row(&mut self) -> Result<()> {
+        self.rows += 1;
+        self.spill()
+    }
+
+    /// Hand the buffer to the output once it is full.
+    #[inline]
+    fn spill(&mut self) -> Result<()> {
+        if self.buf.len() >= OUT_BUFFER {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
         }
+        Ok(())
     }
 
     /// A result begins with its schema (ends the previous one if it is still open).
@@ -124,16 +134,10 @@ impl<W: Write> RowWriter<W> {
         match self.opts.format {
             RowFormat::Csv => {
                 if !first {
-                    // A blank line between results: csv's writer only writes records.
-                    if let Out::Csv(slot) = &mut self.out {
-                        let writer = slot.take().expect("the csv writer is in place");
-                        let mut inner = writer.into_inner().map_err(|e| e.into_error())?;
-                        inner.write_all(b"\n")?;
-                        *slot = Some(Box::new(csv_writer(inner)));
-                    }
+                    self.buf.push(b'\n');
                 }
                 if header {
-                    self.csv().write_record(&names)?;
+                    csv::write_record(&mut self.buf, names.iter().map(String::as_str));
                 }
             }
             RowFormat::Tsv => {
@@ -192,7 +196,7 @@ impl<W: Write> RowWriter<W> {
             RowFormat::Table => {}
         }
         self.columns = columns;
-        Ok(())
+        self.spill()
     }
 
     /// One row, written at once (table: kept while there is room).
@@ -201,8 +205,7 @@ impl<W: Write> RowWriter<W> {
         let many = self.opts.many;
         match self.opts.format {
             RowFormat::Csv => {
-                self.csv()
-                    .write_record(cells.iter().map(|c| c.text().unwrap_or("")))?;
+                csv::write_record(&mut self.buf, cells.iter().map(|c| c.text().unwrap_or("")));
             }
             RowFormat::Tsv => {
                 let out = self.plain();
@@ -217,9 +220,7 @@ impl<W: Write> RowWriter<W> {
                 out.write_all(b"\n")?;
             }
             RowFormat::Ndjson => {
-                let Out::Plain(out) = &mut self.out else {
-                    unreachable!()
-                };
+                let out = &mut self.buf;
                 out.write_all(b"{")?;
                 for (i, c) in cells.iter().enumerate() {
                     if i > 0 {
@@ -260,7 +261,7 @@ impl<W: Write> RowWriter<W> {
                 }
             }
         }
-        Ok(())
+        self.spill()
     }
 
     /// The current result is over (complete or not): close its document, draw its table.
@@ -337,20 +338,13 @@ impl<W: Write> RowWriter<W> {
 
     /// Hand what is buffered to the output.
     pub fn flush(&mut self) -> Result<()> {
-        match &mut self.out {
-            Out::Csv(Some(w)) => w.flush()?,
-            Out::Csv(None) => {}
-            Out::Plain(w) => w.flush()?,
+        if !self.buf.is_empty() {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
         }
+        self.out.flush()?;
         Ok(())
     }
-}
-
-fn csv_writer<W: Write>(out: W) -> csv::Writer<W> {
-    csv::WriterBuilder::new()
-        .flexible(true)
-        .buffer_capacity(OUT_BUFFER)
-        .from_writer(out)
 }
 
 fn plural(n: u64) -> &'static str {

@@ -5,7 +5,8 @@
 use crate::client::data::{request_id, DataClient};
 use crate::client::Http;
 use crate::exit::{fail, Status};
-use crate::protocol::data::QueryRequest;
+use crate::protocol::data::{read_line, Cell, QueryRequest, RowSink};
+use crate::protocol::tool::Column;
 use crate::settings::DataSettings;
 use crate::stream::lines::{Framed, Lines};
 use anyhow::Result;
@@ -30,41 +31,78 @@ impl DataApi {
     }
 }
 
-/// The rows so far, from the answer's lines.
+/// The rows so far, from the answer's lines (read by the one reader of the data API's lines,
+/// as `analyst sql` reads them: values are strings or nulls, rows sent as objects are put in
+/// schema order).
 #[derive(Default)]
 struct Rows {
     schema: Option<Value>,
+    names: Vec<String>,
     rows: Vec<Value>,
     limit: usize,
     /// More rows came than `limit`: reading stops (set here, read past the framer).
     truncated: Arc<AtomicBool>,
     error: Option<String>,
+    /// Lines read so far.
+    line: u64,
+}
+
+impl RowSink for Rows {
+    fn schema(&mut self, columns: Vec<Column>) {
+        self.names = columns
+            .iter()
+            .map(|c| c.name.clone().unwrap_or_default())
+            .collect();
+        self.schema = Some(serde_json::to_value(&columns).unwrap_or_default());
+    }
+
+    fn column(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    fn width(&self) -> usize {
+        self.names.len()
+    }
+
+    fn row(&mut self, cells: &[Cell<'_>]) -> bool {
+        if self.rows.len() >= self.limit {
+            self.truncated.store(true, Ordering::Relaxed);
+            return false;
+        }
+        self.rows.push(Value::Array(
+            cells
+                .iter()
+                .map(|c| {
+                    c.text()
+                        .map_or(Value::Null, |t| Value::String(t.to_owned()))
+                })
+                .collect(),
+        ));
+        true
+    }
 }
 
 impl Lines for Rows {
     fn line(&mut self, _raw: &[u8], text: &[u8]) -> Result<()> {
-        let Ok(Value::Object(mut line)) = serde_json::from_slice::<Value>(text) else {
+        self.line += 1;
+        if text.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
-        };
-        if let Some(schema) = line.remove("schema") {
-            self.schema = Some(schema);
         }
-        if let Some(Value::Array(chunk)) = line.remove("data") {
-            for row in chunk {
-                if self.rows.len() >= self.limit {
-                    self.truncated.store(true, Ordering::Relaxed);
-                    break;
+        match read_line(text, self) {
+            Ok(info) => {
+                if let Some(e) = info.error {
+                    self.error = Some(e);
                 }
-                self.rows.push(row);
+                Ok(())
             }
+            Err(e) => Err(fail(
+                Status::Failure,
+                format!(
+                    "run_sql: line {} of the data API's answer is not what it sends ({e})",
+                    self.line
+                ),
+            )),
         }
-        if let Some(e) = line.remove("error") {
-            self.error = Some(match e {
-                Value::String(s) => s,
-                other => other.to_string(),
-            });
-        }
-        Ok(())
     }
 }
 
@@ -145,4 +183,62 @@ pub async fn run_data_query(api: &DataApi, sql: &str, limit: usize) -> Result<Va
         "rowCount": count,
         "truncated": truncated,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(limit: usize, lines: &[&str]) -> (Rows, Result<()>) {
+        let mut rows = Rows {
+            limit,
+            ..Rows::default()
+        };
+        let mut result = Ok(());
+        for l in lines {
+            result = rows.line(l.as_bytes(), l.as_bytes());
+            if result.is_err() {
+                break;
+            }
+        }
+        (rows, result)
+    }
+
+    #[test]
+    fn rows_are_read_as_analyst_sql_reads_them() {
+        let (r, ok) = rows(
+            10,
+            &[
+                r#"{"schema":[{"name":"a","column_type":"String"},{"name":"b","column_type":"Int64"}]}"#,
+                "",
+                r#"{"data":[["x,y",null],{"b":"2","a":"o"}]}"#,
+                r#"{"error":"boom","requestId":"r1"}"#,
+            ],
+        );
+        ok.unwrap();
+        assert_eq!(
+            r.schema,
+            Some(json!([{"name":"a","column_type":"String"},{"name":"b","column_type":"Int64"}]))
+        );
+        assert_eq!(r.rows, [json!(["x,y", null]), json!(["o", "2"])]);
+        assert_eq!(r.error.as_deref(), Some("boom"));
+        assert!(!r.truncated.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn rows_past_the_limit_stop_the_read() {
+        let (r, ok) = rows(2, &[r#"{"data":[["1"],["2"],["3"]]}"#]);
+        ok.unwrap();
+        assert_eq!(r.rows.len(), 2);
+        assert!(r.truncated.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_fails_the_call() {
+        let (r, err) = rows(10, &[r#"{"data":[["1"]]}"#, r#"{"data":[["2"]"#]);
+        let err = err.unwrap_err().to_string();
+        assert!(err.contains("line 2 of the data API's answer"), "{err}");
+        // The rows before the fault were read; the call fails all the same.
+        assert_eq!(r.rows, [json!(["1"]), json!(["2"])]);
+    }
 }

@@ -96,6 +96,29 @@ impl<W: Write> RowSink for Answer<'_, W> {
             self.failed = Some(e);
             return false;
         }
+        self.enough()
+    }
+
+    fn csv_buffer(&mut self) -> Option<&mut Vec<u8>> {
+        // Rows before any schema go through `row`, which makes one up.
+        if self.failed.is_some() || !self.schema {
+            return None;
+        }
+        self.writer.csv_buffer()
+    }
+
+    fn csv_row(&mut self) -> bool {
+        if let Err(e) = self.writer.csv_row() {
+            self.failed = Some(e);
+            return false;
+        }
+        self.enough()
+    }
+}
+
+impl<W: Write> Answer<'_, W> {
+    /// `--limit` reached: stop.
+    fn enough(&mut self) -> bool {
         if self.limit == Some(self.writer.rows()) {
             self.limited = true;
             return false;
