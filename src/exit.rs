@@ -169,10 +169,10 @@ pub fn status_of(err: &anyhow::Error) -> Status {
         }
     }
     for cause in err.chain() {
-        if let Some(req) = cause.downcast_ref::<reqwest::Error>() {
-            if req.is_connect() || req.is_timeout() || req.is_request() || req.is_body() {
-                return Status::Network;
-            }
+        if let Some(req) = cause.downcast_ref::<reqwest::Error>()
+            && (req.is_connect() || req.is_timeout() || req.is_request() || req.is_body())
+        {
+            return Status::Network;
         }
     }
     Status::Failure

@@ -105,10 +105,10 @@ impl Style {
 pub fn out_width(env: &Env) -> usize {
     use std::io::IsTerminal;
     let stdout = std::io::stdout();
-    if stdout.is_terminal() {
-        if let Some((w, _)) = terminal_size::terminal_size_of(&stdout) {
-            return w.0 as usize;
-        }
+    if stdout.is_terminal()
+        && let Some((w, _)) = terminal_size::terminal_size_of(&stdout)
+    {
+        return w.0 as usize;
     }
     env.get("COLUMNS")
         .and_then(|c| c.trim().parse().ok())

@@ -103,16 +103,17 @@ async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<r
             .and_then(|v| v.to_str().ok())
             .map(|v| v.trim().to_ascii_lowercase())
     };
-    if let Some(encoding) = header(reqwest::header::CONTENT_ENCODING) {
-        if !encoding.is_empty() && encoding != "identity" {
-            return Err(fail(
+    if let Some(encoding) = header(reqwest::header::CONTENT_ENCODING)
+        && !encoding.is_empty()
+        && encoding != "identity"
+    {
+        return Err(fail(
                 Status::Failure,
                 format!(
                     "{what}: HTTP {} with Content-Encoding: {encoding}, which was not asked for and cannot be read",
                     response.status()
                 ),
             ));
-        }
     }
     if let Some(content_type) =
         header(reqwest::header::CONTENT_TYPE).filter(|t| t.starts_with("text/html"))

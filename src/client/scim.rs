@@ -232,10 +232,10 @@ impl ScimClient {
             "content-type",
             HeaderValue::from_static(SCIM_JSON),
         );
-        if let Some(etag) = &spec.if_match {
-            if let Ok(v) = HeaderValue::from_str(etag) {
-                insert(&mut headers, "if-match", v);
-            }
+        if let Some(etag) = &spec.if_match
+            && let Ok(v) = HeaderValue::from_str(etag)
+        {
+            insert(&mut headers, "if-match", v);
         }
         Request {
             method: Method::PATCH,

@@ -269,21 +269,22 @@ fn finish(
         error: error.as_deref(),
     };
     pipeline.finish(&end, ctx.global.quiet)?;
-    if format == Format::Text && !ctx.global.quiet {
-        if let Some(id) = &tracker.chat_id {
-            // Demo threads are kept between runs, apart from the profiles' threads.
-            let scope = if demo {
-                " --demo".to_owned()
-            } else {
-                profile_flag(ctx)
-            };
-            crate::term::diag(format_args!(
-                "{}",
-                ctx.err_style.dim(&format!(
-                    "thread {id} · continue with: analyst chat{scope} --chat-id {id} MESSAGE"
-                ))
-            ));
-        }
+    if format == Format::Text
+        && !ctx.global.quiet
+        && let Some(id) = &tracker.chat_id
+    {
+        // Demo threads are kept between runs, apart from the profiles' threads.
+        let scope = if demo {
+            " --demo".to_owned()
+        } else {
+            profile_flag(ctx)
+        };
+        crate::term::diag(format_args!(
+            "{}",
+            ctx.err_style.dim(&format!(
+                "thread {id} · continue with: analyst chat{scope} --chat-id {id} MESSAGE"
+            ))
+        ));
     }
     outcome.map(|()| Status::Success)
 }

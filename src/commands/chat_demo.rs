@@ -96,10 +96,10 @@ impl Drop for Demo {
     fn drop(&mut self) {
         let Some(path) = &self.path else { return };
         let now = self.kept.merged(self.running.export_threads());
-        if now != self.kept {
-            if let Err(e) = now.save(path) {
-                crate::term::warn(format!("cannot keep the demo's threads: {e:#}"));
-            }
+        if now != self.kept
+            && let Err(e) = now.save(path)
+        {
+            crate::term::warn(format!("cannot keep the demo's threads: {e:#}"));
         }
     }
 }

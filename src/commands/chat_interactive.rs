@@ -393,18 +393,18 @@ struct TurnSink<'a> {
 impl Sink for TurnSink<'_> {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         self.raw.extend_from_slice(raw);
-        if let Some(call) = frame.and_then(|f| f.tool_call.as_ref()) {
-            if let Some(result) = &call.result {
-                let input = call.input.as_ref().map(parse_input).unwrap_or_default();
-                if let Tool::Sql { input, result } = classify(&input, Some(&parse_result(result))) {
-                    let sql = input
-                        .sql()
-                        .map(str::to_owned)
-                        .or_else(|| result.and_then(|r| r.sql_query));
-                    self.sqls.extend(sql);
-                }
-                self.charts.extend(frame.and_then(charted));
+        if let Some(call) = frame.and_then(|f| f.tool_call.as_ref())
+            && let Some(result) = &call.result
+        {
+            let input = call.input.as_ref().map(parse_input).unwrap_or_default();
+            if let Tool::Sql { input, result } = classify(&input, Some(&parse_result(result))) {
+                let sql = input
+                    .sql()
+                    .map(str::to_owned)
+                    .or_else(|| result.and_then(|r| r.sql_query));
+                self.sqls.extend(sql);
             }
+            self.charts.extend(frame.and_then(charted));
         }
         self.pipeline.line(raw, frame)
     }

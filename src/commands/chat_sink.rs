@@ -157,10 +157,10 @@ impl Sink for Pipeline {
                 .with_context(|| format!("--save {}", path.display()))?;
         }
         self.spinner.hide();
-        if let (Some((_, charts)), Some(f)) = (&mut self.charts, frame) {
-            if f.tool_call.is_some() {
-                charts.extend(charted(f));
-            }
+        if let (Some((_, charts)), Some(f)) = (&mut self.charts, frame)
+            && f.tool_call.is_some()
+        {
+            charts.extend(charted(f));
         }
         Ok(self.render.line(raw, frame)?)
     }
@@ -187,10 +187,10 @@ impl Sink for Pipeline {
     }
 
     fn chat_id(&mut self, id: &str) -> Result<()> {
-        if let Remember::Under(profile) = &self.remember {
-            if let Err(e) = self.store.remember(profile.as_deref(), id) {
-                warn(format!("cannot remember the thread for --continue: {e:#}"));
-            }
+        if let Remember::Under(profile) = &self.remember
+            && let Err(e) = self.store.remember(profile.as_deref(), id)
+        {
+            warn(format!("cannot remember the thread for --continue: {e:#}"));
         }
         Ok(())
     }

@@ -321,14 +321,14 @@ impl Run<'_> {
                     .as_ref()
                     .and_then(User::from_value)
                     .and_then(|u| u.active);
-                if let (Some(want), Some(got)) = (self.expected_active, active) {
-                    if want != got {
-                        result.error = Some(format!(
-                            "HTTP {} but the server still reports active: {got}",
-                            patched.status
-                        ));
-                        result.exit = Status::Failure;
-                    }
+                if let (Some(want), Some(got)) = (self.expected_active, active)
+                    && want != got
+                {
+                    result.error = Some(format!(
+                        "HTTP {} but the server still reports active: {got}",
+                        patched.status
+                    ));
+                    result.exit = Status::Failure;
                 }
                 result.user = patched.user;
             }

@@ -252,10 +252,10 @@ impl<'de> Visitor<'de> for RowSeed<'_, 'de> {
         self.cells.resize(self.sink.width(), Cell::Null);
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let cell = map.next_value::<Cell<'de>>()?;
-            if let Some(i) = self.sink.column(&key) {
-                if let Some(slot) = self.cells.get_mut(i) {
-                    *slot = cell;
-                }
+            if let Some(i) = self.sink.column(&key)
+                && let Some(slot) = self.cells.get_mut(i)
+            {
+                *slot = cell;
             }
         }
         Ok(())

@@ -13,13 +13,12 @@ pub fn trim_body(body: &[u8]) -> String {
 
 /// The message of a JSON error body (`error`, `message`, `detail`), else the trimmed body.
 pub fn server_words(body: &[u8]) -> String {
-    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
-        if let Some(text) = ["error", "message", "detail", "msg"]
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body)
+        && let Some(text) = ["error", "message", "detail", "msg"]
             .iter()
             .find_map(|k| v.get(*k).and_then(super::frame::error_text))
-        {
-            return trim_body(text.as_bytes());
-        }
+    {
+        return trim_body(text.as_bytes());
     }
     trim_body(body)
 }

@@ -175,10 +175,10 @@ impl<W: Write> ChatRender for TextRender<W> {
             FrameKind::ToolCall => self.tool(id, f),
             FrameKind::Assistant => {
                 let delta = f.is_delta();
-                if self.show_thinking {
-                    if let Some(t) = &f.thinking {
-                        self.text(id, Field::Thinking, t, delta)?;
-                    }
+                if self.show_thinking
+                    && let Some(t) = &f.thinking
+                {
+                    self.text(id, Field::Thinking, t, delta)?;
                 }
                 if let Some(c) = &f.content {
                     if f.is_final() {
@@ -206,16 +206,16 @@ impl<W: Write> ChatRender for TextRender<W> {
     }
 
     fn finish(&mut self, end: &End<'_>) -> Result<()> {
-        if end.answer_from_state {
-            if let Some(answer) = end.answer {
-                // The stream dropped mid-answer: finish the text from the thread's state.
-                let printed = self.last_final.take().unwrap_or_default();
-                match answer.strip_prefix(printed.as_str()) {
-                    Some(rest) if !printed.is_empty() => self.write(rest, Field::Content)?,
-                    _ => {
-                        self.end_line()?;
-                        self.write(answer, Field::Content)?;
-                    }
+        if end.answer_from_state
+            && let Some(answer) = end.answer
+        {
+            // The stream dropped mid-answer: finish the text from the thread's state.
+            let printed = self.last_final.take().unwrap_or_default();
+            match answer.strip_prefix(printed.as_str()) {
+                Some(rest) if !printed.is_empty() => self.write(rest, Field::Content)?,
+                _ => {
+                    self.end_line()?;
+                    self.write(answer, Field::Content)?;
                 }
             }
         }

@@ -59,14 +59,13 @@ pub fn show(
         style,
     };
     let mut out = table::render(&data, &headers, sql, &opts);
-    if view.charts {
-        if let Some(c) = charted
+    if view.charts
+        && let Some(c) = charted
             .as_ref()
             .and_then(|c| Chart::build(&c.spec, &c.data))
-        {
-            out.push_str("\n\n");
-            out.push_str(chart::term::draw(&c, view.width, style).trim_end_matches('\n'));
-        }
+    {
+        out.push_str("\n\n");
+        out.push_str(chart::term::draw(&c, view.width, style).trim_end_matches('\n'));
     }
     Some(out)
 }

@@ -100,13 +100,12 @@ pub fn scim_root(s: &str, origin: &str) -> Result<Url> {
         .path_segments()
         .map(|p| p.filter(|s| !s.is_empty()).map(str::to_owned).collect())
         .unwrap_or_default();
-    if let Some(users) = segs.iter().rposition(|s| s.eq_ignore_ascii_case("users")) {
-        if users >= 2
-            && segs[users - 2].eq_ignore_ascii_case("scim")
-            && segs[users - 1].eq_ignore_ascii_case("v2")
-        {
-            segs.truncate(users);
-        }
+    if let Some(users) = segs.iter().rposition(|s| s.eq_ignore_ascii_case("users"))
+        && users >= 2
+        && segs[users - 2].eq_ignore_ascii_case("scim")
+        && segs[users - 1].eq_ignore_ascii_case("v2")
+    {
+        segs.truncate(users);
     }
     let is_root = segs.len() >= 2
         && segs[segs.len() - 2].eq_ignore_ascii_case("scim")

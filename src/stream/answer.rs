@@ -241,10 +241,10 @@ impl FinalTracker {
     /// The answer so far, if any: a complete final frame, else a state read's answer, else a
     /// final message rebuilt from its chunks (incomplete), else the fallback.
     pub fn answer(&self) -> Option<Answer> {
-        if !self.has_complete_final() {
-            if let Some(answer) = self.state_answer() {
-                return Some(answer);
-            }
+        if !self.has_complete_final()
+            && let Some(answer) = self.state_answer()
+        {
+            return Some(answer);
         }
         if let Some(last) = &self.final_frame {
             let mut message = parse_message(&last.raw);

@@ -200,15 +200,16 @@ impl Tracker {
         self.objects += 1;
         // Most lines are assistant text; when the sink does not read frames, nothing of them
         // needs building.
-        if !sink.wants_frames() && !self.state_read {
-            if let Some(sort) = plain_assistant(text, &top) {
-                if self.repeat(sort) {
-                    return Ok(());
-                }
-                self.after_suspension();
-                self.answer.apply(&top, text);
-                return sink.line(raw, None);
+        if !sink.wants_frames()
+            && !self.state_read
+            && let Some(sort) = plain_assistant(text, &top)
+        {
+            if self.repeat(sort) {
+                return Ok(());
             }
+            self.after_suspension();
+            self.answer.apply(&top, text);
+            return sink.line(raw, None);
         }
         let frame = Frame::parse(text);
         let kind = frame.as_ref().map_or(FrameKind::Unknown, Frame::kind);
@@ -273,11 +274,11 @@ impl Tracker {
     fn note(&mut self, kind: FrameKind, f: &Frame, sink: &mut dyn Sink) -> Result<()> {
         match kind {
             FrameKind::Cutoff => {
-                if let Some(id) = f.chat_id() {
-                    if self.chat_id.as_deref() != Some(id) {
-                        self.chat_id = Some(id.to_owned());
-                        sink.chat_id(id)?;
-                    }
+                if let Some(id) = f.chat_id()
+                    && self.chat_id.as_deref() != Some(id)
+                {
+                    self.chat_id = Some(id.to_owned());
+                    sink.chat_id(id)?;
                 }
             }
             FrameKind::UserEcho if self.message_id.is_none() => {

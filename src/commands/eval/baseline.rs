@@ -91,20 +91,22 @@ impl Baseline {
             if then.answer.is_some() && then.answer != now.answer {
                 f.answer_changed.push(now.name.clone());
             }
-            if let Some(before) = then.seconds {
-                if now.seconds > before * SLOWER && now.seconds - before >= SLOWER_FLOOR {
-                    f.slower.push((now.name.clone(), before, now.seconds));
-                }
+            if let Some(before) = then.seconds
+                && now.seconds > before * SLOWER
+                && now.seconds - before >= SLOWER_FLOOR
+            {
+                f.slower.push((now.name.clone(), before, now.seconds));
             }
             let tokens_then = then
                 .usage
                 .as_ref()
                 .and_then(|u| u.get("totalTokens"))
                 .and_then(Value::as_u64);
-            if let (Some(before), Some(after)) = (tokens_then, now.tokens()) {
-                if before > 0 && after as f64 > before as f64 * MORE_TOKENS {
-                    f.more_tokens.push((now.name.clone(), before, after));
-                }
+            if let (Some(before), Some(after)) = (tokens_then, now.tokens())
+                && before > 0
+                && after as f64 > before as f64 * MORE_TOKENS
+            {
+                f.more_tokens.push((now.name.clone(), before, after));
             }
         }
         let mut missing: Vec<String> = self

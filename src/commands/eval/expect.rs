@@ -77,13 +77,13 @@ pub fn check(e: &Expect, o: &Observed<'_>) -> Vec<String> {
     check_text(e, o, &mut failures);
     check_numbers(e, o, &mut failures);
     check_calls(e, o, &mut failures);
-    if let Some(limit) = e.max_seconds {
-        if o.seconds > limit {
-            failures.push(format!(
-                "max_seconds: took {:.1} s, more than {limit} s",
-                o.seconds
-            ));
-        }
+    if let Some(limit) = e.max_seconds
+        && o.seconds > limit
+    {
+        failures.push(format!(
+            "max_seconds: took {:.1} s, more than {limit} s",
+            o.seconds
+        ));
     }
     failures
 }
@@ -91,13 +91,13 @@ pub fn check(e: &Expect, o: &Observed<'_>) -> Vec<String> {
 /// `answer_matches`, `answer_contains` and `answer_excludes` (the last two ignoring case).
 fn check_text(e: &Expect, o: &Observed<'_>, failures: &mut Vec<String>) {
     let lower = o.answer.to_lowercase();
-    if let Some(re) = &e.answer_matches {
-        if !re.is_match(o.answer) {
-            failures.push(format!(
-                "answer_matches: the answer does not match /{re}/: {}",
-                quote(o.answer)
-            ));
-        }
+    if let Some(re) = &e.answer_matches
+        && !re.is_match(o.answer)
+    {
+        failures.push(format!(
+            "answer_matches: the answer does not match /{re}/: {}",
+            quote(o.answer)
+        ));
     }
     for want in &e.answer_contains {
         if !lower.contains(&want.to_lowercase()) {

@@ -101,11 +101,11 @@ async fn live(
         all_sessions.as_ref(),
         demo.as_ref().map(|d| &d.target),
     )?;
-    if !ctx.global.dry_run {
-        if let Some(dir) = &args.save_dir {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| usage(format!("--save-dir {}: cannot create: {e}", dir.display())))?;
-        }
+    if !ctx.global.dry_run
+        && let Some(dir) = &args.save_dir
+    {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| usage(format!("--save-dir {}: cannot create: {e}", dir.display())))?;
     }
     let runner = runner(ctx, args, &svc);
     let jobs = jobs(cases, args.repeat);
@@ -289,12 +289,12 @@ fn progress(total: usize) -> ProgressBar {
 /// The status of a finished run: 0 when every case passed and none regressed, 1 otherwise;
 /// a run where no case got a stream failed as a whole, with its own status and why.
 fn verdict(results: &[CaseResult], findings: Option<&baseline::Findings>) -> Result<Status> {
-    if !results.is_empty() && results.iter().all(|r| !r.got_stream) {
-        if let Some((status, message)) = results.iter().find_map(|r| r.error.clone()) {
-            if matches!(status, Status::Usage | Status::Auth | Status::Network) {
-                return Err(fail(status, format!("no case got an answer: {message}")));
-            }
-        }
+    if !results.is_empty()
+        && results.iter().all(|r| !r.got_stream)
+        && let Some((status, message)) = results.iter().find_map(|r| r.error.clone())
+        && matches!(status, Status::Usage | Status::Auth | Status::Network)
+    {
+        return Err(fail(status, format!("no case got an answer: {message}")));
     }
     let passed = results.iter().all(CaseResult::passed);
     let regressed = findings.is_some_and(|f| f.regressed_cases() > 0);

@@ -208,12 +208,12 @@ impl<'a> Runner<'a> {
                 break;
             }
         }
-        if let Some((path, mut out)) = save {
-            if let Err(e) = out.flush() {
-                result
-                    .error
-                    .get_or_insert((Status::Failure, format!("--save-dir: writing {path}: {e}")));
-            }
+        if let Some((path, mut out)) = save
+            && let Err(e) = out.flush()
+        {
+            result
+                .error
+                .get_or_insert((Status::Failure, format!("--save-dir: writing {path}: {e}")));
         }
         self.live
             .lock()

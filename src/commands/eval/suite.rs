@@ -215,10 +215,10 @@ fn expect(v: &Value, at: &str) -> Result<Expect> {
                 min: field(r, "min", &where_)?,
                 max: field(r, "max", &where_)?,
             };
-            if let (Some(lo), Some(hi)) = (rows.min, rows.max) {
-                if lo > hi {
-                    return Err(usage(format!("{where_}: min {lo} is above max {hi}")));
-                }
+            if let (Some(lo), Some(hi)) = (rows.min, rows.max)
+                && lo > hi
+            {
+                return Err(usage(format!("{where_}: min {lo} is above max {hi}")));
             }
             Some(rows)
         }

@@ -427,10 +427,11 @@ fn unknown_after_by(plan: &mut QueryPlan, t: &[String], used: &[bool]) {
             continue;
         }
         let next = (k + 1..t.len()).find(|&j| !FILLERS.contains(&t[j].as_str()));
-        if let Some(j) = next {
-            if !used[j] && number_word(&t[j]).is_none() {
-                plan.unknown.push(t[j].clone());
-            }
+        if let Some(j) = next
+            && !used[j]
+            && number_word(&t[j]).is_none()
+        {
+            plan.unknown.push(t[j].clone());
         }
     }
 }

@@ -155,12 +155,12 @@ fn where_list(plan: &QueryPlan, name: &dyn Fn(usize) -> String) -> Vec<String> {
         let (d, c) = &plan.conditions[k];
         let next = plan.conditions.get(k + 1);
         // "between $50 and $100": one BETWEEN, so an order total is computed once per row.
-        if let (Condition::Compare(">=", lo), Some((e, Condition::Compare("<=", hi)))) = (c, next) {
-            if e == d {
-                wheres.push(format!("{} BETWEEN {lo} AND {hi}", name(*d)));
-                k += 2;
-                continue;
-            }
+        if let (Condition::Compare(">=", lo), Some((e, Condition::Compare("<=", hi)))) = (c, next)
+            && e == d
+        {
+            wheres.push(format!("{} BETWEEN {lo} AND {hi}", name(*d)));
+            k += 2;
+            continue;
         }
         wheres.push(match c {
             Condition::Equals(v) => format!("{} = {}", name(*d), literal(v)),

@@ -164,10 +164,10 @@ pub(crate) fn verified_claims(token: &str, secret: &str, clock: &Clock) -> Resul
     mac.verify_slice(&signature)
         .map_err(|_| "its signature does not match the server's secret".to_string())?;
     let claims = decode(payload, "payload")?;
-    if let Some(exp) = claims.get("exp").and_then(Value::as_f64) {
-        if exp * 1000.0 <= clock.now_ms() as f64 {
-            return Err("it has expired (exp)".into());
-        }
+    if let Some(exp) = claims.get("exp").and_then(Value::as_f64)
+        && exp * 1000.0 <= clock.now_ms() as f64
+    {
+        return Err("it has expired (exp)".into());
     }
     Ok(claims)
 }

@@ -82,18 +82,18 @@ fn session(obj: &Map<String, Value>, need_session: bool) -> Check {
         string(s, key, &format!("sessionSettings.{key}"))?;
     }
     boolean(s, "isEphemeral", "sessionSettings.isEphemeral")?;
-    if let Some(ttl) = present(s, "ephemeralTtlSeconds") {
-        if ttl.as_u64().is_none() {
-            return Err(fail(
-                "sessionSettings.ephemeralTtlSeconds",
-                "must be a whole number of seconds",
-            ));
-        }
+    if let Some(ttl) = present(s, "ephemeralTtlSeconds")
+        && ttl.as_u64().is_none()
+    {
+        return Err(fail(
+            "sessionSettings.ephemeralTtlSeconds",
+            "must be a whole number of seconds",
+        ));
     }
-    if let Some(ctx) = present(s, "securityContext") {
-        if !ctx.is_object() {
-            return Err(fail("sessionSettings.securityContext", "must be an object"));
-        }
+    if let Some(ctx) = present(s, "securityContext")
+        && !ctx.is_object()
+    {
+        return Err(fail("sessionSettings.securityContext", "must be an object"));
     }
     for key in ["groups", "roles"] {
         if let Some(list) = present(s, key) {

@@ -199,10 +199,10 @@ impl Faults {
                 continue;
             }
             out.delay += fault.delay.unwrap_or_default();
-            if out.status.is_none() {
-                if let Some(code) = fault.status {
-                    out.status = Some((code, fault.retry_after, fault.spec.clone()));
-                }
+            if out.status.is_none()
+                && let Some(code) = fault.status
+            {
+                out.status = Some((code, fault.retry_after, fault.spec.clone()));
             }
             if target == Target::Chat {
                 out.lines.merge(&fault.lines);

@@ -238,14 +238,14 @@ impl ScimStore {
         drop_unassigned(&mut attrs);
         check_core(&mut attrs)?;
         let name = attrs.get("userName").and_then(Value::as_str).unwrap_or("");
-        if let Some(other) = self.by_user_name(name) {
-            if Some(other.id.as_str()) != id {
-                return Err((
-                    409,
-                    Some("uniqueness"),
-                    format!("userName {name:?} is already taken"),
-                ));
-            }
+        if let Some(other) = self.by_user_name(name)
+            && Some(other.id.as_str()) != id
+        {
+            return Err((
+                409,
+                Some("uniqueness"),
+                format!("userName {name:?} is already taken"),
+            ));
         }
         Ok(attrs)
     }

@@ -139,13 +139,12 @@ impl Running {
     /// Stop accepting requests, end open streams, and wait (at most a few seconds) for the end.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
-        if let Some(mut task) = self.task.take() {
-            if tokio::time::timeout(Duration::from_secs(5), &mut task)
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(Duration::from_secs(5), &mut task)
                 .await
                 .is_err()
-            {
-                task.abort();
-            }
+        {
+            task.abort();
         }
     }
 

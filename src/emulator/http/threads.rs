@@ -77,12 +77,12 @@ impl Threads {
     /// Remove threads (of an expired user); their running turns finish unobserved.
     pub fn remove(&mut self, chat_ids: &[String]) {
         for id in chat_ids {
-            if let Some(t) = self.map.remove(id) {
-                if let Some(n) = self.owned.get_mut(&t.owner) {
-                    *n = n.saturating_sub(1);
-                    if *n == 0 {
-                        self.owned.remove(&t.owner);
-                    }
+            if let Some(t) = self.map.remove(id)
+                && let Some(n) = self.owned.get_mut(&t.owner)
+            {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    self.owned.remove(&t.owner);
                 }
             }
         }

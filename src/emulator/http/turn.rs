@@ -192,11 +192,11 @@ fn finish(shared: &Shared, chat_id: &str, run: &Arc<Run>, agent: AgentRun, usage
 /// End the turn with an error line (the HTTP status is already 200).
 fn fail(shared: &Shared, chat_id: &str, run: &Arc<Run>, message: &str) {
     let mut world = shared.world();
-    if let Some(thread) = world.threads.get_mut(chat_id) {
-        if thread.running.as_ref().is_some_and(|r| Arc::ptr_eq(r, run)) {
-            thread.running = None;
-            thread.answered.insert(run.message_id.clone());
-        }
+    if let Some(thread) = world.threads.get_mut(chat_id)
+        && thread.running.as_ref().is_some_and(|r| Arc::ptr_eq(r, run))
+    {
+        thread.running = None;
+        thread.answered.insert(run.message_id.clone());
     }
     run.finish(&[], &[emit::error_line(message)]);
 }

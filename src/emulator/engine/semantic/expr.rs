@@ -81,13 +81,13 @@ impl Cx<'_> {
                 ));
             }
         };
-        if let Some(q) = qualifier {
-            if !q.eq_ignore_ascii_case(&self.view.name) {
-                return err(format!(
-                    "`{q}.{name}`: `{q}` is not the queried {} `{}`",
-                    self.view.kind, self.view.name
-                ));
-            }
+        if let Some(q) = qualifier
+            && !q.eq_ignore_ascii_case(&self.view.name)
+        {
+            return err(format!(
+                "`{q}.{name}`: `{q}` is not the queried {} `{}`",
+                self.view.kind, self.view.name
+            ));
         }
         self.view
             .members

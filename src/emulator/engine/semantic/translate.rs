@@ -538,10 +538,10 @@ fn alias_of<'a>(e: &Expr, items: &'a [(Tr, String)]) -> Option<&'a Tr> {
 
 fn count_literal(e: &Expr, clause: &str) -> Result<u64, CompileError> {
     if let Expr::Value(v) = e {
-        if let Value::Number(n, _) = &v.value {
-            if let Ok(k) = n.parse::<u64>() {
-                return Ok(k);
-            }
+        if let Value::Number(n, _) = &v.value
+            && let Ok(k) = n.parse::<u64>()
+        {
+            return Ok(k);
         }
         if matches!(v.value, Value::Null) && clause == "LIMIT" {
             return Ok(u64::from(u32::MAX));
