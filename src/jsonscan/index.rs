@@ -74,13 +74,21 @@ pub(super) fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
 /// The tokens of a line, in order, block by block.
 pub(super) struct Cursor<'a, C> {
     s: &'a [u8],
-    classify: C,
     /// Offset of the block the pending tokens are in.
     base: usize,
-    /// Offset of the next block to classify.
-    next_block: usize,
     /// Token starts of the current block not handed out yet.
     tokens: u64,
+    /// Everything else, touched once per block.
+    lex: Lexer<C>,
+}
+
+/// The classification's state between blocks. It stays apart from the two fields each token
+/// reads, so that those live in registers while a block is classified out of line.
+pub(super) struct Lexer<C> {
+    classify: C,
+    /// Offset of the block last classified, and of the next one.
+    block: usize,
+    next_block: usize,
     /// Backslashes of the current block, and 1 + the offset of the last one before it (0:
     /// none), for a string's `escaped`.
     backslash: u64,
@@ -100,17 +108,20 @@ impl<'a, C: Classify> Cursor<'a, C> {
     fn new(s: &'a [u8], classify: C) -> Self {
         Cursor {
             s,
-            classify,
             base: 0,
-            next_block: 0,
             tokens: 0,
-            backslash: 0,
-            backslash_before: 0,
-            escape_carry: 0,
-            in_string: 0,
-            scalar_carry: 0,
-            bad: false,
-            utf8_done: 0,
+            lex: Lexer {
+                classify,
+                block: 0,
+                next_block: 0,
+                backslash: 0,
+                backslash_before: 0,
+                escape_carry: 0,
+                in_string: 0,
+                scalar_carry: 0,
+                bad: false,
+                utf8_done: 0,
+            },
         }
     }
 
@@ -118,95 +129,14 @@ impl<'a, C: Classify> Cursor<'a, C> {
     #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         while self.tokens == 0 {
-            if self.next_block >= self.s.len() {
+            if self.lex.next_block >= self.s.len() {
                 return None;
             }
-            self.fill_block();
+            (self.tokens, self.base) = C::refill(&mut self.lex, self.s);
         }
         let at = self.base + self.tokens.trailing_zeros() as usize;
         self.tokens &= self.tokens - 1;
         Some(at)
-    }
-
-    /// Classify the next block and find its tokens.
-    #[inline(always)]
-    fn fill_block(&mut self) {
-        let s = self.s;
-        let base = self.next_block;
-        let rest = s.len() - base;
-        let (m, valid) = if let Some(block) = s[base..].first_chunk::<64>() {
-            (self.classify.classify(block), !0)
-        } else if let Some(tail) = s.last_chunk::<64>() {
-            // The last, short block of a long line: the line's last 64 bytes, shifted so that
-            // bit 0 is `base`; bits past the end come in as zero.
-            let m = self.classify.classify(tail);
-            let shift = 64 - rest;
-            let m = Masks {
-                quote: m.quote >> shift,
-                backslash: m.backslash >> shift,
-                op: m.op >> shift,
-                space: m.space >> shift,
-                low: m.low >> shift,
-                high: m.high >> shift,
-            };
-            (m, (1u64 << rest) - 1)
-        } else {
-            // A line shorter than a block: padded with spaces.
-            let mut block = [b' '; 64];
-            block[..rest].copy_from_slice(&s[base..]);
-            (self.classify.classify(&block), (1u64 << rest) - 1)
-        };
-        if self.backslash != 0 {
-            self.backslash_before = self.base + 64 - self.backslash.leading_zeros() as usize;
-        }
-        self.base = base;
-        self.next_block = base + 64;
-        let escaped = escaped_bytes(m.backslash, &mut self.escape_carry);
-        let quote = m.quote & !escaped;
-        // From an opening quote (included) to its closing quote (excluded).
-        let in_string = self.classify.prefix_xor(quote) ^ self.in_string;
-        self.in_string = ((in_string as i64) >> 63) as u64;
-        // Past the end of the line is white space (and nothing else).
-        let mut white = m.space | !valid;
-        let control = m.low & !m.high;
-        if control != 0 {
-            // Tab, line feed and carriage return are white space outside strings; every other
-            // control character, and any inside a string, makes the line invalid.
-            let mut allowed = 0;
-            let mut c = control;
-            while c != 0 {
-                let i = c.trailing_zeros();
-                c &= c - 1;
-                if matches!(s[base + i as usize], b'\t' | b'\n' | b'\r') {
-                    allowed |= 1 << i;
-                }
-            }
-            if control & (in_string | !allowed) != 0 {
-                return self.fail();
-            }
-            white |= allowed;
-        }
-        if escaped != 0 && !escapes_are_valid(s, base, escaped) {
-            return self.fail();
-        }
-        if m.high != 0 && !utf8_is_valid(s, base, m.high, &mut self.utf8_done) {
-            return self.fail();
-        }
-        // Bytes outside strings that are neither structure nor white space: numbers and
-        // literals (and anything invalid, which their own check refuses). A token starts
-        // where such a run starts.
-        let scalar = !(m.op | white | quote | in_string);
-        let scalar_start = scalar & !((scalar << 1) | self.scalar_carry);
-        self.scalar_carry = scalar >> 63;
-        self.tokens = (m.op & !in_string) | quote | scalar_start;
-        self.backslash = m.backslash;
-    }
-
-    #[cold]
-    fn fail(&mut self) {
-        self.bad = true;
-        self.tokens = 0;
-        self.next_block = self.s.len();
     }
 
     /// Whether the string between `start` and the closing quote at `end` (the token just
@@ -214,10 +144,11 @@ impl<'a, C: Classify> Cursor<'a, C> {
     #[inline(always)]
     fn escaped(&self, start: usize, end: usize) -> bool {
         let below = |i: usize| (1u64 << (i - self.base)) - 1;
+        let lex = &self.lex;
         if start >= self.base {
-            self.backslash & below(end) & !below(start) != 0
+            lex.backslash & below(end) & !below(start) != 0
         } else {
-            self.backslash_before > start || self.backslash & below(end) != 0
+            lex.backslash_before > start || lex.backslash & below(end) != 0
         }
     }
 
@@ -408,8 +339,91 @@ impl<'a, C: Classify> Cursor<'a, C> {
     }
 }
 
-/// Each escaped byte (at `base` + its bit) is one JSON allows after a backslash. Out of line
-/// (escapes are rare), with no access to the cursor, so that the cursor can live in registers.
+impl<C: Classify> Lexer<C> {
+    /// Classify the next block of `s`: its token starts and its offset.
+    #[inline(always)]
+    pub(super) fn fill(&mut self, s: &[u8]) -> (u64, usize) {
+        let base = self.next_block;
+        let rest = s.len() - base;
+        let (m, valid) = if let Some(block) = s[base..].first_chunk::<64>() {
+            (self.classify.classify(block), !0)
+        } else if let Some(tail) = s.last_chunk::<64>() {
+            // The last, short block of a long line: the line's last 64 bytes, shifted so that
+            // bit 0 is `base`; bits past the end come in as zero.
+            let m = self.classify.classify(tail);
+            let shift = 64 - rest;
+            let m = Masks {
+                quote: m.quote >> shift,
+                backslash: m.backslash >> shift,
+                op: m.op >> shift,
+                space: m.space >> shift,
+                low: m.low >> shift,
+                high: m.high >> shift,
+            };
+            (m, (1u64 << rest) - 1)
+        } else {
+            // A line shorter than a block: padded with spaces.
+            let mut block = [b' '; 64];
+            block[..rest].copy_from_slice(&s[base..]);
+            (self.classify.classify(&block), (1u64 << rest) - 1)
+        };
+        if self.backslash != 0 {
+            self.backslash_before = self.block + 64 - self.backslash.leading_zeros() as usize;
+        }
+        self.block = base;
+        self.next_block = base + 64;
+        let escaped = escaped_bytes(m.backslash, &mut self.escape_carry);
+        let quote = m.quote & !escaped;
+        // From an opening quote (included) to its closing quote (excluded).
+        let in_string = self.classify.prefix_xor(quote) ^ self.in_string;
+        self.in_string = ((in_string as i64) >> 63) as u64;
+        // Past the end of the line is white space (and nothing else).
+        let mut white = m.space | !valid;
+        let control = m.low & !m.high;
+        if control != 0 {
+            // Tab, line feed and carriage return are white space outside strings; every other
+            // control character, and any inside a string, makes the line invalid.
+            let mut allowed = 0;
+            let mut c = control;
+            while c != 0 {
+                let i = c.trailing_zeros();
+                c &= c - 1;
+                if matches!(s[base + i as usize], b'\t' | b'\n' | b'\r') {
+                    allowed |= 1 << i;
+                }
+            }
+            if control & (in_string | !allowed) != 0 {
+                return self.fail(s);
+            }
+            white |= allowed;
+        }
+        if escaped != 0 && !escapes_are_valid(s, base, escaped) {
+            return self.fail(s);
+        }
+        if m.high != 0 && !utf8_is_valid(s, base, m.high, &mut self.utf8_done) {
+            return self.fail(s);
+        }
+        // Bytes outside strings that are neither structure nor white space: numbers and
+        // literals (and anything invalid, which their own check refuses). A token starts
+        // where such a run starts.
+        let scalar = !(m.op | white | quote | in_string);
+        let scalar_start = scalar & !((scalar << 1) | self.scalar_carry);
+        self.scalar_carry = scalar >> 63;
+        self.backslash = m.backslash;
+        ((m.op & !in_string) | quote | scalar_start, base)
+    }
+
+    /// A byte no valid line holds: no more tokens.
+    #[cold]
+    fn fail(&mut self, s: &[u8]) -> (u64, usize) {
+        self.bad = true;
+        self.next_block = s.len();
+        (0, self.block)
+    }
+}
+
+/// Each escaped byte (at `base` + its bit) is one JSON allows after a backslash. Out of line:
+/// escapes are rare.
 #[inline(never)]
 fn escapes_are_valid(s: &[u8], base: usize, mut escaped: u64) -> bool {
     while escaped != 0 {
@@ -432,7 +446,7 @@ fn escapes_are_valid(s: &[u8], base: usize, mut escaped: u64) -> bool {
 /// The runs of non-ASCII bytes that start in the block at `base` (bits of `high`) are
 /// well-formed UTF-8. A sequence lies wholly inside one run (ASCII bytes are never part of
 /// one), so checking the runs checks the line; a run may go on into the next block.
-#[inline(never)]
+#[inline(always)]
 fn utf8_is_valid(s: &[u8], base: usize, mut high: u64, utf8_done: &mut usize) -> bool {
     if *utf8_done > base {
         high &= !((1u64 << (*utf8_done - base)) - 1);
@@ -564,5 +578,5 @@ pub(super) fn scan_into<C: Classify>(s: &[u8], classify: C, top: &mut TopFields)
     let Some(first) = cursor.next() else {
         return false;
     };
-    s[first] == b'{' && cursor.object(top).is_some() && cursor.next().is_none() && !cursor.bad
+    s[first] == b'{' && cursor.object(top).is_some() && cursor.next().is_none() && !cursor.lex.bad
 }

@@ -1,6 +1,8 @@
 //! Classification of a 64-byte block into the bit masks the structural index is built from:
 //! AVX2 when the CPU has it (asked once), SSE2 (part of every x86_64), or a portable table.
 
+use super::Lexer;
+
 /// One 64-byte block as bit masks: bit `i` is byte `i`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(in crate::jsonscan) struct Masks {
@@ -21,6 +23,14 @@ pub(in crate::jsonscan) struct Masks {
 /// A way to classify a block.
 pub(in crate::jsonscan) trait Classify: Copy {
     fn classify(self, block: &[u8; 64]) -> Masks;
+
+    /// Classify the lexer's next block: its token starts and offset. Out of line, once per
+    /// block: inlined, the classification would be copied into every place the walk asks for
+    /// a token (a function of tens of kilobytes).
+    #[inline(never)]
+    fn refill(lex: &mut Lexer<Self>, s: &[u8]) -> (u64, usize) {
+        lex.fill(s)
+    }
 
     /// Bit `i` is the parity of the bits `0..=i` of `x` (which bytes are inside a string).
     #[inline(always)]
@@ -93,7 +103,7 @@ pub(in crate::jsonscan) use x86::{scan_avx2, Avx2, Sse2};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::super::scan_into;
+    use super::super::{scan_into, Lexer};
     use super::{Classify, Masks};
     use crate::jsonscan::TopFields;
     use std::arch::x86_64::*;
@@ -220,6 +230,13 @@ mod x86 {
             m
         }
 
+        #[inline(always)]
+        fn refill(lex: &mut Lexer<Self>, s: &[u8]) -> (u64, usize) {
+            // SAFETY: an `Avx2` exists only when the CPU has the features the function is
+            // compiled for.
+            unsafe { refill_avx2(lex, s) }
+        }
+
         /// One carry-less multiplication by all ones.
         #[inline(always)]
         fn prefix_xor(self, x: u64) -> u64 {
@@ -230,6 +247,16 @@ mod x86 {
                 _mm_cvtsi128_si64(product) as u64
             }
         }
+    }
+
+    /// [`Lexer::fill`] compiled for AVX2, so that the classification inlines into it.
+    ///
+    /// # Safety
+    /// The CPU must have the features `Avx2::detect` asks for.
+    #[target_feature(enable = "avx2,pclmulqdq,bmi1,bmi2,popcnt")]
+    #[inline(never)]
+    unsafe fn refill_avx2(lex: &mut Lexer<Avx2>, s: &[u8]) -> (u64, usize) {
+        lex.fill(s)
     }
 
     /// A whole line scanned with AVX2: one call per line, with the classification, the walk
