@@ -258,6 +258,37 @@ fn the_table_driven_utf8_check_agrees_with_the_byte_at_a_time_one() {
 }
 
 #[test]
+fn numbers_end_where_a_byte_at_a_time_count_says() {
+    // Every count of leading digits, then each byte that is not one (those next to the digit
+    // range, and those a carry could spill from), then anything.
+    let not_digits = [
+        b'/', b':', b'.', b'e', b' ', b'"', 0x00, 0x20, 0x7F, 0x80, 0xFA, 0xFF,
+    ];
+    let any = [b'0', b'9', b':', 0xFF, 0xFA, 0x00];
+    for n in 0..=8 {
+        for (j, &stop) in not_digits.iter().enumerate() {
+            for k in 0..any.len() {
+                let mut word = [0u8; 8];
+                for (i, b) in word.iter_mut().enumerate() {
+                    *b = match i.cmp(&n) {
+                        std::cmp::Ordering::Less => b'0' + ((i + j + k) % 10) as u8,
+                        std::cmp::Ordering::Equal => stop,
+                        std::cmp::Ordering::Greater => any[(i + k) % any.len()],
+                    };
+                }
+                let want = word.iter().take_while(|b| b.is_ascii_digit()).count();
+                assert_eq!(want, n);
+                assert_eq!(
+                    super::index::leading_digits(u64::from_le_bytes(word)),
+                    want,
+                    "{word:x?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn mutations_agree_with_serde_json() {
     // Every single-byte deletion and replacement of a realistic frame: the scanner and serde
     // must agree on validity.
