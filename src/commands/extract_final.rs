@@ -188,6 +188,7 @@ fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Resu
             .map_or(1, |n| n.get())
             .min(len.div_ceil(BLOCK).max(1) as usize),
         max_line: ndjson::DEFAULT_MAX_LINE,
+        map: true,
     };
     let mut total = Scan::new(FinalTracker::new(fallback));
     let mut base = 0;

@@ -91,15 +91,20 @@ pub fn check_object(s: &[u8]) -> Result<(), Invalid> {
 
 /// Check that `s` is one JSON object and note where its rule-relevant top-level fields are.
 pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
-    match index::scan(s) {
-        Some(top) => Ok(top),
-        None => {
-            // Rare, and only this scanner says where and why.
-            let exact = precise::scan_whole(s, |p| p.object());
-            debug_assert!(exact.is_err(), "the scanners disagree on {s:?}");
-            exact
-        }
+    let mut top = TopFields::default();
+    scan_frame_into(s, &mut top).map(|()| top)
+}
+
+/// [`scan_frame`] writing the fields into `top` (whatever it held is replaced): the hot path of
+/// `extract-final`, where moving the struct about costs as much as a short line's scan.
+pub fn scan_frame_into(s: &[u8], top: &mut TopFields) -> Result<(), Invalid> {
+    if index::scan(s, top) {
+        return Ok(());
     }
+    // Rare, and only this scanner says where and why.
+    let exact = precise::scan_whole(s, |p| p.object());
+    debug_assert!(exact.is_err(), "the scanners disagree on {s:?}");
+    exact.map(|fields| *top = fields)
 }
 
 /// Which top-level key the scanner is under.

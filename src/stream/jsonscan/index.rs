@@ -11,9 +11,11 @@
 //! both must agree on every input (the property tests check that against serde_json).
 //!
 //! Classification runs on AVX2 when the CPU has it (detected once at run time), else on SSE2
-//! (part of every x86_64), else on a portable table lookup.
+//! (part of every x86_64), else on a portable table lookup. With AVX2 the whole scan of a line
+//! is one function compiled for it (and PCLMULQDQ, for the prefix XOR of the quotes), so that
+//! the classification inlines into the walk and the cursor lives in registers.
 
-use super::{key_of, unescape, utf8_len, BitStack, GraphPath, Key, Span, TopFields, MAX_DEPTH};
+use super::{key_of, unescape, BitStack, GraphPath, Key, Span, TopFields, MAX_DEPTH};
 
 mod classify;
 
@@ -25,18 +27,21 @@ use classify::portable::Portable;
 pub(super) use classify::{Avx2, Sse2};
 pub(super) use classify::{Classify, Masks};
 
-/// Whether `s` is one JSON object, and its fields if so; None says only "invalid".
+/// Whether `s` is one JSON object ("invalid" is all a false says); if it is, its fields are
+/// in `top`.
 #[inline]
-pub(super) fn scan(s: &[u8]) -> Option<TopFields> {
+pub(super) fn scan(s: &[u8], top: &mut TopFields) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         match Avx2::detect() {
-            Some(avx2) => scan_with(s, avx2),
-            None => scan_with(s, Sse2),
+            // SAFETY: an `Avx2` exists only when the CPU has the features the scan is compiled
+            // for.
+            Some(avx2) => unsafe { classify::scan_avx2(s, avx2, top) },
+            None => scan_into(s, Sse2, top),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    scan_with(s, Portable)
+    scan_into(s, Portable, top)
 }
 
 /// The odd bits of a word: a backslash run that starts on one ends on an even bit when its
@@ -66,28 +71,24 @@ pub(super) fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
     (even_carry_ends & ODD) | (odd_carry_ends & EVEN)
 }
 
-/// Bit `i` is the parity of the bits `0..=i` of `x`.
-#[inline(always)]
-fn prefix_xor(mut x: u64) -> u64 {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    x
-}
-
 /// The tokens of a line, in order, block by block.
 pub(super) struct Cursor<'a, C> {
     s: &'a [u8],
-    classify: C,
     /// Offset of the block the pending tokens are in.
     base: usize,
-    /// Offset of the next block to classify.
-    next_block: usize,
     /// Token starts of the current block not handed out yet.
     tokens: u64,
+    /// Everything else, touched once per block.
+    lex: Lexer<C>,
+}
+
+/// The classification's state between blocks. It stays apart from the two fields each token
+/// reads, so that those live in registers while a block is classified out of line.
+pub(super) struct Lexer<C> {
+    classify: C,
+    /// Offset of the block last classified, and of the next one.
+    block: usize,
+    next_block: usize,
     /// Backslashes of the current block, and 1 + the offset of the last one before it (0:
     /// none), for a string's `escaped`.
     backslash: u64,
@@ -107,17 +108,20 @@ impl<'a, C: Classify> Cursor<'a, C> {
     fn new(s: &'a [u8], classify: C) -> Self {
         Cursor {
             s,
-            classify,
             base: 0,
-            next_block: 0,
             tokens: 0,
-            backslash: 0,
-            backslash_before: 0,
-            escape_carry: 0,
-            in_string: 0,
-            scalar_carry: 0,
-            bad: false,
-            utf8_done: 0,
+            lex: Lexer {
+                classify,
+                block: 0,
+                next_block: 0,
+                backslash: 0,
+                backslash_before: 0,
+                escape_carry: 0,
+                in_string: 0,
+                scalar_carry: 0,
+                bad: false,
+                utf8_done: 0,
+            },
         }
     }
 
@@ -125,138 +129,14 @@ impl<'a, C: Classify> Cursor<'a, C> {
     #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         while self.tokens == 0 {
-            if self.next_block >= self.s.len() {
+            if self.lex.next_block >= self.s.len() {
                 return None;
             }
-            C::fill(self);
+            (self.tokens, self.base) = C::refill(&mut self.lex, self.s);
         }
         let at = self.base + self.tokens.trailing_zeros() as usize;
         self.tokens &= self.tokens - 1;
         Some(at)
-    }
-
-    /// Classify the next block and find its tokens.
-    #[inline(always)]
-    fn fill_block(&mut self) {
-        let s = self.s;
-        let base = self.next_block;
-        let rest = s.len() - base;
-        let (m, valid) = if let Some(block) = s[base..].first_chunk::<64>() {
-            (self.classify.classify(block), !0)
-        } else if let Some(tail) = s.last_chunk::<64>() {
-            // The last, short block of a long line: the line's last 64 bytes, shifted so that
-            // bit 0 is `base`; bits past the end come in as zero.
-            let m = self.classify.classify(tail);
-            let shift = 64 - rest;
-            let m = Masks {
-                quote: m.quote >> shift,
-                backslash: m.backslash >> shift,
-                op: m.op >> shift,
-                space: m.space >> shift,
-                low: m.low >> shift,
-                high: m.high >> shift,
-            };
-            (m, (1u64 << rest) - 1)
-        } else {
-            // A line shorter than a block: padded with spaces.
-            let mut block = [b' '; 64];
-            block[..rest].copy_from_slice(&s[base..]);
-            (self.classify.classify(&block), (1u64 << rest) - 1)
-        };
-        if self.backslash != 0 {
-            self.backslash_before = self.base + 64 - self.backslash.leading_zeros() as usize;
-        }
-        self.base = base;
-        self.next_block = base + 64;
-        let escaped = escaped_bytes(m.backslash, &mut self.escape_carry);
-        let quote = m.quote & !escaped;
-        // From an opening quote (included) to its closing quote (excluded).
-        let in_string = prefix_xor(quote) ^ self.in_string;
-        self.in_string = ((in_string as i64) >> 63) as u64;
-        // Past the end of the line is white space (and nothing else).
-        let mut white = m.space | !valid;
-        let control = m.low & !m.high;
-        if control != 0 {
-            // Tab, line feed and carriage return are white space outside strings; every other
-            // control character, and any inside a string, makes the line invalid.
-            let mut allowed = 0;
-            let mut c = control;
-            while c != 0 {
-                let i = c.trailing_zeros();
-                c &= c - 1;
-                if matches!(s[base + i as usize], b'\t' | b'\n' | b'\r') {
-                    allowed |= 1 << i;
-                }
-            }
-            if control & (in_string | !allowed) != 0 {
-                return self.fail();
-            }
-            white |= allowed;
-        }
-        if escaped != 0 && !self.escapes_are_valid(base, escaped) {
-            return self.fail();
-        }
-        if m.high != 0 && !self.utf8_is_valid(base, m.high) {
-            return self.fail();
-        }
-        // Bytes outside strings that are neither structure nor white space: numbers and
-        // literals (and anything invalid, which their own check refuses). A token starts
-        // where such a run starts.
-        let scalar = !(m.op | white | quote | in_string);
-        let scalar_start = scalar & !((scalar << 1) | self.scalar_carry);
-        self.scalar_carry = scalar >> 63;
-        self.tokens = (m.op & !in_string) | quote | scalar_start;
-        self.backslash = m.backslash;
-    }
-
-    /// Each escaped byte (at `base` + its bit) is one JSON allows after a backslash.
-    fn escapes_are_valid(&self, base: usize, mut escaped: u64) -> bool {
-        while escaped != 0 {
-            let at = base + escaped.trailing_zeros() as usize;
-            escaped &= escaped - 1;
-            match self.s.get(at) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
-                Some(b'u') => {
-                    let hex = self.s.get(at + 1..at + 5);
-                    if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                        return false;
-                    }
-                }
-                _ => return false,
-            }
-        }
-        true
-    }
-
-    /// The runs of non-ASCII bytes that start in the block at `base` (bits of `high`) are
-    /// well-formed UTF-8. A sequence lies wholly inside one run (ASCII bytes are never part of
-    /// one), so checking the runs checks the line; a run may go on into the next block.
-    fn utf8_is_valid(&mut self, base: usize, mut high: u64) -> bool {
-        if self.utf8_done > base {
-            high &= !((1u64 << (self.utf8_done - base)) - 1);
-        }
-        while high != 0 {
-            let mut i = base + high.trailing_zeros() as usize;
-            while i < self.s.len() && self.s[i] >= 0x80 {
-                match utf8_len(&self.s[i..]) {
-                    Some(n) => i += n,
-                    None => return false,
-                }
-            }
-            self.utf8_done = i;
-            if i >= base + 64 {
-                break;
-            }
-            high &= !((1u64 << (i - base)) - 1);
-        }
-        true
-    }
-
-    #[cold]
-    fn fail(&mut self) {
-        self.bad = true;
-        self.tokens = 0;
-        self.next_block = self.s.len();
     }
 
     /// Whether the string between `start` and the closing quote at `end` (the token just
@@ -264,10 +144,11 @@ impl<'a, C: Classify> Cursor<'a, C> {
     #[inline(always)]
     fn escaped(&self, start: usize, end: usize) -> bool {
         let below = |i: usize| (1u64 << (i - self.base)) - 1;
+        let lex = &self.lex;
         if start >= self.base {
-            self.backslash & below(end) & !below(start) != 0
+            lex.backslash & below(end) & !below(start) != 0
         } else {
-            self.backslash_before > start || self.backslash & below(end) != 0
+            lex.backslash_before > start || lex.backslash & below(end) != 0
         }
     }
 
@@ -330,7 +211,9 @@ impl<'a, C: Classify> Cursor<'a, C> {
     }
 
     /// One value starting at token `at`, inside `outer` containers, validated: where it ends.
-    /// Without recursion: open containers are bits (1 = object).
+    /// Without recursion: open containers are bits (1 = object). Inlined like the rest of the
+    /// walk, so that it is compiled for the scan's CPU features (it classifies blocks too).
+    #[inline(always)]
     fn value(&mut self, mut at: usize, outer: usize) -> Option<usize> {
         let s = self.s;
         let mut stack = BitStack::default();
@@ -427,6 +310,7 @@ impl<'a, C: Classify> Cursor<'a, C> {
 
     /// `graphPath`'s array, its `[` just read: count the elements and keep the first if a
     /// string.
+    #[inline(always)]
     fn graph_path(&mut self, top: &mut TopFields) -> Option<()> {
         let s = self.s;
         let mut path = GraphPath::default();
@@ -455,11 +339,223 @@ impl<'a, C: Classify> Cursor<'a, C> {
     }
 }
 
+impl<C: Classify> Lexer<C> {
+    /// Classify the next block of `s`: its token starts and its offset.
+    #[inline(always)]
+    pub(super) fn fill(&mut self, s: &[u8]) -> (u64, usize) {
+        let base = self.next_block;
+        let rest = s.len() - base;
+        let (m, valid) = if let Some(block) = s[base..].first_chunk::<64>() {
+            (self.classify.classify(block), !0)
+        } else if let Some(tail) = s.last_chunk::<64>() {
+            // The last, short block of a long line: the line's last 64 bytes, shifted so that
+            // bit 0 is `base`; bits past the end come in as zero.
+            let m = self.classify.classify(tail);
+            let shift = 64 - rest;
+            let m = Masks {
+                quote: m.quote >> shift,
+                backslash: m.backslash >> shift,
+                op: m.op >> shift,
+                space: m.space >> shift,
+                low: m.low >> shift,
+                high: m.high >> shift,
+            };
+            (m, (1u64 << rest) - 1)
+        } else {
+            // A line shorter than a block: padded with spaces.
+            let mut block = [b' '; 64];
+            block[..rest].copy_from_slice(&s[base..]);
+            (self.classify.classify(&block), (1u64 << rest) - 1)
+        };
+        if self.backslash != 0 {
+            self.backslash_before = self.block + 64 - self.backslash.leading_zeros() as usize;
+        }
+        self.block = base;
+        self.next_block = base + 64;
+        let escaped = escaped_bytes(m.backslash, &mut self.escape_carry);
+        let quote = m.quote & !escaped;
+        // From an opening quote (included) to its closing quote (excluded).
+        let in_string = self.classify.prefix_xor(quote) ^ self.in_string;
+        self.in_string = ((in_string as i64) >> 63) as u64;
+        // Past the end of the line is white space (and nothing else).
+        let mut white = m.space | !valid;
+        let control = m.low & !m.high;
+        if control != 0 {
+            // Tab, line feed and carriage return are white space outside strings; every other
+            // control character, and any inside a string, makes the line invalid.
+            let mut allowed = 0;
+            let mut c = control;
+            while c != 0 {
+                let i = c.trailing_zeros();
+                c &= c - 1;
+                if matches!(s[base + i as usize], b'\t' | b'\n' | b'\r') {
+                    allowed |= 1 << i;
+                }
+            }
+            if control & (in_string | !allowed) != 0 {
+                return self.fail(s);
+            }
+            white |= allowed;
+        }
+        if escaped != 0 && !escapes_are_valid(s, base, escaped) {
+            return self.fail(s);
+        }
+        if m.high != 0 && !utf8_is_valid(s, base, m.high, &mut self.utf8_done) {
+            return self.fail(s);
+        }
+        // Bytes outside strings that are neither structure nor white space: numbers and
+        // literals (and anything invalid, which their own check refuses). A token starts
+        // where such a run starts.
+        let scalar = !(m.op | white | quote | in_string);
+        let scalar_start = scalar & !((scalar << 1) | self.scalar_carry);
+        self.scalar_carry = scalar >> 63;
+        self.backslash = m.backslash;
+        ((m.op & !in_string) | quote | scalar_start, base)
+    }
+
+    /// A byte no valid line holds: no more tokens.
+    #[cold]
+    fn fail(&mut self, s: &[u8]) -> (u64, usize) {
+        self.bad = true;
+        self.next_block = s.len();
+        (0, self.block)
+    }
+}
+
+/// Each escaped byte (at `base` + its bit) is one JSON allows after a backslash. Out of line:
+/// escapes are rare.
+#[inline(never)]
+fn escapes_are_valid(s: &[u8], base: usize, mut escaped: u64) -> bool {
+    while escaped != 0 {
+        let at = base + escaped.trailing_zeros() as usize;
+        escaped &= escaped - 1;
+        match s.get(at) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
+            Some(b'u') => {
+                let hex = s.get(at + 1..at + 5);
+                if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The runs of non-ASCII bytes that start in the block at `base` (bits of `high`) are
+/// well-formed UTF-8. A sequence lies wholly inside one run (ASCII bytes are never part of
+/// one), so checking the runs checks the line; a run may go on into the next block.
+#[inline(always)]
+fn utf8_is_valid(s: &[u8], base: usize, mut high: u64, utf8_done: &mut usize) -> bool {
+    if *utf8_done > base {
+        high &= !((1u64 << (*utf8_done - base)) - 1);
+    }
+    while high != 0 {
+        let Some(i) = utf8_run(s, base + high.trailing_zeros() as usize) else {
+            return false;
+        };
+        *utf8_done = i;
+        if i >= base + 64 {
+            break;
+        }
+        high &= !((1u64 << (i - base)) - 1);
+    }
+    true
+}
+
+/// Where the run of non-ASCII bytes at `i` ends (the next ASCII byte, or the end), if it is
+/// well-formed UTF-8 (Unicode Table 3-7, as `utf8_len` reads it). Each sequence is checked
+/// from one four-byte load and two small tables rather than a branch per byte: the lengths of
+/// the characters in a text vary at random, and mispredicted branches were most of the cost.
+#[inline(always)]
+pub(super) fn utf8_run(s: &[u8], mut i: usize) -> Option<usize> {
+    /// Per lead byte: the sequence's length (0: not a lead byte) in bits 0-2, and in bits 3-5
+    /// which range its second byte must be in (an index into `SECOND`).
+    const LEAD: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut b = 0xC2;
+        while b <= 0xF4 {
+            t[b] = match b {
+                0xC2..=0xDF => 2,
+                0xE0 => 3 | 1 << 3,
+                0xED => 3 | 2 << 3,
+                0xE1..=0xEF => 3,
+                0xF0 => 4 | 3 << 3,
+                0xF4 => 4 | 4 << 3,
+                _ => 4,
+            };
+            b += 1;
+        }
+        t
+    };
+    const SECOND: [(u8, u8); 5] = [
+        (0x80, 0xBF),
+        (0xA0, 0xBF),
+        (0x80, 0x9F),
+        (0x90, 0xBF),
+        (0x80, 0x8F),
+    ];
+    /// Per length: the top two bits of bytes 2 and 3 that must read `10` (bits 16-31 of the
+    /// load), and what they must be.
+    const REST: [(u32, u32); 5] = [
+        (0, 0),
+        (0, 0),
+        (0, 0),
+        (0x00C0_0000, 0x0080_0000),
+        (0xC0C0_0000, 0x8080_0000),
+    ];
+    while let Some(&lead) = s.get(i) {
+        if lead < 0x80 {
+            return Some(i);
+        }
+        let word = match s.get(i..i + 4) {
+            Some(w) => u32::from_le_bytes([w[0], w[1], w[2], w[3]]),
+            None => {
+                // Past the end reads as zero bytes, which no sequence continues with.
+                let mut w = [0u8; 4];
+                w[..s.len() - i].copy_from_slice(&s[i..]);
+                u32::from_le_bytes(w)
+            }
+        };
+        let class = LEAD[usize::from(lead)];
+        let len = usize::from(class & 7);
+        let (lo, hi) = SECOND[usize::from(class >> 3)];
+        let second = (word >> 8) as u8;
+        let (mask, want) = REST[len];
+        if len == 0 || second < lo || second > hi || word & mask != want {
+            return None;
+        }
+        i += len;
+    }
+    Some(i)
+}
+
+/// How many of the bytes of `word` (in memory order) are ASCII digits before the first that is
+/// not. A byte is a digit when its high nibble is 3 and adding 6 keeps it so; a carry out of a
+/// byte of 0xFA or more only reaches later bytes, after the non-digit it already is.
+#[inline(always)]
+pub(super) fn leading_digits(word: u64) -> usize {
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const THREE: u64 = 0x3030_3030_3030_3030;
+    let not_digit =
+        ((word & HIGH) ^ THREE) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ THREE);
+    not_digit.trailing_zeros() as usize / 8
+}
+
 /// A JSON number starting at `i`: where it ends.
 #[inline]
 fn number(s: &[u8], mut i: usize) -> Option<usize> {
     let digits = |mut i: usize| {
         let start = i;
+        // Eight bytes at a time: most numbers (a frame's `sort`) end within one word.
+        while let Some(word) = s.get(i..i + 8) {
+            let n = leading_digits(u64::from_le_bytes(word.try_into().unwrap()));
+            i += n;
+            if n < 8 {
+                return (i > start).then_some(i);
+            }
+        }
         while s.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
         }
@@ -486,18 +582,21 @@ fn number(s: &[u8], mut i: usize) -> Option<usize> {
     Some(i)
 }
 
-/// [`scan`] with the given classification.
-#[inline(always)]
+/// [`scan`] with the given classification, the fields returned (for tests).
+#[cfg(test)]
 pub(super) fn scan_with<C: Classify>(s: &[u8], classify: C) -> Option<TopFields> {
-    let mut cursor = Cursor::new(s, classify);
     let mut top = TopFields::default();
-    let first = cursor.next()?;
-    if s[first] != b'{' {
-        return None;
-    }
-    cursor.object(&mut top)?;
-    if cursor.next().is_some() || cursor.bad {
-        return None;
-    }
-    Some(top)
+    scan_into(s, classify, &mut top).then_some(top)
+}
+
+/// [`scan`] with the given classification. The fields are written in place: the struct is
+/// large, and a line's scan is short enough that copying it out would show.
+#[inline(always)]
+pub(super) fn scan_into<C: Classify>(s: &[u8], classify: C, top: &mut TopFields) -> bool {
+    *top = TopFields::default();
+    let mut cursor = Cursor::new(s, classify);
+    let Some(first) = cursor.next() else {
+        return false;
+    };
+    s[first] == b'{' && cursor.object(top).is_some() && cursor.next().is_none() && !cursor.lex.bad
 }

@@ -221,6 +221,74 @@ fn utf8_is_validated_inside_strings_and_refused_outside() {
 }
 
 #[test]
+fn the_table_driven_utf8_check_agrees_with_the_byte_at_a_time_one() {
+    // Every sequence of up to four bytes drawn from the edges of Unicode Table 3-7, read from
+    // every start, with ASCII after it or not.
+    const EDGES: &[u8] = &[
+        0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+        0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+    ];
+    let reference = |s: &[u8], mut i: usize| {
+        while i < s.len() && s[i] >= 0x80 {
+            i += utf8_len(&s[i..])?;
+        }
+        Some(i)
+    };
+    let mut s = Vec::with_capacity(5);
+    for n in 1..=4u32 {
+        for mut k in 0..EDGES.len().pow(n) {
+            s.clear();
+            for _ in 0..n {
+                s.push(EDGES[k % EDGES.len()]);
+                k /= EDGES.len();
+            }
+            for tail in [None, Some(b'x')] {
+                s.truncate(n as usize);
+                s.extend(tail);
+                for i in 0..s.len() {
+                    assert_eq!(
+                        super::index::utf8_run(&s, i),
+                        reference(&s, i),
+                        "{s:x?} from {i}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn numbers_end_where_a_byte_at_a_time_count_says() {
+    // Every count of leading digits, then each byte that is not one (those next to the digit
+    // range, and those a carry could spill from), then anything.
+    let not_digits = [
+        b'/', b':', b'.', b'e', b' ', b'"', 0x00, 0x20, 0x7F, 0x80, 0xFA, 0xFF,
+    ];
+    let any = [b'0', b'9', b':', 0xFF, 0xFA, 0x00];
+    for n in 0..=8 {
+        for (j, &stop) in not_digits.iter().enumerate() {
+            for k in 0..any.len() {
+                let mut word = [0u8; 8];
+                for (i, b) in word.iter_mut().enumerate() {
+                    *b = match i.cmp(&n) {
+                        std::cmp::Ordering::Less => b'0' + ((i + j + k) % 10) as u8,
+                        std::cmp::Ordering::Equal => stop,
+                        std::cmp::Ordering::Greater => any[(i + k) % any.len()],
+                    };
+                }
+                let want = word.iter().take_while(|b| b.is_ascii_digit()).count();
+                assert_eq!(want, n);
+                assert_eq!(
+                    super::index::leading_digits(u64::from_le_bytes(word)),
+                    want,
+                    "{word:x?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn mutations_agree_with_serde_json() {
     // Every single-byte deletion and replacement of a realistic frame: the scanner and serde
     // must agree on validity.

@@ -5,6 +5,12 @@
 //! a per-block state; the caller's `reduce` receives the states strictly in block order, so an
 //! order-dependent rule (the last final frame wins) merges exactly as a sequential scan would.
 //! Memory is a few blocks' worth of buffers and states, whatever the file's size.
+//!
+//! A block is read through a memory map of it where the system allows ([`Plan::map`]): the
+//! bytes are scanned where the page cache holds them, which saves a copy of the whole file (a
+//! read costs as much CPU as `wc -l` spends in all). Only the end of a block's last line, past
+//! the block, is read into a buffer. The one thing a map cannot do that a read can is report
+//! a file that another process truncates while it is scanned: the process then gets SIGBUS.
 
 use super::{Event, Framer};
 use std::collections::BTreeMap;
@@ -31,9 +37,13 @@ pub struct ScanPlan {
     pub threads: usize,
     /// The line-length bound.
     pub max_line: usize,
+    /// Read the blocks through memory maps where the system allows (no copy), else with reads.
+    pub map: bool,
 }
 
 const READ: usize = 1 << 20;
+/// How much to read at a time past a block's end, looking for its last line's newline.
+const TAIL: usize = 64 << 10;
 
 /// Scan `file` (of `len` bytes). `fold` sees each event with its line number relative to its
 /// block; `reduce` gets the blocks in order and returns false to stop early.
@@ -61,7 +71,8 @@ where
             let tx = tx.clone();
             let (next, stop, init, fold) = (&next, &stop, &init, &fold);
             scope.spawn(move || {
-                let mut buf = vec![0u8; READ];
+                // Allocated when first needed: mapped blocks read nothing into it.
+                let mut buf = Vec::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= count || stop.load(Ordering::Relaxed) {
@@ -69,8 +80,17 @@ where
                     }
                     let start = i * block;
                     let end = (start + block).min(len);
-                    let result =
-                        scan_block(file, len, start, end, plan.max_line, &mut buf, init(), fold);
+                    let result = scan_block(
+                        file,
+                        len,
+                        start,
+                        end,
+                        plan.max_line,
+                        plan.map,
+                        &mut buf,
+                        init(),
+                        fold,
+                    );
                     if tx.send((i, result)).is_err() {
                         break;
                     }
@@ -111,27 +131,58 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
     start: u64,
     end: u64,
     max_line: usize,
-    buf: &mut [u8],
+    map: bool,
+    buf: &mut Vec<u8>,
     mut state: S,
     fold: &F,
 ) -> std::io::Result<Block<S>> {
+    let mut framer = Framer::new(max_line);
+    let mut on = |e: Event<'_>| -> Result<(), std::convert::Infallible> {
+        fold(&mut state, e);
+        Ok(())
+    };
     // The first line of this block starts after the first newline at or after `start - 1`.
     let mut pos = start;
-    if start > 0 {
+    // The block's bytes (and the one before it) mapped, where the system allows: read in place,
+    // they cost no copy.
+    let from = start.saturating_sub(1);
+    let mapped = if map {
+        map::Map::new(file, from, end - from)
+    } else {
+        None
+    };
+    if let Some(map) = mapped {
+        let bytes = map.bytes();
+        if start > 0 {
+            match memchr::memchr(b'\n', bytes) {
+                Some(nl) if from + (nl as u64) + 1 < end => pos = from + nl as u64 + 1,
+                _ => return Ok(Block { state, lines: 0 }),
+            }
+        }
+        let _ = framer.feed(&bytes[(pos - from) as usize..], &mut on);
+        pos = end;
+    } else if start > 0 {
+        buf.resize(READ, 0);
         match find_newline(file, start - 1, end, buf)? {
             Some(nl) if nl + 1 < end => pos = nl + 1,
             // No line starts here: the block lies inside a line that began earlier.
             _ => return Ok(Block { state, lines: 0 }),
         }
     }
-    let mut framer = Framer::new(max_line);
-    let mut on = |e: Event<'_>| -> Result<(), std::convert::Infallible> {
-        fold(&mut state, e);
-        Ok(())
-    };
+    if pos >= end && !framer.has_partial() {
+        if pos >= len {
+            let _ = framer.finish(&mut on);
+        }
+        let lines = framer.lines();
+        return Ok(Block { state, lines });
+    }
     // Feed up to `end`, then on to the newline that ends the last line.
+    buf.resize(READ, 0);
     while pos < len {
-        let want = buf.len().min((len - pos) as usize);
+        // Past the block only the end of its last line is wanted: read a little at a time
+        // (the next block's worker reads those bytes again).
+        let room = if pos >= end { TAIL } else { buf.len() };
+        let want = room.min((len - pos) as usize);
         let n = read_at(file, &mut buf[..want], pos)?;
         if n == 0 {
             break;
@@ -163,6 +214,75 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
     }
     let lines = framer.lines();
     Ok(Block { state, lines })
+}
+
+/// Read-only memory maps of a file's blocks.
+mod map {
+    use std::fs::File;
+    use std::os::unix::io::AsRawFd;
+
+    /// `len` bytes of a file from `offset`, mapped read-only; unmapped when dropped.
+    pub(super) struct Map {
+        /// The start of the mapping (page-aligned, at or before the bytes asked for).
+        base: *mut libc::c_void,
+        /// The mapping's length.
+        mapped: usize,
+        /// Where the bytes asked for start in it, and how many.
+        skip: usize,
+        len: usize,
+    }
+
+    impl Map {
+        /// The mapping, or None when the system refuses (the caller reads instead).
+        pub(super) fn new(file: &File, offset: u64, len: u64) -> Option<Map> {
+            // SAFETY: sysconf has no preconditions.
+            let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            let page = u64::try_from(page).ok().filter(|p| p.is_power_of_two())?;
+            let aligned = offset & !(page - 1);
+            let skip = usize::try_from(offset - aligned).ok()?;
+            let len = usize::try_from(len).ok()?;
+            let mapped = skip.checked_add(len)?;
+            if len == 0 {
+                return None;
+            }
+            // SAFETY: a fresh read-only private mapping of an open file; nothing else refers
+            // to the address range it returns.
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    mapped,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                    file.as_raw_fd(),
+                    libc::off_t::try_from(aligned).ok()?,
+                )
+            };
+            (base != libc::MAP_FAILED).then_some(Map {
+                base,
+                mapped,
+                skip,
+                len,
+            })
+        }
+
+        /// The bytes asked for.
+        pub(super) fn bytes(&self) -> &[u8] {
+            // SAFETY: the mapping covers `skip + len` readable bytes and lives as long as
+            // `self`; nothing writes through it (read-only, private). Bytes another process
+            // writes to the file meanwhile may or may not show, as with reads; a truncation
+            // under the mapping raises SIGBUS (see the module's documentation).
+            unsafe { std::slice::from_raw_parts(self.base.cast::<u8>().add(self.skip), self.len) }
+        }
+    }
+
+    impl Drop for Map {
+        fn drop(&mut self) {
+            // SAFETY: `base`/`mapped` are the mapping `new` made, unmapped once.
+            unsafe {
+                libc::munmap(self.base, self.mapped);
+            }
+        }
+    }
 }
 
 fn read_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
@@ -202,6 +322,22 @@ mod tests {
 
     /// (absolute line number, text) of every line, or "!N" for too-long ones.
     fn lines_by_blocks(content: &[u8], block: u64, threads: usize, max_line: usize) -> Vec<String> {
+        let mapped = lines_by_blocks_read(content, block, threads, max_line, true);
+        let read = lines_by_blocks_read(content, block, threads, max_line, false);
+        assert_eq!(
+            mapped, read,
+            "mapped and read, block {block}, threads {threads}"
+        );
+        mapped
+    }
+
+    fn lines_by_blocks_read(
+        content: &[u8],
+        block: u64,
+        threads: usize,
+        max_line: usize,
+        map: bool,
+    ) -> Vec<String> {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(content).unwrap();
         let mut out = Vec::new();
@@ -213,6 +349,7 @@ mod tests {
                 block,
                 threads,
                 max_line,
+                map,
             },
             Vec::new,
             |s: &mut Vec<(u64, String)>, e| match e {
@@ -260,6 +397,25 @@ mod tests {
     }
 
     #[test]
+    fn a_line_longer_than_several_blocks_and_reads_is_whole() {
+        // The tail past a block is read 64 KiB at a time: a line must survive any number of
+        // those reads, and the blocks inside it must give no lines.
+        let long = "x".repeat(3 * TAIL + 17);
+        let content = format!("first\n{long}\nlast\n");
+        for block in [1000, 4096, TAIL as u64, 1 << 20] {
+            assert_eq!(
+                lines_by_blocks(content.as_bytes(), block, 2, 1 << 20),
+                [
+                    "1:first".to_owned(),
+                    format!("2:{long}"),
+                    "3:last".to_owned()
+                ],
+                "block {block}"
+            );
+        }
+    }
+
+    #[test]
     fn reduce_can_stop_early() {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(&b"line\n".repeat(1000)).unwrap();
@@ -271,6 +427,7 @@ mod tests {
                 block: 50,
                 threads: 2,
                 max_line: 100,
+                map: true,
             },
             || 0u64,
             |n, _| *n += 1,

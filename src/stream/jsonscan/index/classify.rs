@@ -1,7 +1,7 @@
 //! Classification of a 64-byte block into the bit masks the structural index is built from:
 //! AVX2 when the CPU has it (asked once), SSE2 (part of every x86_64), or a portable table.
 
-use super::Cursor;
+use super::Lexer;
 
 /// One 64-byte block as bit masks: bit `i` is byte `i`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,11 +24,24 @@ pub(in crate::stream::jsonscan) struct Masks {
 pub(in crate::stream::jsonscan) trait Classify: Copy {
     fn classify(self, block: &[u8; 64]) -> Masks;
 
-    /// Index the cursor's next block: one call per block, so that a classification compiled
-    /// for other CPU features can be inlined into it.
+    /// Classify the lexer's next block: its token starts and offset. Out of line, once per
+    /// block: inlined, the classification would be copied into every place the walk asks for
+    /// a token (a function of tens of kilobytes).
     #[inline(never)]
-    fn fill(cursor: &mut Cursor<'_, Self>) {
-        cursor.fill_block();
+    fn refill(lex: &mut Lexer<Self>, s: &[u8]) -> (u64, usize) {
+        lex.fill(s)
+    }
+
+    /// Bit `i` is the parity of the bits `0..=i` of `x` (which bytes are inside a string).
+    #[inline(always)]
+    fn prefix_xor(self, mut x: u64) -> u64 {
+        x ^= x << 1;
+        x ^= x << 2;
+        x ^= x << 4;
+        x ^= x << 8;
+        x ^= x << 16;
+        x ^= x << 32;
+        x
     }
 }
 
@@ -86,12 +99,13 @@ pub(in crate::stream::jsonscan) mod portable {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(in crate::stream::jsonscan) use x86::{Avx2, Sse2};
+pub(in crate::stream::jsonscan) use x86::{scan_avx2, Avx2, Sse2};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::super::Cursor;
+    use super::super::{scan_into, Lexer};
     use super::{Classify, Masks};
+    use crate::stream::jsonscan::TopFields;
     use std::arch::x86_64::*;
     use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -156,7 +170,13 @@ mod x86 {
         pub(in crate::stream::jsonscan) fn detect() -> Option<Avx2> {
             let known = match AVX2.load(Ordering::Relaxed) {
                 0 => {
-                    let yes = is_x86_feature_detected!("avx2");
+                    // Every CPU with AVX2 has these too; asked all the same, since the whole
+                    // scan is compiled for them.
+                    let yes = is_x86_feature_detected!("avx2")
+                        && is_x86_feature_detected!("pclmulqdq")
+                        && is_x86_feature_detected!("bmi1")
+                        && is_x86_feature_detected!("bmi2")
+                        && is_x86_feature_detected!("popcnt");
                     AVX2.store(1 + u8::from(yes), Ordering::Relaxed);
                     yes
                 }
@@ -167,74 +187,89 @@ mod x86 {
     }
 
     impl Classify for Avx2 {
+        /// Two 32-byte lanes. The intrinsics are written here rather than in a function of
+        /// their own compiled for AVX2: LLVM would not always inline such a function into the
+        /// scan (it looks at the feature sets before the scan's are known), and a call per
+        /// block showed in profiles.
         #[inline(always)]
         fn classify(self, block: &[u8; 64]) -> Masks {
-            // SAFETY: an `Avx2` exists only when the CPU has AVX2 (`Avx2::detect`).
-            unsafe { classify_avx2(block) }
+            let mut m = Masks::default();
+            for k in 0..2 {
+                // SAFETY: an `Avx2` exists only when the CPU has AVX2 (`Avx2::detect`); the
+                // load reads bytes 32k..32k+32 of a 64-byte array (unaligned loads are
+                // allowed).
+                unsafe {
+                    let v = _mm256_loadu_si256(block.as_ptr().add(32 * k).cast());
+                    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+                    let op = _mm256_or_si256(
+                        _mm256_or_si256(
+                            _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)),
+                            _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)),
+                        ),
+                        _mm256_or_si256(
+                            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b':' as i8)),
+                            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b',' as i8)),
+                        ),
+                    );
+                    let at = |x: i32| u64::from(x as u32) << (32 * k);
+                    let eq = |c: u8| {
+                        _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8)))
+                    };
+                    m.quote |= at(eq(b'"'));
+                    m.backslash |= at(eq(b'\\'));
+                    m.op |= at(_mm256_movemask_epi8(op));
+                    m.space |= at(eq(b' '));
+                    // Signed: 0x80..=0xFF are negative, so "0x20 > v" holds for them too.
+                    m.low |= at(_mm256_movemask_epi8(_mm256_cmpgt_epi8(
+                        _mm256_set1_epi8(0x20),
+                        v,
+                    )));
+                    m.high |= at(_mm256_movemask_epi8(v));
+                }
+            }
+            m
         }
 
-        #[inline(never)]
-        fn fill(cursor: &mut Cursor<'_, Self>) {
-            // SAFETY: the cursor holds an `Avx2`, which exists only when the CPU has AVX2.
-            unsafe { fill_avx2(cursor) }
+        #[inline(always)]
+        fn refill(lex: &mut Lexer<Self>, s: &[u8]) -> (u64, usize) {
+            // SAFETY: an `Avx2` exists only when the CPU has the features the function is
+            // compiled for.
+            unsafe { refill_avx2(lex, s) }
         }
-    }
 
-    /// [`Cursor::fill_block`] compiled for AVX2, so that [`classify_avx2`] inlines into it.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    unsafe fn fill_avx2(cursor: &mut Cursor<'_, Avx2>) {
-        cursor.fill_block();
-    }
-
-    /// One block with AVX2: a function of its own, compiled for AVX2 (one call per block).
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn classify_avx2(block: &[u8; 64]) -> Masks {
-        let mut m = Masks::default();
-        for k in 0..2 {
-            // SAFETY: the load reads bytes 32k..32k+32 of a 64-byte array (unaligned loads are
-            // allowed); the caller vouches for AVX2.
+        /// One carry-less multiplication by all ones.
+        #[inline(always)]
+        fn prefix_xor(self, x: u64) -> u64 {
+            // SAFETY: an `Avx2` exists only when the CPU has PCLMULQDQ too.
             unsafe {
-                let v = _mm256_loadu_si256(block.as_ptr().add(32 * k).cast());
-                let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-                let op = _mm256_or_si256(
-                    _mm256_or_si256(
-                        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)),
-                        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)),
-                    ),
-                    _mm256_or_si256(
-                        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b':' as i8)),
-                        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b',' as i8)),
-                    ),
-                );
-                let at = |x: i32| u64::from(x as u32) << (32 * k);
-                m.quote |= at(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                    v,
-                    _mm256_set1_epi8(b'"' as i8),
-                )));
-                m.backslash |= at(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                    v,
-                    _mm256_set1_epi8(b'\\' as i8),
-                )));
-                m.op |= at(_mm256_movemask_epi8(op));
-                m.space |= at(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                    v,
-                    _mm256_set1_epi8(b' ' as i8),
-                )));
-                // Signed: 0x80..=0xFF are negative, so "0x20 > v" holds for them too.
-                m.low |= at(_mm256_movemask_epi8(_mm256_cmpgt_epi8(
-                    _mm256_set1_epi8(0x20),
-                    v,
-                )));
-                m.high |= at(_mm256_movemask_epi8(v));
+                let product =
+                    _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+                _mm_cvtsi128_si64(product) as u64
             }
         }
-        m
+    }
+
+    /// [`Lexer::fill`] compiled for AVX2, so that the classification inlines into it.
+    ///
+    /// # Safety
+    /// The CPU must have the features `Avx2::detect` asks for.
+    #[target_feature(enable = "avx2,pclmulqdq,bmi1,bmi2,popcnt")]
+    #[inline(never)]
+    unsafe fn refill_avx2(lex: &mut Lexer<Avx2>, s: &[u8]) -> (u64, usize) {
+        lex.fill(s)
+    }
+
+    /// A whole line scanned with AVX2: one call per line, with the classification, the walk
+    /// and everything they call compiled for these features and inlined into it.
+    ///
+    /// # Safety
+    /// The CPU must have the features `Avx2::detect` asks for.
+    #[target_feature(enable = "avx2,pclmulqdq,bmi1,bmi2,popcnt")]
+    pub(in crate::stream::jsonscan) unsafe fn scan_avx2(
+        s: &[u8],
+        avx2: Avx2,
+        top: &mut TopFields,
+    ) -> bool {
+        scan_into(s, avx2, top)
     }
 }
