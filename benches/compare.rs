@@ -19,7 +19,7 @@ mod relay;
 #[path = "support/streams.rs"]
 mod streams;
 
-use measure::{median, ms, print_table, Row};
+use measure::{Row, median, ms, print_table};
 use std::path::{Path, PathBuf};
 
 fn env_u64(name: &str, default: u64) -> u64 {

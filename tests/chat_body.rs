@@ -4,7 +4,7 @@
 mod common;
 
 use common::scripted::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The body of the only message the server received.
 fn sent(server: &Server) -> Value {

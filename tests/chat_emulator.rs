@@ -3,7 +3,7 @@
 
 mod common;
 
-use analyst::emulator::server::{start, Fault, Running, ServeOptions};
+use analyst::emulator::server::{Fault, Running, ServeOptions, start};
 use common::scripted::*;
 use serde_json::Value;
 use std::collections::HashSet;

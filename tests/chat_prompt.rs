@@ -157,9 +157,11 @@ fn a_session_with_the_demo_service() {
     pty.expect("Unknown command /nope");
     pty.send("\x04");
     assert_eq!(pty.wait(), 0);
-    assert!(std::fs::read_to_string(home.path().join("c.svg"))
-        .unwrap()
-        .contains("<rect class=\"bar\""));
+    assert!(
+        std::fs::read_to_string(home.path().join("c.svg"))
+            .unwrap()
+            .contains("<rect class=\"bar\"")
+    );
     let saved = std::fs::read_to_string(home.path().join("s.ndjson")).unwrap();
     assert!(saved.contains("\"__cutoff__\"") && saved.ends_with('\n'));
     let history = std::fs::read_to_string(home.path().join("state/analyst/history")).unwrap();

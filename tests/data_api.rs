@@ -7,7 +7,7 @@
 mod common;
 
 use common::engine::{hand, sample};
-use common::hardening::{analyst, emulator, expect_status, outs, run, Emulator};
+use common::hardening::{Emulator, analyst, emulator, expect_status, outs, run};
 use std::path::Path;
 
 /// The base tables of the sample, joined, for the hand-written queries.
@@ -18,7 +18,9 @@ const TOP5_2025: &str = "SELECT categories_name, MEASURE(revenue) AS revenue FRO
 fn top5_by_hand() -> Vec<Vec<String>> {
     hand(
         sample(),
-        &format!("SELECT c.name, ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 5"),
+        &format!(
+            "SELECT c.name, ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 5"
+        ),
     )
 }
 
@@ -101,7 +103,9 @@ fn tokens_with_different_regions_get_their_own_rows() {
         // Only the policy's region, with the numbers of a hand query restricted to it.
         let want = hand(
             sample(),
-            &format!("SELECT u.region, ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND u.region = '{region}' GROUP BY 1"),
+            &format!(
+                "SELECT u.region, ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND u.region = '{region}' GROUP BY 1"
+            ),
         );
         same(&rows, &want, region);
         assert!(rows.iter().all(|r| r[0] == region), "{region}: {rows:?}");

@@ -5,7 +5,7 @@
 
 mod common;
 
-use analyst::emulator::server::{start, Dialect, Fault, Running, ServeOptions};
+use analyst::emulator::server::{Dialect, Fault, Running, ServeOptions, start};
 use common::scripted::*;
 use serde_json::Value;
 use std::path::Path;

@@ -30,9 +30,11 @@ fn row_level_security_changes_the_numbers() {
     }
     assert!((sum - total).abs() < 0.05, "regions add up to the total");
     // No region attribute: the sample's policy says `if_missing: all`.
-    assert!(ask_thread(engine, &["revenue in 2024"], &[])
-        .answer
-        .contains(&money(total)));
+    assert!(
+        ask_thread(engine, &["revenue in 2024"], &[])
+            .answer
+            .contains(&money(total))
+    );
     // An unknown region sees nothing.
     let run = ask_thread(
         engine,
@@ -74,10 +76,12 @@ fn frames_follow_the_protocol_order_and_shape() {
     for frame in f {
         assert_eq!(frame["role"], "assistant");
         assert_eq!(frame["isStructuredResponse"], false);
-        assert!(frame["id"]
-            .as_str()
-            .unwrap()
-            .starts_with("1718000000000-message-"));
+        assert!(
+            frame["id"]
+                .as_str()
+                .unwrap()
+                .starts_with("1718000000000-message-")
+        );
         assert!(frame.get("content").is_some() && frame.get("sort").is_none());
     }
     let think: Vec<&Value> = f
@@ -137,11 +141,13 @@ fn frames_follow_the_protocol_order_and_shape() {
     let meta: Value =
         serde_json::from_str(tools[1]["toolCall"]["result"].as_str().unwrap()).unwrap();
     assert_eq!(meta["cubes"][0]["name"], "sales");
-    assert!(meta["cubes"][0]["members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|m| m["name"] == "sales.revenue" && m["aggType"] == "sum"));
+    assert!(
+        meta["cubes"][0]["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["name"] == "sales.revenue" && m["aggType"] == "sum")
+    );
     // Like `result`, `input` is a JSON string (clients parse it). The answer's own query is
     // the last tool (the total it cites runs before it).
     let input: Value = serde_json::from_str(
@@ -223,10 +229,12 @@ fn a_bad_branch_fails_the_sql_tool_and_says_so() {
     );
     assert!(run.answer.contains("branch") && run.answer.contains("dev"));
     req.branch = Some("main".into());
-    assert!(sql_result(&sample().run(&req))
-        .unwrap()
-        .get("data")
-        .is_some());
+    assert!(
+        sql_result(&sample().run(&req))
+            .unwrap()
+            .get("data")
+            .is_some()
+    );
 }
 
 #[test]

@@ -64,7 +64,9 @@ const LINES: &str = "FROM order_items i JOIN orders o ON o.id = i.order_id JOIN 
 fn projection_measure_where_group_by_position_order_limit() {
     check(
         "SELECT categories_name, MEASURE(revenue) AS revenue FROM sales WHERE orders_created_at >= '2025-01-01' AND orders_created_at < '2026-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 5",
-        &format!("SELECT c.name, ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 5"),
+        &format!(
+            "SELECT c.name, ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 5"
+        ),
     );
 }
 
@@ -72,7 +74,9 @@ fn projection_measure_where_group_by_position_order_limit() {
 fn a_measure_by_its_own_aggregate_equals_measure() {
     check(
         "SELECT SUM(revenue), COUNT(orders_count), AVG(average_price) FROM sales",
-        &format!("SELECT ROUND(SUM(i.amount), 2), COUNT(DISTINCT o.id), ROUND(AVG(i.unit_price), 2) {LINES}"),
+        &format!(
+            "SELECT ROUND(SUM(i.amount), 2), COUNT(DISTINCT o.id), ROUND(AVG(i.unit_price), 2) {LINES}"
+        ),
     );
 }
 
@@ -88,7 +92,9 @@ fn group_by_name_and_qualified_members() {
 fn where_in_between_like_is_null_not_or() {
     check(
         "SELECT customers_country, MEASURE(units) FROM sales WHERE customers_country IN ('Germany', 'France') AND orders_created_at BETWEEN '2024-01-01' AND '2024-12-31 23:59:59' AND NOT (orders_status = 'cancelled' OR orders_status = 'returned') AND products_name LIKE 'W%' AND customers_name IS NOT NULL GROUP BY 1 ORDER BY 1",
-        &format!("SELECT u.country, SUM(i.quantity) {LINES} WHERE u.country IN ('Germany', 'France') AND o.created_at BETWEEN '2024-01-01' AND '2024-12-31 23:59:59' AND o.status NOT IN ('cancelled', 'returned') AND p.name LIKE 'W%' GROUP BY 1 ORDER BY 1"),
+        &format!(
+            "SELECT u.country, SUM(i.quantity) {LINES} WHERE u.country IN ('Germany', 'France') AND o.created_at BETWEEN '2024-01-01' AND '2024-12-31 23:59:59' AND o.status NOT IN ('cancelled', 'returned') AND p.name LIKE 'W%' GROUP BY 1 ORDER BY 1"
+        ),
     );
     check(
         "SELECT MEASURE(line_count) FROM sales WHERE customers_name IS NULL",
@@ -100,7 +106,9 @@ fn where_in_between_like_is_null_not_or() {
 fn numeric_comparisons_and_timestamps_with_t() {
     check(
         "SELECT MEASURE(line_count) FROM sales WHERE products_price > 100 AND orders_created_at >= TIMESTAMP '2025-03-01T00:00:00.000Z' AND orders_created_at < '2025-04-01T00:00:00Z'",
-        &format!("SELECT COUNT(*) {LINES} WHERE p.price > 100 AND o.created_at >= '2025-03-01' AND o.created_at < '2025-04-01'"),
+        &format!(
+            "SELECT COUNT(*) {LINES} WHERE p.price > 100 AND o.created_at >= '2025-03-01' AND o.created_at < '2025-04-01'"
+        ),
     );
 }
 
@@ -108,7 +116,9 @@ fn numeric_comparisons_and_timestamps_with_t() {
 fn having_on_measures_and_offset() {
     check(
         "SELECT products_name, MEASURE(revenue) FROM sales GROUP BY 1 HAVING MEASURE(revenue) > 200000 ORDER BY 2 DESC, 1 LIMIT 3 OFFSET 1",
-        &format!("SELECT p.name, ROUND(SUM(i.amount), 2) {LINES} GROUP BY 1 HAVING SUM(i.amount) > 200000 ORDER BY 2 DESC, 1 LIMIT 3 OFFSET 1"),
+        &format!(
+            "SELECT p.name, ROUND(SUM(i.amount), 2) {LINES} GROUP BY 1 HAVING SUM(i.amount) > 200000 ORDER BY 2 DESC, 1 LIMIT 3 OFFSET 1"
+        ),
     );
 }
 
@@ -120,21 +130,29 @@ fn a_sub_query_dimension_is_a_measure_of_the_joined_cube_per_row() {
     // On its own cube: orders over $100 in 2025.
     check(
         "SELECT MEASURE(count) FROM orders WHERE total > 100 AND created_at >= '2025-01-01' AND created_at < '2026-01-01'",
-        &format!("SELECT COUNT(*) FROM orders o JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total > 100 AND o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01'"),
+        &format!(
+            "SELECT COUNT(*) FROM orders o JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total > 100 AND o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01'"
+        ),
     );
     // Over the view rooted at the lines: the lines of orders between $50 and $100.
     check(
         "SELECT categories_name, MEASURE(revenue) FROM sales WHERE orders_total BETWEEN 50 AND 100 GROUP BY 1 ORDER BY 2 DESC, 1",
-        &format!("SELECT c.name, ROUND(SUM(i.amount), 2) {LINES} JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total BETWEEN 50 AND 100 GROUP BY 1 ORDER BY 2 DESC, 1"),
+        &format!(
+            "SELECT c.name, ROUND(SUM(i.amount), 2) {LINES} JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total BETWEEN 50 AND 100 GROUP BY 1 ORDER BY 2 DESC, 1"
+        ),
     );
     // Selected, grouped and ordered like any dimension.
     check(
         "SELECT id, total FROM orders WHERE id <= 3 ORDER BY 1",
-        &format!("SELECT o.id, ROUND(t.total, 2) FROM orders o JOIN {TOTALS} t ON t.order_id = o.id WHERE o.id <= 3 ORDER BY 1"),
+        &format!(
+            "SELECT o.id, ROUND(t.total, 2) FROM orders o JOIN {TOTALS} t ON t.order_id = o.id WHERE o.id <= 3 ORDER BY 1"
+        ),
     );
     check(
         "SELECT MEASURE(orders_count), MEASURE(revenue) FROM sales WHERE orders_total < 20",
-        &format!("SELECT COUNT(DISTINCT o.id), ROUND(SUM(i.amount), 2) {LINES} JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total < 20"),
+        &format!(
+            "SELECT COUNT(DISTINCT o.id), ROUND(SUM(i.amount), 2) {LINES} JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total < 20"
+        ),
     );
 }
 
@@ -148,7 +166,9 @@ fn a_sub_query_dimension_keeps_the_policy_of_the_outer_rows() {
     );
     let want = hand(
         e,
-        &format!("SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total > 300 AND u.region = 'Europe'"),
+        &format!(
+            "SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id JOIN {TOTALS} t ON t.order_id = o.id WHERE t.total > 300 AND u.region = 'Europe'"
+        ),
     );
     same(got, want, "orders over $300 in Europe");
 }
@@ -178,7 +198,9 @@ fn date_trunc_on_time_dimensions() {
 fn arithmetic_of_measures_divides_as_numbers() {
     check(
         "SELECT MEASURE(revenue) / MEASURE(orders_count) AS aov, MEASURE(average_order_value) FROM sales WHERE orders_created_at >= '2025-01-01'",
-        &format!("SELECT SUM(i.amount) * 1.0 / COUNT(DISTINCT o.id), SUM(i.amount) * 1.0 / COUNT(DISTINCT o.id) {LINES} WHERE o.created_at >= '2025-01-01'"),
+        &format!(
+            "SELECT SUM(i.amount) * 1.0 / COUNT(DISTINCT o.id), SUM(i.amount) * 1.0 / COUNT(DISTINCT o.id) {LINES} WHERE o.created_at >= '2025-01-01'"
+        ),
     );
 }
 
@@ -319,7 +341,12 @@ fn two_users_get_different_rows_from_the_same_sql() {
     let sql = "SELECT customers_region, MEASURE(revenue) FROM sales WHERE orders_created_at >= '2025-01-01' GROUP BY 1 ORDER BY 1";
     for region in ["Europe", "Americas"] {
         let got = rows(e, sql, &ctx(&[("region", region)]));
-        let want = hand(e, &format!("SELECT u.region, ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND u.region = '{region}' GROUP BY 1"));
+        let want = hand(
+            e,
+            &format!(
+                "SELECT u.region, ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND u.region = '{region}' GROUP BY 1"
+            ),
+        );
         same(got, want, region);
     }
     // Without the attribute, the sample's policy (`if_missing: all`) shows every region.
@@ -388,7 +415,12 @@ fn a_policy_without_the_attribute_shows_nothing() {
     assert!(rows(&e, sql, &ctx(&[("team", "Berlin")])).is_empty());
     for office in ["Berlin", "Lisbon"] {
         let got = rows(&e, sql, &ctx(&[("office", office)]));
-        let want = hand(&e, &format!("SELECT t.office, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id WHERE t.office = '{office}' GROUP BY 1"));
+        let want = hand(
+            &e,
+            &format!(
+                "SELECT t.office, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id WHERE t.office = '{office}' GROUP BY 1"
+            ),
+        );
         same(got, want, office);
     }
     // A literal that looks like an escape cannot break out of the policy.

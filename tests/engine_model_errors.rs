@@ -27,18 +27,60 @@ fn assert_mentions(msg: &str, parts: &[&str]) {
 #[test]
 fn structural_errors_name_the_path() {
     let cases: &[(&str, &[&str])] = &[
-        (&format!("cubes:\n{GOOD_CUBE}  - name: items\n    sql_table: order_items\n    measures:\n      - {{name: revenue, type: summ, sql: amount}}\n"), &["cubes[1].measures[0].type", "summ", "sum"]),
-        ("cubes:\n  - name: orders\n    measures: []\n", &["cubes[0].sql_table", "required"]),
+        (
+            &format!(
+                "cubes:\n{GOOD_CUBE}  - name: items\n    sql_table: order_items\n    measures:\n      - {{name: revenue, type: summ, sql: amount}}\n"
+            ),
+            &["cubes[1].measures[0].type", "summ", "sum"],
+        ),
+        (
+            "cubes:\n  - name: orders\n    measures: []\n",
+            &["cubes[0].sql_table", "required"],
+        ),
         ("cubes: []\n", &["cubes", "at least one"]),
         ("views: {}\n", &["cubes"]),
-        (&format!("cubes:\n{GOOD_CUBE}    joins:\n      - {{name: nowhere, sql: \"1 = 1\"}}\n"), &["cubes[0].joins[0].name", "nowhere"]),
-        (&format!("cubes:\n{GOOD_CUBE}views:\n  - name: v\n    cubes:\n      - join_path: orders\n      - join_path: orders.customers\n"), &["views[0].cubes[1].join_path", "customers"]),
-        (&format!("cubes:\n{GOOD_CUBE}    access_policy:\n      - {{member: region, user_attribute: region}}\n"), &["cubes[0].access_policy[0].member", "region"]),
-        (&format!("cubes:\n{GOOD_CUBE}    access_policy:\n      - {{member: status, equals: \"{{ nope }}\"}}\n"), &["cubes[0].access_policy[0].equals"]),
-        ("cubes:\n  - name: 2bad\n    sql_table: orders\n", &["cubes[0].name", "identifier"]),
-        ("cubes:\n  - name: orders\n    sql_table: orders\n    dimensions:\n      - {name: status, sql: status}\n", &["cubes[0].dimensions[0].type", "required"]),
-        (&format!("cubes:\n{GOOD_CUBE}      - {{name: total, sql: amount, type: number, sub_query: true}}\n"), &["cubes[0].dimensions[1].sql", "{cube.measure}"]),
-        (&format!("cubes:\n{GOOD_CUBE}      - {{name: total, sql: \"{{items.revenue}}\", type: number, sub_query: true}}\n  - name: items\n    sql_table: order_items\n    measures:\n      - {{name: revenue, type: sum, sql: amount}}\n"), &["cubes[0].dimensions[1].sql", "no join"]),
+        (
+            &format!("cubes:\n{GOOD_CUBE}    joins:\n      - {{name: nowhere, sql: \"1 = 1\"}}\n"),
+            &["cubes[0].joins[0].name", "nowhere"],
+        ),
+        (
+            &format!(
+                "cubes:\n{GOOD_CUBE}views:\n  - name: v\n    cubes:\n      - join_path: orders\n      - join_path: orders.customers\n"
+            ),
+            &["views[0].cubes[1].join_path", "customers"],
+        ),
+        (
+            &format!(
+                "cubes:\n{GOOD_CUBE}    access_policy:\n      - {{member: region, user_attribute: region}}\n"
+            ),
+            &["cubes[0].access_policy[0].member", "region"],
+        ),
+        (
+            &format!(
+                "cubes:\n{GOOD_CUBE}    access_policy:\n      - {{member: status, equals: \"{{ nope }}\"}}\n"
+            ),
+            &["cubes[0].access_policy[0].equals"],
+        ),
+        (
+            "cubes:\n  - name: 2bad\n    sql_table: orders\n",
+            &["cubes[0].name", "identifier"],
+        ),
+        (
+            "cubes:\n  - name: orders\n    sql_table: orders\n    dimensions:\n      - {name: status, sql: status}\n",
+            &["cubes[0].dimensions[0].type", "required"],
+        ),
+        (
+            &format!(
+                "cubes:\n{GOOD_CUBE}      - {{name: total, sql: amount, type: number, sub_query: true}}\n"
+            ),
+            &["cubes[0].dimensions[1].sql", "{cube.measure}"],
+        ),
+        (
+            &format!(
+                "cubes:\n{GOOD_CUBE}      - {{name: total, sql: \"{{items.revenue}}\", type: number, sub_query: true}}\n  - name: items\n    sql_table: order_items\n    measures:\n      - {{name: revenue, type: sum, sql: amount}}\n"
+            ),
+            &["cubes[0].dimensions[1].sql", "no join"],
+        ),
         ("cubes:\n  - name: orders\n   sql_table: [\n", &["line"]),
     ];
     for (yaml, parts) in cases {
@@ -77,9 +119,11 @@ fn bad_data_files_are_named() {
         format!("{:#}", Engine::open(None, Some(&junk)).err().unwrap()).contains("junk.sqlite")
     );
     let missing_model = dir.path().join("nomodel.yaml");
-    assert!(format!(
-        "{:#}",
-        Engine::open(Some(&missing_model), None).err().unwrap()
-    )
-    .contains("nomodel.yaml"));
+    assert!(
+        format!(
+            "{:#}",
+            Engine::open(Some(&missing_model), None).err().unwrap()
+        )
+        .contains("nomodel.yaml")
+    );
 }

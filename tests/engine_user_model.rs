@@ -39,10 +39,13 @@ fn user_model_answers_with_row_level_security() {
             &["how many tickets by team in 2024"],
             &[("office", office)],
         );
-        let want = hand(&engine, &format!(
-            "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id WHERE t.office = '{office}' \
+        let want = hand(
+            &engine,
+            &format!(
+                "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id WHERE t.office = '{office}' \
              AND k.opened_at >= '2024-01-01' AND k.opened_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC, 1"
-        ));
+            ),
+        );
         assert!(!want.is_empty());
         let result = sql_result(&run).expect("SQL call");
         assert_same_rows(&result, &want, office);
@@ -61,8 +64,11 @@ fn user_model_answers_with_row_level_security() {
         &["average resolution time by priority"],
         &[("office", "Lisbon")],
     );
-    let want = hand(&engine, "SELECT k.priority, ROUND(AVG(k.resolution_hours), 2) FROM tickets k JOIN teams t ON t.id = k.team_id \
-                              WHERE t.office = 'Lisbon' GROUP BY 1 ORDER BY 2 DESC, 1");
+    let want = hand(
+        &engine,
+        "SELECT k.priority, ROUND(AVG(k.resolution_hours), 2) FROM tickets k JOIN teams t ON t.id = k.team_id \
+                              WHERE t.office = 'Lisbon' GROUP BY 1 ORDER BY 2 DESC, 1",
+    );
     assert_same_rows(&sql_result(&run).unwrap(), &want, "avg resolution");
     let run = ask_thread(&engine, &["how many tickets in 2024"], &[]);
     assert_eq!(
@@ -79,10 +85,12 @@ fn branches_are_checked_against_the_model() {
     let mut req = request("how many tickets", Vec::new());
     req.user_attributes = vec![("office".into(), "Berlin".into())];
     req.branch = Some("staging".into());
-    assert!(sql_result(&engine.run(&req))
-        .unwrap()
-        .get("error")
-        .is_none());
+    assert!(
+        sql_result(&engine.run(&req))
+            .unwrap()
+            .get("error")
+            .is_none()
+    );
     req.branch = Some("feature-x".into());
     let run = engine.run(&req);
     assert_eq!(
@@ -99,7 +107,10 @@ fn a_model_without_data_runs_over_the_sample() {
     std::fs::write(&model, "cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - {name: count, type: count, title: Orders}\n    dimensions:\n      - {name: status, sql: status, type: string}\n      - {name: created_at, sql: created_at, type: time}\n").unwrap();
     let engine = Engine::open(Some(&model), None).unwrap();
     let run = ask_thread(&engine, &["orders by status in 2024"], &[]);
-    let want = hand(&engine, "SELECT status, COUNT(*) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC, 1");
+    let want = hand(
+        &engine,
+        "SELECT status, COUNT(*) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01' GROUP BY 1 ORDER BY 2 DESC, 1",
+    );
     assert_same_rows(&sql_result(&run).unwrap(), &want, "orders by status");
 }
 
@@ -114,7 +125,10 @@ fn data_without_a_model_gets_an_inferred_one() {
     );
     assert_same_rows(&sql_result(&run).expect(&run.answer), &want, "inferred");
     let run = ask_thread(&engine, &["tickets by team name"], &[]);
-    let want = hand(&engine, "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id GROUP BY 1 ORDER BY 2 DESC, 1");
+    let want = hand(
+        &engine,
+        "SELECT t.name, COUNT(*) FROM tickets k JOIN teams t ON t.id = k.team_id GROUP BY 1 ORDER BY 2 DESC, 1",
+    );
     assert_same_rows(
         &sql_result(&run).expect(&run.answer),
         &want,

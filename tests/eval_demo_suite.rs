@@ -4,8 +4,8 @@
 
 mod common;
 
-use analyst::emulator::engine::warehouse::Cell;
 use analyst::emulator::engine::Engine;
+use analyst::emulator::engine::warehouse::Cell;
 use serde_json::Value;
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use analyst::emulator::server::{start, Clock, Fault, Running, ServeOptions};
+use analyst::emulator::server::{Clock, Fault, Running, ServeOptions, start};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

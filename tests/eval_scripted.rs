@@ -8,10 +8,10 @@
 mod common;
 
 use common::scripted::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// A whole stream on thread `chat` answering `answer` after one SQL call.
@@ -234,10 +234,12 @@ fn junit_is_read_by_a_real_xml_parser() {
         .children()
         .find(|n| n.has_tag_name("failure"))
         .expect("a failure");
-    assert!(failure
-        .attribute("message")
-        .unwrap()
-        .contains("2 expectations unmet"));
+    assert!(
+        failure
+            .attribute("message")
+            .unwrap()
+            .contains("2 expectations unmet")
+    );
     let reasons = failure.text().unwrap();
     assert_eq!(
         reasons.lines().count(),
@@ -253,10 +255,12 @@ fn junit_is_read_by_a_real_xml_parser() {
         .children()
         .find(|n| n.has_tag_name("error"))
         .expect("an error for a failed stream");
-    assert!(error
-        .attribute("message")
-        .unwrap()
-        .contains("the agent fell over"));
+    assert!(
+        error
+            .attribute("message")
+            .unwrap()
+            .contains("the agent fell over")
+    );
 }
 
 #[test]
@@ -695,9 +699,11 @@ fn ndjson_is_a_case_per_line_and_repeat_names_each_run() {
     let mut names: Vec<&str> = lines.iter().map(|c| c["name"].as_str().unwrap()).collect();
     names.sort();
     assert_eq!(names, ["a#1", "a#2", "b#1", "b#2"], "no summary line");
-    assert!(lines
-        .iter()
-        .all(|c| c["passed"] == c["name"].as_str().unwrap().starts_with('a')));
+    assert!(
+        lines
+            .iter()
+            .all(|c| c["passed"] == c["name"].as_str().unwrap().starts_with('a'))
+    );
     let yaml = eval(home.path(), &server)
         .args(["-o", "yaml", "--filter", "^a$"])
         .arg(&suite)

@@ -265,9 +265,11 @@ fn several_files_are_labelled_and_each_counts() {
             c.display()
         )
     );
-    assert!(String::from_utf8(out.stderr)
-        .unwrap()
-        .contains(&format!("{}: no final answer", b.display())));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains(&format!("{}: no final answer", b.display()))
+    );
 
     let out = analyst()
         .args(["extract-final", "-o", "json"])

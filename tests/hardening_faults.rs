@@ -4,7 +4,7 @@
 mod common;
 
 use common::serve::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// `drop-after=N` delivers exactly N lines, then cuts the connection (for every N, including
 /// the first lines, which the emulator yields at once).

@@ -70,7 +70,7 @@ fn the_python_sdk_drives_a_whole_session() {
             return say(&format!(
                 "SKIPPED mcp_client::the_python_sdk_drives_a_whole_session: {why} \
                  (under CI=true this fails)"
-            ))
+            ));
         }
     };
     let (r, _) = drive(&python, Duration::from_secs(180));

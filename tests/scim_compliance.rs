@@ -44,7 +44,7 @@ fn scim2_tester_passes_at_least_90_percent() {
             return say(&format!(
                 "SKIPPED scim_compliance::scim2_tester_passes_at_least_90_percent: {why} \
                  (under CI=true this fails)"
-            ))
+            ));
         }
     };
     let emu = emulator(&[]);

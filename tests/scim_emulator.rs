@@ -4,9 +4,9 @@
 mod common;
 
 use analyst::emulator::http::faults::Fault;
-use analyst::emulator::server::{start, Running, ServeOptions};
+use analyst::emulator::server::{Running, ServeOptions, start};
 use common::scim::analyst;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 struct Emulator {
     rt: tokio::runtime::Runtime,

@@ -9,7 +9,7 @@
 mod common;
 
 use common::scim::analyst;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

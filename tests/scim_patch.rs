@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::scim::{analyst, token_file, Answer, Server};
-use serde_json::{json, Value};
+use common::scim::{Answer, Server, analyst, token_file};
+use serde_json::{Value, json};
 
 /// Run `analyst scim patch ARGS` against `server` with the token `tok`; returns (code, stdout, stderr).
 fn patch(server: &Server, args: &[&str]) -> (i32, String, String) {
@@ -404,9 +404,11 @@ fn user_names_are_looked_up_first() {
         .collect();
     assert_eq!(lines.len(), 2, "one@x is u0, patched once: {out}");
     assert!(err.contains("already in this run"), "{err}");
-    assert!(lines
-        .iter()
-        .any(|l| l["id"].is_null() && l["userName"] == "nobody@x" && l["status"].is_null()));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["id"].is_null() && l["userName"] == "nobody@x" && l["status"].is_null())
+    );
 }
 
 #[test]
@@ -455,9 +457,11 @@ fn bulk_runs_patch_each_id_once_and_report_every_one() {
     assert_eq!(ids.len(), 200, "every id once");
     let failed = lines.iter().filter(|l| l.get("error").is_some()).count();
     assert_eq!(failed, 20);
-    assert!(lines
-        .iter()
-        .all(|l| l["status"] == 200 || l["status"] == 404));
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["status"] == 200 || l["status"] == 404)
+    );
     assert_eq!(server.requests().len(), 200, "no id patched twice");
     assert!(err.contains("patched 180 of 200 users; 20 failed"), "{err}");
 }

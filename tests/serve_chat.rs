@@ -5,7 +5,7 @@ mod common;
 
 use analyst::emulator::http::auth::{signed_token, unsigned_token};
 use common::serve::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn a_message_streams_cutoff_echo_agent_state_usage() {
@@ -47,9 +47,10 @@ async fn a_message_streams_cutoff_echo_agent_state_usage() {
         f.iter().any(|x| x["toolCall"]["result"].is_string()),
         "the agent ran SQL"
     );
-    assert!(f
-        .iter()
-        .any(|x| x["graphPath"][0] == "final" && x["isDelta"] == false));
+    assert!(
+        f.iter()
+            .any(|x| x["graphPath"][0] == "final" && x["isDelta"] == false)
+    );
     let messages = f[n - 2]["state"]["messages"].as_array().unwrap();
     assert_eq!(messages[0]["id"][2], "HumanMessage");
     assert_eq!(messages.last().unwrap()["id"][2], "AIMessage");
@@ -155,18 +156,22 @@ async fn auth_and_paths() {
     let url = srv.chat_url();
     let missing = send(url.clone(), vec![]).await.unwrap();
     assert_eq!(missing.status(), 401);
-    assert!(body_json(missing).await["error"]
-        .as_str()
-        .unwrap()
-        .contains("Api-Key"));
+    assert!(
+        body_json(missing).await["error"]
+            .as_str()
+            .unwrap()
+            .contains("Api-Key")
+    );
     let wrong = send(url.clone(), vec![("Authorization", "Api-Key nope".into())])
         .await
         .unwrap();
     assert_eq!(wrong.status(), 401);
-    assert!(body_json(wrong).await["error"]
-        .as_str()
-        .unwrap()
-        .contains("invalid API key"));
+    assert!(
+        body_json(wrong).await["error"]
+            .as_str()
+            .unwrap()
+            .contains("invalid API key")
+    );
     let bearer = send(
         url.clone(),
         vec![("Authorization", format!("Bearer {key}"))],

@@ -3,7 +3,7 @@
 mod common;
 
 use common::serve::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -19,10 +19,12 @@ async fn status_faults_for_the_next_k_requests_with_retry_after() {
         let resp = srv.chat(message(n)).await;
         assert_eq!(resp.status(), 503);
         assert_eq!(resp.headers()["retry-after"], "1");
-        assert!(body_json(resp).await["error"]
-            .as_str()
-            .unwrap()
-            .contains("status=503x2"));
+        assert!(
+            body_json(resp).await["error"]
+                .as_str()
+                .unwrap()
+                .contains("status=503x2")
+        );
     }
     assert_eq!(srv.chat(message(3)).await.status(), 200);
 }

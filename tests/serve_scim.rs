@@ -3,7 +3,7 @@
 mod common;
 
 use common::serve::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const PATCH_OP: &str = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
@@ -91,10 +91,12 @@ async fn create_replace_and_delete() {
     let body = json!({"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "eve@example.com", "name": {"givenName": "Eve"}});
     let created = srv.scim("POST", "/Users", Some(body.clone())).await;
     assert_eq!(created.status(), 201);
-    assert!(created.headers()["location"]
-        .to_str()
-        .unwrap()
-        .contains("/api/scim/v2/Users/"));
+    assert!(
+        created.headers()["location"]
+            .to_str()
+            .unwrap()
+            .contains("/api/scim/v2/Users/")
+    );
     let user = body_json(created).await;
     let id = user["id"].as_str().unwrap().to_owned();
     assert_eq!(user["active"], Value::Null, "absent until set");

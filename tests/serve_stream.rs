@@ -5,7 +5,7 @@
 mod common;
 
 use common::serve::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const QUESTION: &str = "What was revenue by region last month?";
 

@@ -88,16 +88,20 @@ async fn internal_users_are_scim_users_and_deactivation_applies_at_once() {
 
     let unknown = ask("nobody@example.com", 2).await;
     assert_eq!(unknown.status(), 403);
-    assert!(body_json(unknown).await["error"]
-        .as_str()
-        .unwrap()
-        .contains("does not exist"));
+    assert!(
+        body_json(unknown).await["error"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist")
+    );
     let inactive = ask("cy@example.com", 3).await;
     assert_eq!(inactive.status(), 403);
-    assert!(body_json(inactive).await["error"]
-        .as_str()
-        .unwrap()
-        .contains("deactivated"));
+    assert!(
+        body_json(inactive).await["error"]
+            .as_str()
+            .unwrap()
+            .contains("deactivated")
+    );
 
     let id = srv.user_id("ana@example.com");
     let patch = json!({

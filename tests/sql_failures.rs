@@ -4,16 +4,16 @@
 
 mod common;
 
-use common::scripted::{analyst, text, Reply, Server};
+use common::scripted::{Reply, Server, analyst, text};
 use common::sql::*;
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 fn rows(n: usize) -> String {
-    data(json!((1..=n)
-        .map(|i| vec![i.to_string()])
-        .collect::<Vec<_>>()))
+    data(json!(
+        (1..=n).map(|i| vec![i.to_string()]).collect::<Vec<_>>()
+    ))
 }
 
 #[test]

@@ -2,9 +2,9 @@
 
 mod common;
 
-use common::scripted::{text, Part, Reply, Server};
+use common::scripted::{Part, Reply, Server, text};
 use common::sql::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn tricky() -> Vec<String> {
     vec![

@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::scripted::{analyst, cutoff, text, Reply, Server};
+use common::scripted::{Reply, Server, analyst, cutoff, text};
 use common::sql::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn ok_api() -> Server {
     data_api(vec![schema(&["n"]), data(json!([["1"], ["2"]]))])

@@ -3,7 +3,7 @@
 mod common;
 
 use common::scripted::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn thread() -> Vec<String> {
     vec![

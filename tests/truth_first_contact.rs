@@ -363,7 +363,9 @@ fn serve_banner_try_lines_work_when_pasted() {
         .expect(bo);
     let out = bash(
         home.path(),
-        &format!("ANALYST_SCIM_TOKEN={token} analyst scim patch --scim-url {scim_url} {id} --deactivate -o json"),
+        &format!(
+            "ANALYST_SCIM_TOKEN={token} analyst scim patch --scim-url {scim_url} {id} --deactivate -o json"
+        ),
     );
     assert!(out.status.success(), "{id}: {}", text(&out.stderr));
     assert_eq!(

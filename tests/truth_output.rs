@@ -9,8 +9,8 @@
 
 mod common;
 
-use common::scripted::{analyst, cutoff, echo, happy, sql_tool, text, MID};
-use serde_json::{json, Value};
+use common::scripted::{MID, analyst, cutoff, echo, happy, sql_tool, text};
+use serde_json::{Value, json};
 
 /// Lines of a boxed table (drawn with comfy-table's UTF-8 presets) found in `text`.
 fn boxed_lines(text: &str) -> Vec<&str> {
@@ -479,10 +479,12 @@ fn scim_dry_run_prints_one_object_per_request() {
     let methods: Vec<&Value> = all.iter().map(|r| &r["method"]).collect();
     assert_eq!(methods, ["PATCH", "GET", "PATCH"]);
     assert_eq!(all[1]["body"], Value::Null);
-    assert!(all[2]["url"]
-        .as_str()
-        .unwrap()
-        .ends_with("/Users/<id of ann@x>"));
+    assert!(
+        all[2]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/Users/<id of ann@x>")
+    );
     let (code, out, err) = dry(h, &[&["--dry-run", "-o", "ndjson"][..], &args].concat());
     assert_eq!(code, 0, "{err}");
     let lines: Vec<Value> = out

@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::hardening::{analyst, chat_url, expect_status, outs, raw_server, run};
 use common::hardening::{API_KEY, SCIM_TOKEN};
-use serde_json::{json, Value};
+use common::hardening::{analyst, chat_url, expect_status, outs, raw_server, run};
+use serde_json::{Value, json};
 use std::io::Write;
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex};

@@ -10,8 +10,8 @@ use std::io::Write;
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::Output;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const CUT: &str = r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"t1","isStreaming":false}}"#;
 const ECHO: &str =

@@ -100,7 +100,7 @@ fn whole_lines(what: &str, bytes: &[u8]) -> Result<(), String> {
                     "{what} line {} is not a JSON object: {}",
                     i + 1,
                     String::from_utf8_lossy(&line[..line.len().min(120)])
-                ))
+                ));
             }
         }
     }
@@ -117,12 +117,13 @@ fn printed_answer(format: &str, stdout: &[u8], home: &Path) -> Result<String, St
             .unwrap_or_default()
             .trim()
             .to_owned(),
-        "yaml" => serde_norway::from_str::<Value>(&text).map_err(|e| format!("yaml: {e}"))?
-            ["final"]
-            .as_str()
-            .unwrap_or_default()
-            .trim()
-            .to_owned(),
+        "yaml" => {
+            serde_norway::from_str::<Value>(&text).map_err(|e| format!("yaml: {e}"))?["final"]
+                .as_str()
+                .unwrap_or_default()
+                .trim()
+                .to_owned()
+        }
         "ndjson" => {
             let file = home.join("stdout.ndjson");
             std::fs::write(&file, stdout).unwrap();
@@ -266,15 +267,17 @@ fn the_truths_hold_under_every_fault_in_every_format() {
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..4 {
-            s.spawn(|| loop {
-                let Some(case) = queue.lock().unwrap().next() else {
-                    break;
-                };
-                if let Err(e) = check(&case, &expected) {
-                    failures.lock().unwrap().push(format!(
-                        "--fault {} -o {} {:?}: {e}",
-                        case.fault, case.format, case.extra
-                    ));
+            s.spawn(|| {
+                loop {
+                    let Some(case) = queue.lock().unwrap().next() else {
+                        break;
+                    };
+                    if let Err(e) = check(&case, &expected) {
+                        failures.lock().unwrap().push(format!(
+                            "--fault {} -o {} {:?}: {e}",
+                            case.fault, case.format, case.extra
+                        ));
+                    }
                 }
             });
         }

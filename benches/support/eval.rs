@@ -1,7 +1,7 @@
 //! `analyst eval`: 200 cases against `analyst serve --pace 0` at `-j 8`, beside the same questions
 //! as a loop of `analyst chat -o final` processes (what teams script today).
 
-use super::measure::{median, ms, Row};
+use super::measure::{Row, median, ms};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 

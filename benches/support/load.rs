@@ -1,7 +1,7 @@
 //! Rows that run against the in-process emulator: many concurrent chats at `--pace 0`, and a
 //! bulk SCIM deactivation by the release binary beside curl doing the same PATCHes.
 
-use analyst::emulator::server::{start, Running, ServeOptions};
+use analyst::emulator::server::{Running, ServeOptions, start};
 use analyst::stream::answer::FinalTracker;
 use futures_util::stream::{self, StreamExt};
 use serde_json::json;

@@ -1,8 +1,8 @@
 //! Stopping a running stream: `POST .../chat/abort` with the thread and the identity.
 
 use super::chat::ChatClient;
-use super::http::{describe_body, network, read_bounded, ErrorDoc, BODY_LIMIT};
-use crate::exit::{fail, status_of, Status};
+use super::http::{BODY_LIMIT, ErrorDoc, describe_body, network, read_bounded};
+use crate::exit::{Status, fail, status_of};
 use crate::protocol::chat::AbortRequest;
 use anyhow::Result;
 use reqwest::header::CONTENT_TYPE;
@@ -44,7 +44,11 @@ pub async fn abort(client: &ChatClient, request: &AbortRequest) -> Result<()> {
             format!(
                 "{what}: HTTP {status} with a body, so the abort is not confirmed (success has none): {}{}",
                 describe_body(content_type.as_deref(), &read.body),
-                if read.over_limit { " (more than 64 KiB)" } else { "" }
+                if read.over_limit {
+                    " (more than 64 KiB)"
+                } else {
+                    ""
+                }
             ),
         ),
     };

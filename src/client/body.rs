@@ -4,7 +4,7 @@
 use crate::stream::lines::Chunks;
 use anyhow::Result;
 use std::time::Duration;
-use tokio::time::{sleep, sleep_until, Instant};
+use tokio::time::{Instant, sleep, sleep_until};
 
 /// How long nothing must arrive before the caller is told it is waiting (a spinner appears).
 const QUIET_AFTER: Duration = Duration::from_millis(300);
@@ -48,7 +48,7 @@ pub async fn read_body(
             Some(Ok(Some(bytes))) => into.chunk(&bytes)?,
             Some(Ok(None)) => return Ok(Ended::Closed),
             Some(Err(e)) if e.is_timeout() => {
-                return Ok(Ended::Lost(format!("no data for {}", show(idle))))
+                return Ok(Ended::Lost(format!("no data for {}", show(idle))));
             }
             Some(Err(e)) => return Ok(Ended::Lost(innermost(&e))),
         }

@@ -2,9 +2,9 @@
 //! of HTTP failures to exit statuses. Streaming and resume live in `stream` and `resume`.
 
 use super::http::{
-    error_body, error_for_status, insert, secret_header, Http, Outgoing, RequestLog,
+    Http, Outgoing, RequestLog, error_body, error_for_status, insert, secret_header,
 };
-use crate::exit::{fail, Status};
+use crate::exit::{Status, fail};
 use crate::protocol::ChatRequest;
 use crate::settings::{ChatAuth, ChatEndpoint};
 use anyhow::Result;
@@ -108,12 +108,12 @@ async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<r
         && encoding != "identity"
     {
         return Err(fail(
-                Status::Failure,
-                format!(
-                    "{what}: HTTP {} with Content-Encoding: {encoding}, which was not asked for and cannot be read",
-                    response.status()
-                ),
-            ));
+            Status::Failure,
+            format!(
+                "{what}: HTTP {} with Content-Encoding: {encoding}, which was not asked for and cannot be read",
+                response.status()
+            ),
+        ));
     }
     if let Some(content_type) =
         header(reqwest::header::CONTENT_TYPE).filter(|t| t.starts_with("text/html"))
@@ -124,7 +124,9 @@ async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<r
         let words = crate::protocol::words::server_words(&body);
         return Err(fail(
             Status::Failure,
-            format!("{what}: the service answered {content_type}, not NDJSON (HTTP {status}, an HTML page): {words}"),
+            format!(
+                "{what}: the service answered {content_type}, not NDJSON (HTTP {status}, an HTML page): {words}"
+            ),
         ));
     }
     Ok(response)

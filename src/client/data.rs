@@ -2,8 +2,8 @@
 //! `DELETE {data_url}/v1/running-query/{requestId}` (cancel), with the token sent as
 //! `Authorization: <token>` and masked in every diagnostic.
 
-use super::http::{error_body, insert, secret_header, Http, Outgoing, RequestLog};
-use crate::exit::{fail, Status};
+use super::http::{Http, Outgoing, RequestLog, error_body, insert, secret_header};
+use crate::exit::{Status, fail};
 use crate::protocol::data::QueryRequest;
 use crate::protocol::words::server_words;
 use crate::settings::DataSettings;

@@ -1,13 +1,13 @@
 //! The HTTP client every command shares: timeouts, redirects that never carry credentials to
 //! another origin, `-v`/`-vv` diagnostics and `--dry-run` output with secrets masked.
 
-use crate::exit::{fail, Status};
+use crate::exit::{Status, fail};
 use crate::protocol::words::{is_busy, server_words, trim_body};
 use crate::settings::Secret;
 use anyhow::Result;
+use reqwest::Method;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::redirect;
-use reqwest::Method;
 use std::time::Duration;
 use url::Url;
 
@@ -292,7 +292,9 @@ pub fn error_for_status(what: &str, status: reqwest::StatusCode, body: &[u8]) ->
     let code = status.as_u16();
     let mut exit = Status::from_http(code);
     let hint = match code {
-        300..=399 => " (a redirect that was not followed: credentials only go to the URL given; use the URL it points to)",
+        300..=399 => {
+            " (a redirect that was not followed: credentials only go to the URL given; use the URL it points to)"
+        }
         401 => " (check the API key)",
         403 => " (permission refused)",
         404 => " (check the URL, account, agent or id)",

@@ -6,8 +6,8 @@
 //! to the running stream instead of starting a second answer.
 
 use super::chat::ChatClient;
-use crate::client::body::{read_body, Ended};
-use crate::exit::{fail, status_of, Status};
+use crate::client::body::{Ended, read_body};
+use crate::exit::{Status, fail, status_of};
 use crate::protocol::{ChatRequest, Frame, FrameKind};
 use crate::stream::lines::{Framed, Lines};
 use crate::stream::tracker::{Feed, Sink, Source, Tracker};
@@ -223,7 +223,7 @@ pub async fn read_state(
             return Err(fail(
                 Status::Network,
                 format!("reading the thread state: {why}"),
-            ))
+            ));
         }
     }
     if let Some(e) = probe.error.take() {

@@ -3,21 +3,21 @@
 
 mod retry;
 
-pub use retry::{come_back, parse_retry_after, RetryAfter, RetryPolicy};
+pub use retry::{RetryAfter, RetryPolicy, come_back, parse_retry_after};
 
 use super::http::{
-    describe_body, insert, network, read_bounded, secret_header, ErrorDoc, Http, Outgoing,
-    RequestLog,
+    ErrorDoc, Http, Outgoing, RequestLog, describe_body, insert, network, read_bounded,
+    secret_header,
 };
-use crate::exit::{usage, Status};
+use crate::exit::{Status, usage};
 use crate::protocol::scim::{
-    user_name_filter, ListResponse, ScimError, User, LIST_RESPONSE_URN, USER_URN,
+    LIST_RESPONSE_URN, ListResponse, ScimError, USER_URN, User, user_name_filter,
 };
 use crate::protocol::words::{server_words, trim_body};
 use crate::settings::ScimSettings;
 use anyhow::Result;
 use reqwest::header::{
-    HeaderMap, HeaderValue, CONTENT_ENCODING, CONTENT_TYPE, LOCATION, RETRY_AFTER,
+    CONTENT_ENCODING, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, RETRY_AFTER,
 };
 use reqwest::{Method, StatusCode};
 use serde_json::Value;

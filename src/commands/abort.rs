@@ -1,10 +1,10 @@
 //! `analyst abort`: stop a running stream.
 
-use super::chat_request::{service, thread_id};
 use super::Ctx;
+use super::chat_request::{service, thread_id};
 use crate::cli::AbortArgs;
 use crate::client::abort::abort;
-use crate::exit::{usage, Status};
+use crate::exit::{Status, usage};
 use crate::protocol::chat::AbortRequest;
 use anyhow::Result;
 

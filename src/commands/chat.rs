@@ -1,14 +1,14 @@
 //! `analyst chat`: send a message and stream the answer; or `--replay` a saved stream.
 
-use super::chat_request::{body_request, image, message_id, service, thread_id, Service};
-use super::chat_sink::{renderer, Pipeline, Remember};
 use super::Ctx;
+use super::chat_request::{Service, body_request, image, message_id, service, thread_id};
+use super::chat_sink::{Pipeline, Remember, renderer};
 use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
-use crate::client::resume::{converse, TurnPlan};
-use crate::exit::{usage, Status};
-use crate::protocol::chat::AbortRequest;
+use crate::client::resume::{TurnPlan, converse};
+use crate::exit::{Status, usage};
 use crate::protocol::ChatRequest;
+use crate::protocol::chat::AbortRequest;
 use crate::render::chat::End;
 use crate::render::pick_format;
 use crate::render::result_view::TextView;
@@ -257,7 +257,9 @@ fn finish(
         warn("the final answer is incomplete: its complete frame never arrived");
     }
     if found.as_ref().is_some_and(|a| a.from_fallback) {
-        warn("no final frame in the stream; the answer is the last complete assistant message (--fallback)");
+        warn(
+            "no final frame in the stream; the answer is the last complete assistant message (--fallback)",
+        );
     }
     let from_state = found.as_ref().is_some_and(|a| a.from_state);
     let end = End {

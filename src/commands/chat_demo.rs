@@ -3,12 +3,12 @@
 //! threads are kept between runs (see [`DemoThreads`]), so follow-ups, `-c` and `--chat-id`
 //! work as they do against a service.
 
-use super::chat_request::{thread_id, Override};
-use super::thread_store::DemoThreads;
 use super::Ctx;
+use super::chat_request::{Override, thread_id};
+use super::thread_store::DemoThreads;
 use crate::cli::ThreadArgs;
-use crate::emulator::server::{start as start_emulator, Running, ServeOptions};
-use crate::exit::{fail, usage, Status};
+use crate::emulator::server::{Running, ServeOptions, start as start_emulator};
+use crate::exit::{Status, fail, usage};
 use crate::protocol::Dialect;
 use anyhow::Result;
 use std::path::PathBuf;

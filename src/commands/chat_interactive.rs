@@ -2,19 +2,19 @@
 //! same thread, rendered as `text`. Ctrl-C during an answer aborts that turn and returns to the
 //! prompt; Ctrl-C at the prompt clears the line; Ctrl-D exits.
 
-use super::chat::{text_view, tracker_for, BACKOFF};
-use super::chat_request::{message_id, service, thread_id, Service};
-use super::chat_sink::{renderer, Pipeline, Remember};
 use super::Ctx;
+use super::chat::{BACKOFF, text_view, tracker_for};
+use super::chat_request::{Service, message_id, service, thread_id};
+use super::chat_sink::{Pipeline, Remember, renderer};
 use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
-use crate::client::body::{read_body, Ended};
-use crate::client::resume::{converse, read_request, TurnPlan};
-use crate::exit::{usage, Status};
-use crate::protocol::chat::{AbortRequest, ChatRequest};
-use crate::protocol::tool::{classify, parse_input, parse_result, Tool};
+use crate::client::body::{Ended, read_body};
+use crate::client::resume::{TurnPlan, converse, read_request};
+use crate::exit::{Status, usage};
 use crate::protocol::Frame;
-use crate::render::chart::{charted, files, Charted};
+use crate::protocol::chat::{AbortRequest, ChatRequest};
+use crate::protocol::tool::{Tool, classify, parse_input, parse_result};
+use crate::render::chart::{Charted, charted, files};
 use crate::render::chat::End;
 use crate::render::state_table::StateView;
 use crate::stream::lines::Framed;

@@ -2,16 +2,16 @@
 //! flags, environment and profile, the thread to use, and the request body built from
 //! `--body` and the flags.
 
-use super::thread_store::ThreadStore;
 use super::Ctx;
+use super::thread_store::ThreadStore;
 use crate::cli::{IdentityArgs, ServiceArgs, ThreadArgs};
 use crate::client::chat::ChatClient;
 use crate::exit::usage;
-use crate::protocol::chat::{is_valid_message_id, message_id_at, Image};
+use crate::protocol::chat::{Image, is_valid_message_id, message_id_at};
 use crate::protocol::{ChatRequest, SessionSettings};
 use crate::settings::{
-    endpoint_from_url, read_document, read_file_for, ChatAuth, IdentityFlags, Resolver, Secret,
-    ServiceFlags,
+    ChatAuth, IdentityFlags, Resolver, Secret, ServiceFlags, endpoint_from_url, read_document,
+    read_file_for,
 };
 use anyhow::Result;
 use serde_json::Value;
@@ -176,7 +176,7 @@ pub fn image(path: &Path) -> Result<Image> {
             return Err(usage(format!(
                 "--image {}: unsupported type (use .png, .jpg/.jpeg, .gif or .webp)",
                 path.display()
-            )))
+            )));
         }
     };
     let bytes = read_file_for("--image", path)?;

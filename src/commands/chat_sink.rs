@@ -1,20 +1,20 @@
 //! Where a chat stream's lines go: the renderer of the chosen format, `--save`, the spinner,
 //! and the thread store for `--continue`.
 
-use super::thread_store::ThreadStore;
 use super::Ctx;
+use super::thread_store::ThreadStore;
 use crate::exit::usage;
 use crate::protocol::Frame;
-use crate::render::chart::{charted, files, Charted};
+use crate::render::Format;
+use crate::render::chart::{Charted, charted, files};
 use crate::render::chat::{ChatRender, End, FinalRender, RawRender};
 use crate::render::chat_doc::DocRender;
 use crate::render::chat_text::TextRender;
 use crate::render::result_view::TextView;
 use crate::render::spinner::Spinner;
-use crate::render::Format;
 use crate::stream::tracker::Sink;
-use crate::term::warn;
 use crate::term::Env;
+use crate::term::warn;
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{BufWriter, Write};

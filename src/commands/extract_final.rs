@@ -2,14 +2,14 @@
 
 use super::Ctx;
 use crate::cli::{ExtractFinalArgs, Format};
-use crate::exit::{fail, usage, Status};
+use crate::exit::{Status, fail, usage};
 use crate::render::{pick_format, write_document};
 use crate::stream::answer::{Answer, FinalTracker};
 use crate::stream::ndjson::blocks::{self, ScanPlan};
 use crate::stream::ndjson::{self, Event};
 use crate::term::warn;
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 
@@ -86,7 +86,9 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
             continue;
         };
         if answer.incomplete {
-            warn(format!("{name}: the final answer is incomplete: its complete frame never arrived, so the text was rebuilt from its chunks"));
+            warn(format!(
+                "{name}: the final answer is incomplete: its complete frame never arrived, so the text was rebuilt from its chunks"
+            ));
         }
         if answer.from_fallback {
             warn(format!(

@@ -19,7 +19,7 @@ mod thread_store;
 
 use crate::cli::{Cli, Command, Format, GlobalArgs, ScimCommand};
 use crate::client::RequestLog;
-use crate::exit::{usage, Status};
+use crate::exit::{Status, usage};
 use crate::render::write_document;
 use crate::settings::Resolver;
 use crate::term::Env;

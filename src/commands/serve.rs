@@ -3,9 +3,9 @@
 use super::Ctx;
 use crate::cli::{Format, ServeArgs};
 use crate::emulator::server::{self, Clock, Fault, Running, ServeOptions};
-use crate::exit::{usage, Status};
+use crate::exit::{Status, usage};
 use crate::render::pick_format;
-use crate::settings::{parse_duration, Secret};
+use crate::settings::{Secret, parse_duration};
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::io::Write;
@@ -215,14 +215,22 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
     writeln!(out, "  SCIM URL      {}", r.scim_url)?;
     writeln!(out, "  API key       {}", r.api_key)?;
     writeln!(out, "  SCIM token    {}", r.scim_token)?;
-    writeln!(out, "  Token auth    {} (X-Cube-Auth-Token for externalId demo-user; HS256 with the data secret)", r.token)?;
+    writeln!(
+        out,
+        "  Token auth    {} (X-Cube-Auth-Token for externalId demo-user; HS256 with the data secret)",
+        r.token
+    )?;
     writeln!(out, "  Data URL      {}", r.data_url)?;
     writeln!(
         out,
         "  Data token    {} (sub demo-user, no attributes)",
         r.data_token
     )?;
-    writeln!(out, "  Data secret   {} (HS256; mint tokens: serve --data-secret-file FILE --token-for USER --attr NAME=VALUE)", r.data_secret)?;
+    writeln!(
+        out,
+        "  Data secret   {} (HS256; mint tokens: serve --data-secret-file FILE --token-for USER --attr NAME=VALUE)",
+        r.data_secret
+    )?;
     for (i, user) in users.iter().enumerate() {
         let label = if i == 0 { "SCIM users" } else { "" };
         writeln!(out, "  {label:<14}{user}")?;
@@ -317,7 +325,7 @@ fn shell_word(value: &str) -> String {
 async fn stop_signal() {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{signal, SignalKind};
+        use tokio::signal::unix::{SignalKind, signal};
         if let Ok(mut term) = signal(SignalKind::terminate()) {
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}

@@ -1,11 +1,11 @@
 //! `analyst state`: read a thread's current state (a chat request without `input`).
 
-use super::chat_request::{body_request, service, thread_id};
 use super::Ctx;
+use super::chat_request::{body_request, service, thread_id};
 use crate::cli::{Format, StateArgs};
-use crate::client::body::{read_body, Ended};
+use crate::client::body::{Ended, read_body};
 use crate::client::resume::read_request;
-use crate::exit::{fail, usage, Status};
+use crate::exit::{Status, fail, usage};
 use crate::protocol::Frame;
 use crate::render::pick_format;
 use crate::render::state_table::StateView;

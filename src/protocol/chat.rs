@@ -118,13 +118,13 @@ impl SessionSettings {
                 return Err(RuleError {
                     field: "sessionSettings",
                     problem: "give exactly one of externalId and internalId, not both".into(),
-                })
+                });
             }
             (None, None) => {
                 return Err(RuleError {
                     field: "sessionSettings",
                     problem: "give exactly one of externalId and internalId".into(),
-                })
+                });
             }
             (Some(ext), None) => check_external_id(ext).map_err(|problem| RuleError {
                 field: "sessionSettings.externalId",
@@ -227,11 +227,13 @@ mod tests {
             ext("CI").validate().unwrap_err().field,
             "sessionSettings.externalId"
         );
-        assert!(ext("a b")
-            .validate()
-            .unwrap_err()
-            .problem
-            .contains("spaces"));
+        assert!(
+            ext("a b")
+                .validate()
+                .unwrap_err()
+                .problem
+                .contains("spaces")
+        );
         assert!(SessionSettings::default().validate().is_err());
         let both = SessionSettings {
             internal_id: Some("a@b.c".into()),

@@ -3,7 +3,7 @@
 //! parsers, so a field name lives in this module and nowhere else on the writing side.
 
 use super::frame::{ABORTED_ID, CUTOFF_ID, STATE_ID, SUSPENDED_ID, USAGE_ID};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Which text field an assistant frame carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

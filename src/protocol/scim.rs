@@ -342,14 +342,14 @@ mod tests {
             err(json!({"schemas": [PATCH_OP_URN], "Operations": [{"op": "remove"}]}))
                 .contains("path")
         );
-        assert!(err(
-            json!({"schemas": [PATCH_OP_URN], "Operations": [{"op": "move", "path": "a"}]})
-        )
-        .contains("move"));
-        assert!(err(
-            json!({"schemas": [PATCH_OP_URN], "Operations": [{"op": "replace", "value": 1}]})
-        )
-        .contains("object"));
+        assert!(
+            err(json!({"schemas": [PATCH_OP_URN], "Operations": [{"op": "move", "path": "a"}]}))
+                .contains("move")
+        );
+        assert!(
+            err(json!({"schemas": [PATCH_OP_URN], "Operations": [{"op": "replace", "value": 1}]}))
+                .contains("object")
+        );
     }
 
     #[test]

@@ -510,7 +510,9 @@ mod tests {
             classify(&json!({"query": "SELECT 1"}), Some(&sql)),
             Tool::Sql { .. }
         ));
-        let meta = parse_result(&json!("{\"searchQuery\":\"rev\",\"cubes\":[{\"name\":\"orders\",\"measures\":[\"orders.count\"]}]}"));
+        let meta = parse_result(&json!(
+            "{\"searchQuery\":\"rev\",\"cubes\":[{\"name\":\"orders\",\"measures\":[\"orders.count\"]}]}"
+        ));
         match classify(&json!({"searchQuery": "rev"}), Some(&meta)) {
             Tool::Meta {
                 result: Some(m), ..

@@ -7,7 +7,7 @@ use crate::protocol::tool::{parse_input, parse_result, tool_error};
 use crate::protocol::{Frame, FrameKind};
 use crate::render::Format;
 use anyhow::Result;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::io::{self, Write};
 

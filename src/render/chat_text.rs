@@ -2,9 +2,9 @@
 //! (with `--show-thinking`) the agent's reasoning, dimmed.
 
 use super::chat::{ChatRender, End};
-use super::result_view::{TextView, TABLE_ROWS};
+use super::result_view::{TABLE_ROWS, TextView};
 use super::table::Titles;
-use crate::protocol::tool::{classify, parse_input, parse_result, tool_error, Tool};
+use crate::protocol::tool::{Tool, classify, parse_input, parse_result, tool_error};
 use crate::protocol::{Frame, FrameKind};
 use crate::term::Style;
 use anyhow::Result;

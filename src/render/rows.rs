@@ -348,11 +348,7 @@ impl<W: Write> RowWriter<W> {
 }
 
 fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        "row"
-    } else {
-        "rows"
-    }
+    if n == 1 { "row" } else { "rows" }
 }
 
 /// A tsv field: tab, LF, CR and backslash as `\t`, `\n`, `\r`, `\\`.

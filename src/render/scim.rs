@@ -7,7 +7,7 @@ use crate::protocol::scim::User;
 use crate::render::Format;
 use crate::term::Style;
 use anyhow::Result;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::io::Write;
 
 /// What became of one user.

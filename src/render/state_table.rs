@@ -9,7 +9,7 @@ use crate::protocol::{Frame, FrameKind};
 use crate::render::Format;
 use crate::term::Style;
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::Write;
 

@@ -5,7 +5,7 @@
 use super::numbers::{
     decimals_of, format_number, number, numeric_type, readable_name, short_date, time_type,
 };
-use crate::protocol::tool::{cell_text, MetaResult, SqlResult};
+use crate::protocol::tool::{MetaResult, SqlResult, cell_text};
 use crate::term::Style;
 use comfy_table::{Cell, CellAlignment, ContentArrangement};
 use serde_json::Value;
@@ -190,11 +190,7 @@ fn column_kind(field: &Field, cells: &[&Value]) -> Kind {
         && filled
             .iter()
             .all(|v| v.as_str().is_some_and(|s| short_date(s).is_some()));
-    if dates {
-        Kind::Date
-    } else {
-        Kind::Text
-    }
+    if dates { Kind::Date } else { Kind::Text }
 }
 
 fn cell_empty(v: &Value) -> bool {

@@ -1,7 +1,7 @@
 //! The data query API's settings: its root URL and its token (CLI.md, "Settings and their
 //! sources"). With token auth for chat, the chat token is the data token's default.
 
-use super::{data_root, ChatAuth, Resolver, Secret, ServiceFlags};
+use super::{ChatAuth, Resolver, Secret, ServiceFlags, data_root};
 use crate::exit::usage;
 use anyhow::Result;
 use std::path::Path;

@@ -7,7 +7,7 @@
 //! when given at or above the id's level (naming the flag) and dropped when they come from a
 //! lower level, where they belonged to another identity.
 
-use super::{parse_duration, read_document, Resolver};
+use super::{Resolver, parse_duration, read_document};
 use crate::exit::usage;
 use crate::protocol::chat::check_external_id;
 use crate::protocol::{SessionSettings, UserAttribute};

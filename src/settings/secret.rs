@@ -93,10 +93,12 @@ mod tests {
         let s = Secret::new(" sk-123\n".into(), "x").unwrap();
         assert_eq!(format!("{s} {s:?}"), "*** ***");
         assert_eq!(s.expose(), "sk-123");
-        assert!(Secret::new("  ".into(), "ANALYST_API_KEY")
-            .unwrap_err()
-            .to_string()
-            .contains("ANALYST_API_KEY is empty"));
+        assert!(
+            Secret::new("  ".into(), "ANALYST_API_KEY")
+                .unwrap_err()
+                .to_string()
+                .contains("ANALYST_API_KEY is empty")
+        );
     }
 
     #[test]

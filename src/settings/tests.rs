@@ -1,7 +1,7 @@
 //! Precedence, profiles, identity rules and URLs.
 
 use super::*;
-use crate::exit::{status_of, Status};
+use crate::exit::{Status, status_of};
 use std::io::Write;
 
 fn config(yaml: &str) -> (tempfile::TempDir, PathBuf) {
@@ -158,12 +158,13 @@ fn bad_chat_urls_are_refused() {
         ),
         ..Default::default()
     };
-    assert!(r
-        .chat_endpoint(&flags)
-        .unwrap()
-        .abort
-        .as_str()
-        .ends_with("/deployments/5/chat/abort"));
+    assert!(
+        r.chat_endpoint(&flags)
+            .unwrap()
+            .abort
+            .as_str()
+            .ends_with("/deployments/5/chat/abort")
+    );
 }
 
 #[test]
@@ -453,8 +454,10 @@ fn a_session_file_that_is_not_an_object_is_named() {
 #[test]
 fn durations_must_be_positive() {
     let (_d, r) = resolver("", None, &[]);
-    assert!(err_text(r.common(None, Some("0")).unwrap_err())
-        .contains("--idle-timeout \"0\": must be greater than zero"));
+    assert!(
+        err_text(r.common(None, Some("0")).unwrap_err())
+            .contains("--idle-timeout \"0\": must be greater than zero")
+    );
     let s = id(
         &r,
         IdentityFlags {
@@ -469,7 +472,11 @@ fn durations_must_be_positive() {
 
 #[test]
 fn empty_profiles_and_numeric_names_are_fine() {
-    let (_d, r) = resolver("default_profile: p\nprofiles:\n  p:\n  q: {account: 123, agent: 4, base_url: 'http://h'}\n", Some("q"), &[]);
+    let (_d, r) = resolver(
+        "default_profile: p\nprofiles:\n  p:\n  q: {account: 123, agent: 4, base_url: 'http://h'}\n",
+        Some("q"),
+        &[],
+    );
     let ep = r.chat_endpoint(&ServiceFlags::default()).unwrap();
     assert_eq!(
         ep.stream.as_str(),

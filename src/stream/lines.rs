@@ -2,7 +2,7 @@
 //! a file) and whatever handles its lines, with the line bound that keeps a hostile server from
 //! exhausting memory.
 
-use super::ndjson::{Event, Framer, DEFAULT_MAX_LINE};
+use super::ndjson::{DEFAULT_MAX_LINE, Event, Framer};
 use anyhow::Result;
 
 /// What a body is read into.

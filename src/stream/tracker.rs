@@ -4,7 +4,7 @@
 //! The same tracker serves a live stream (one or more connections) and a replayed `--save`
 //! file, so that both end with the same exit status.
 
-use crate::exit::{fail, Status};
+use crate::exit::{Status, fail};
 use crate::protocol::{Frame, FrameKind};
 use crate::stream::answer::FinalTracker;
 use crate::stream::jsonscan::{self, Field, TopFields};

@@ -3,7 +3,7 @@
 //! documented status, no secret in the output).
 
 use super::isolation;
-use analyst::emulator::server::{start, Fault, Running, ServeOptions};
+use analyst::emulator::server::{Fault, Running, ServeOptions, start};
 use std::path::Path;
 use std::process::Output;
 use std::time::Duration;

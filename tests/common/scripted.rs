@@ -5,7 +5,7 @@
 use assert_cmd::Command;
 
 use super::isolation;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
@@ -208,7 +208,10 @@ fn respond(
         stream.write_all(&body)?;
         return stream.flush();
     }
-    write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n")?;
+    write!(
+        stream,
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+    )?;
     stream.flush()?;
     for part in reply.parts {
         match part {

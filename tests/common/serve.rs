@@ -1,8 +1,8 @@
 //! Helpers for the `serve_*` tests: start the emulator in-process on a free port and talk to
 //! it over real HTTP.
 
-use analyst::emulator::server::{start, Clock, Fault, Running, ServeOptions};
-use serde_json::{json, Value};
+use analyst::emulator::server::{Clock, Fault, Running, ServeOptions, start};
+use serde_json::{Value, json};
 use std::time::Duration;
 
 /// 2026-11-15T12:00:00Z: a fixed "now" so answers and ids are the same on every run.

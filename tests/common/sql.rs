@@ -1,8 +1,8 @@
 //! Shared by the `sql_*` tests: the data query API's lines, a scripted data API on the shared
 //! test server, and `analyst sql` pointed at it with a distinctive token.
 
-use super::scripted::{analyst, Reply, Seen, Server};
-use serde_json::{json, Value};
+use super::scripted::{Reply, Seen, Server, analyst};
+use serde_json::{Value, json};
 use std::path::Path;
 
 /// The data token: a test fails if it shows up in any output.

@@ -4,7 +4,7 @@ use super::run::CaseResult;
 use crate::exit::usage;
 use anyhow::Result;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 use super::collect::Call;
 use super::numbers::{find_near, numbers};
 use super::suite::Expect;
-use crate::protocol::tool::{classify, Tool};
+use crate::protocol::tool::{Tool, classify};
 
 /// What a case produced, as the expectations read it.
 pub struct Observed<'a> {

@@ -9,11 +9,11 @@ mod report;
 mod run;
 mod suite;
 
-use super::chat_request::{service, Service};
 use super::Ctx;
+use super::chat_request::{Service, service};
 use crate::cli::{EvalArgs, Format};
 use crate::emulator::server::{Clock, ServeOptions};
-use crate::exit::{fail, usage, Status};
+use crate::exit::{Status, fail, usage};
 use crate::render::pick_format;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -2,12 +2,12 @@
 
 use super::baseline::Findings;
 use super::run::CaseResult;
-use crate::render::write_document;
 use crate::render::Format;
+use crate::render::write_document;
 use crate::term::Style;
 use anyhow::{Context, Result};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;

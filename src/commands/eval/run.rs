@@ -2,13 +2,13 @@
 //! resume, retries and suspensions), `-j` cases at a time on one task.
 
 use super::collect::{Call, Collect, Live};
-use super::expect::{check, sql_calls, Observed};
+use super::expect::{Observed, check, sql_calls};
 use super::suite::{Case, Expect};
 use crate::client::abort::abort;
 use crate::client::chat::ChatClient;
-use crate::client::resume::{converse, TurnPlan};
-use crate::exit::{status_of, Status};
-use crate::protocol::chat::{message_id_at, AbortRequest};
+use crate::client::resume::{TurnPlan, converse};
+use crate::exit::{Status, status_of};
+use crate::protocol::chat::{AbortRequest, message_id_at};
 use crate::protocol::{ChatRequest, SessionSettings};
 use crate::stream::answer::FinalTracker;
 use crate::stream::tracker::Tracker;

@@ -3,8 +3,8 @@
 //! the key the user has to fix.
 
 use crate::exit::usage;
-use crate::protocol::chat::check_external_id;
 use crate::protocol::SessionSettings;
+use crate::protocol::chat::check_external_id;
 use anyhow::Result;
 use regex::Regex;
 use serde::de::DeserializeOwned;
@@ -259,7 +259,7 @@ fn number(v: &Value, at: &str) -> Result<NumberExpect> {
         _ => {
             return Err(usage(format!(
                 "{where_}: must be a number or {{value, tolerance}}"
-            )))
+            )));
         }
     };
     if !n.value.is_finite() || !n.tolerance.is_finite() || n.tolerance < 0.0 {
@@ -351,7 +351,7 @@ fn session(m: &Mapping, at: &str) -> Result<Option<SessionSettings>> {
         (Some(_), Some(_)) => {
             return Err(usage(format!(
                 "{at}: give externalId or internalId, not both"
-            )))
+            )));
         }
         (None, None) => return Err(usage(format!("{at}: needs externalId or internalId"))),
         (Some(id), None) => {

@@ -2,13 +2,13 @@
 //! and result) instead of printing them, and reports each tool call as it starts and finishes,
 //! for the caller's progress notifications.
 
-use crate::protocol::tool::{classify, parse_input, parse_result, tool_error, Tool};
+use crate::protocol::tool::{Tool, classify, parse_input, parse_result, tool_error};
 use crate::protocol::{Frame, FrameKind};
 use crate::render::chat_text::tool_summary;
 use crate::render::state_table::StateView;
 use crate::stream::tracker::Sink;
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::collections::HashSet;
 use tokio::sync::mpsc::UnboundedSender;
 

@@ -2,17 +2,17 @@
 //! `POST {data_url}/v1/cubesql` whose NDJSON answer is `{schema}`, then `{data}` chunks, and
 //! maybe an `{error}` line. Rows are kept up to a cap, and the query is cancelled past it.
 
-use crate::client::data::{request_id, DataClient};
 use crate::client::Http;
-use crate::exit::{fail, Status};
-use crate::protocol::data::{read_line, Cell, QueryRequest, RowSink};
+use crate::client::data::{DataClient, request_id};
+use crate::exit::{Status, fail};
+use crate::protocol::data::{Cell, QueryRequest, RowSink, read_line};
 use crate::protocol::tool::Column;
 use crate::settings::DataSettings;
 use crate::stream::lines::{Framed, Lines};
 use anyhow::Result;
-use serde_json::{json, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
+use serde_json::{Value, json};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// The data API client `run_sql` uses (the one `analyst sql` uses), and the idle bound.
@@ -132,7 +132,7 @@ pub async fn run_data_query(api: &DataApi, sql: &str, limit: usize) -> Result<Va
                     return Err(fail(
                         Status::Network,
                         format!("{what}: no data for {:?}", api.idle),
-                    ))
+                    ));
                 }
                 Ok(Err(e)) => {
                     return Err(fail(
@@ -141,7 +141,7 @@ pub async fn run_data_query(api: &DataApi, sql: &str, limit: usize) -> Result<Va
                             "{what}: connection lost: {}",
                             crate::client::body::innermost(&e)
                         ),
-                    ))
+                    ));
                 }
                 Ok(Ok(None)) => break,
                 Ok(Ok(Some(bytes))) => {

@@ -7,10 +7,10 @@ mod collect;
 mod data;
 mod tools;
 
-use super::chat_request::service;
 use super::Ctx;
+use super::chat_request::service;
 use crate::cli::McpArgs;
-use crate::exit::{fail, Status};
+use crate::exit::{Status, fail};
 use crate::settings::ServiceFlags;
 use anyhow::Result;
 use rmcp::ServiceExt;

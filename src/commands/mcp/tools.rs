@@ -2,11 +2,11 @@
 //! (`isError: true`) carrying the message the CLI would print, arguments that do not fit the
 //! schema included, so an assistant can read it and correct itself; none ends the server.
 
-use super::super::chat_request::{message_id, Service};
-use super::collect::{last_turn, queries, Collect, FIRST_ROWS};
-use super::data::{run_data_query, DataApi};
+use super::super::chat_request::{Service, message_id};
+use super::collect::{Collect, FIRST_ROWS, last_turn, queries};
+use super::data::{DataApi, run_data_query};
 use crate::client::abort::abort;
-use crate::client::resume::{converse, read_request, read_state, TurnPlan};
+use crate::client::resume::{TurnPlan, converse, read_request, read_state};
 use crate::protocol::chat::AbortRequest;
 use crate::protocol::{ChatRequest, Frame};
 use crate::render::state_table::StateView;
@@ -19,10 +19,10 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
-use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
-use serde::de::DeserializeOwned;
+use rmcp::{ErrorData, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -379,13 +379,13 @@ async fn sql(shared: &Shared, input: SqlInput) -> Result<CallToolResult, String>
         (Some(q), None) if !q.trim().is_empty() => q.clone(),
         (Some(_), None) => return Err("run_sql: the query is empty".to_owned()),
         (Some(_), Some(_)) => {
-            return Err("run_sql: give either query or chatId (with pick), not both".to_owned())
+            return Err("run_sql: give either query or chatId (with pick), not both".to_owned());
         }
         (None, None) => {
             return Err(
                 "run_sql: give query (SQL), or chatId (and pick) to rerun a query of a thread"
                     .to_owned(),
-            )
+            );
         }
         (None, Some(id)) => {
             let id = thread("run_sql", id)?;

@@ -2,10 +2,10 @@
 //! on the service (`DELETE .../running-query/{requestId}`) when the rows are no longer wanted:
 //! the limit was reached, Ctrl-C was pressed, or stdout was closed.
 
-use crate::client::body::{read_body, Ended};
-use crate::client::data::{request_id, DataClient};
-use crate::exit::{fail, Status};
-use crate::protocol::data::{read_line, Cell, QueryRequest, RowSink};
+use crate::client::body::{Ended, read_body};
+use crate::client::data::{DataClient, request_id};
+use crate::exit::{Status, fail};
+use crate::protocol::data::{Cell, QueryRequest, RowSink, read_line};
 use crate::protocol::tool::Column;
 use crate::render::rows::RowWriter;
 use crate::stream::lines::{Framed, Lines};
@@ -301,11 +301,7 @@ async fn stream<W: Write>(
 }
 
 fn rows_word(n: u64) -> &'static str {
-    if n == 1 {
-        "row"
-    } else {
-        "rows"
-    }
+    if n == 1 { "row" } else { "rows" }
 }
 
 /// Rows received and rows per second on stderr (a terminal, not `-q`).

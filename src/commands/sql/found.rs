@@ -5,7 +5,7 @@
 //! or objects.
 
 use crate::protocol::thread::state_messages;
-use crate::protocol::tool::{classify, parse_input, parse_result, Tool};
+use crate::protocol::tool::{Tool, classify, parse_input, parse_result};
 use crate::protocol::{Frame, FrameKind};
 use crate::stream::lines::Lines;
 use anyhow::Result;

@@ -6,21 +6,21 @@
 mod exec;
 mod found;
 
-use super::chat_request::{service, thread_id};
 use super::Ctx;
+use super::chat_request::{service, thread_id};
 use crate::cli::{Format, SqlArgs};
-use crate::client::data::{request_id, DataClient};
-use crate::client::resume::read_state;
 use crate::client::Http;
-use crate::exit::{usage, Status};
-use crate::protocol::data::QueryRequest;
+use crate::client::data::{DataClient, request_id};
+use crate::client::resume::read_state;
+use crate::exit::{Status, usage};
 use crate::protocol::ChatRequest;
+use crate::protocol::data::QueryRequest;
 use crate::render::rows::{RowFormat, RowOptions, RowWriter};
 use crate::render::{pick_format, write_document};
-use crate::settings::{read_text_source, DataSettings, ServiceFlags};
+use crate::settings::{DataSettings, ServiceFlags, read_text_source};
 use crate::stream::lines::{Chunks, Framed};
 use anyhow::Result;
-use exec::{run_query, Run};
+use exec::{Run, run_query};
 use found::{Finder, Found};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, args: SqlArgs) -> Result<Status> {
         (None, None) => {
             return Err(usage(
                 "no query: pass the SQL as QUERY (- for stdin), or take it from an answer with --from FILE or --chat-id ID (-c for the last thread)",
-            ))
+            ));
         }
     };
     if matches!(source, Source::Given(_)) {
@@ -325,7 +325,7 @@ fn choose<'a>(queries: &'a [Found], choice: Choice, args: &SqlArgs) -> Result<Ve
                     } else {
                         "queries"
                     }
-                )))
+                )));
             }
         },
     })

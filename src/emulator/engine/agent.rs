@@ -252,7 +252,9 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         },
         Err(e) if e.contains("Bad branch") => {
             let branch = req.branch.clone().unwrap_or_default();
-            format!("I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again.")
+            format!(
+                "I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."
+            )
         }
         Err(e) => format!(
             "The query for {} failed, so I cannot answer with numbers: {e}",

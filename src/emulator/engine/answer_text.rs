@@ -1,7 +1,7 @@
 //! The final answer's text, citing numbers from the result, and the chart spec (Vega-Lite v5,
 //! without data: the client joins it with the SQL tool's rows).
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use super::catalog::{Kind, Member, ViewCat};
 use super::comparisons::amount_rank;
@@ -9,7 +9,7 @@ use super::dates::parse_iso;
 use super::model::{Format, MeasureKind};
 use super::planner::{Condition, QueryPlan};
 use super::sqlgen::{Column, Role};
-use super::timeparse::{month_label, Grain};
+use super::timeparse::{Grain, month_label};
 use super::warehouse::{Cell, QueryResult};
 
 /// Groups digits in threes: 1234567 -> "1,234,567".
@@ -482,7 +482,12 @@ pub fn write(
     };
     let rows: Vec<&Vec<Cell>> = r.rows.iter().filter(|row| num(row, mi).is_some()).collect();
     if rows.is_empty() {
-        return format!("I found no data for {}{}{}. Nothing matched the question's filters (or your access rights).", mc.title.to_lowercase(), scope.filters, scope.range);
+        return format!(
+            "I found no data for {}{}{}. Nothing matched the question's filters (or your access rights).",
+            mc.title.to_lowercase(),
+            scope.filters,
+            scope.range
+        );
     }
     let time = cols.iter().position(|c| matches!(c.role, Role::Time(_)));
     let dims: Vec<usize> = cols
@@ -654,11 +659,7 @@ impl Shape<'_> {
             let o = num(y, mi)
                 .partial_cmp(&num(x, mi))
                 .unwrap_or(std::cmp::Ordering::Equal);
-            if desc {
-                o
-            } else {
-                o.reverse()
-            }
+            if desc { o } else { o.reverse() }
         });
         let top = ranked[0];
         let when = time

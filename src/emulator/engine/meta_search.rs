@@ -3,7 +3,7 @@
 use crate::protocol::tool::{Cube, Member, MetaResult};
 
 use super::catalog::{Kind, ViewCat};
-use super::words::{words, Vocabulary};
+use super::words::{Vocabulary, words};
 
 /// Words too common to count as matches.
 const STOP: &[&str] = &[

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::bail;
 
-use super::catalog::{aggregate, dimension_sql, quote, sub_query_target, Kind, ViewCat};
+use super::catalog::{Kind, ViewCat, aggregate, dimension_sql, quote, sub_query_target};
 use super::model::{DimKind, MeasureKind, Model};
 use super::warehouse::{Cell, Warehouse};
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Context};
+use anyhow::{Context, anyhow};
 use serde_norway::Value;
 
 use super::model::*;
@@ -304,7 +304,7 @@ fn read_policy(v: &Value, path: &str) -> Res<Policy> {
                     return problem(
                         &format!("{path}.equals"),
                         format!("expected \"{{ userAttributes.<name> }}\", got '{t}'"),
-                    )
+                    );
                 }
             }
         }
@@ -312,7 +312,7 @@ fn read_policy(v: &Value, path: &str) -> Res<Policy> {
             return problem(
                 &format!("{path}.user_attribute"),
                 "is required (or `equals: \"{ userAttributes.<name> }\"`)",
-            )
+            );
         }
     };
     let all_if_missing =
@@ -341,7 +341,7 @@ fn read_view(v: &Value, path: &str) -> Res<View> {
                 return problem(
                     &format!("{p}.includes"),
                     "expected \"*\" or a list of member names",
-                )
+                );
             }
         };
         cubes.push(ViewCube {

@@ -4,11 +4,11 @@
 
 use super::catalog::{Kind, ViewCat};
 use super::comparisons::{self, Comparison, Phrase, Resolved, Role};
-use super::dates::{parse_iso, Date, Range};
+use super::dates::{Date, Range, parse_iso};
 use super::model::DimKind;
 use super::request::TurnMemory;
 use super::timeparse::{self, Grain};
-use super::words::{number_word, words, Vocabulary};
+use super::words::{Vocabulary, number_word, words};
 
 /// A condition of a plan on one member, in the dialect.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,7 +2,7 @@
 //! [`LAST_DAY`], generated from a fixed seed so that every run (and every test) sees the same
 //! numbers whatever the date: a question about "2025" has the same answer next year.
 
-use rusqlite::{params, Connection};
+use rusqlite::{Connection, params};
 
 use super::dates::Date;
 

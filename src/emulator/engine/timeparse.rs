@@ -1,7 +1,7 @@
 //! Time words in a question: date ranges ("last month", "in 2024", "last 6 months", "this
 //! year", "Q3 2024", "since March") and grains ("by week", "monthly", "over time").
 
-use super::dates::{Date, Range, MONTHS};
+use super::dates::{Date, MONTHS, Range};
 use super::words::number_word;
 
 /// A time grain to group by.

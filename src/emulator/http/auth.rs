@@ -17,10 +17,10 @@ use super::clock::Clock;
 use super::responses;
 use crate::protocol::Dialect;
 use crate::protocol::SessionSettings;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use hmac::{Hmac, KeyInit, Mac};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use sha2::Sha256;
 
 /// The header of token auth.
@@ -85,7 +85,7 @@ pub(crate) fn scim_caller(headers: &HeaderMap, token: &str) -> Result<(), Respon
                 StatusCode::UNAUTHORIZED,
                 None,
                 "missing Authorization: Bearer <token>",
-            ))
+            ));
         }
     };
     match split_scheme(value) {
@@ -259,19 +259,25 @@ mod tests {
         );
         let nested = signed_token(&json!({"sessionSettings": {"internalId": "a@b.c"}}), k);
         assert!(token_claims(&nested, k, &clock).is_ok());
-        assert!(token_claims(&nested, "other", &clock)
-            .unwrap_err()
-            .contains("signature"));
+        assert!(
+            token_claims(&nested, "other", &clock)
+                .unwrap_err()
+                .contains("signature")
+        );
         let unsigned = unsigned_token(&json!({"externalId": "bot"}));
-        assert!(token_claims(&unsigned, k, &clock)
-            .unwrap_err()
-            .contains("HS256"));
+        assert!(
+            token_claims(&unsigned, k, &clock)
+                .unwrap_err()
+                .contains("HS256")
+        );
         clock.advance(std::time::Duration::from_secs(100));
         assert!(token_claims(&t, k, &clock).unwrap_err().contains("expired"));
         assert!(token_claims("abc", k, &clock).is_err());
         let bad = signed_token(&json!({"externalId": "Has Space"}), k);
-        assert!(token_claims(&bad, k, &clock)
-            .unwrap_err()
-            .contains("externalId"));
+        assert!(
+            token_claims(&bad, k, &clock)
+                .unwrap_err()
+                .contains("externalId")
+        );
     }
 }

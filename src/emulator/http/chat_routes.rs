@@ -12,18 +12,18 @@ use super::external_users::UserKey;
 use super::faults::LineFaults;
 use super::ids::uuid;
 use super::responses::{error, field_error};
-use super::shared::{read_body, Shared, World};
+use super::shared::{Shared, World, read_body};
 use super::threads::MAX_TURNS;
 use super::turn::{self, TurnFaults};
 use crate::emulator::engine::AgentRequest;
-use crate::protocol::chat::{is_valid_message_id, AbortRequest};
+use crate::protocol::chat::{AbortRequest, is_valid_message_id};
 use crate::protocol::emit;
 use crate::protocol::{ChatRequest, SessionSettings};
+use axum::Extension;
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -247,7 +247,7 @@ async fn chat(
         Some(chat_id) => match continue_thread(shared, &mut world, &req, &key, chat_id)? {
             Next::Turn(chat_id) => chat_id,
             Next::Respond(head, joined) => {
-                return Ok(chat_stream::respond(head, joined, lines, shutdown))
+                return Ok(chat_stream::respond(head, joined, lines, shutdown));
             }
         },
         None => new_thread(&mut world, &key)?,

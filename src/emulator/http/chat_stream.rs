@@ -6,7 +6,7 @@ use super::faults::LineFaults;
 use super::threads::{Read, Run};
 use crate::protocol::emit;
 use axum::body::{Body, Bytes};
-use axum::http::{header, StatusCode};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -1,8 +1,8 @@
 //! Injectable time for the emulator: ephemeral-user expiry, the agent's `today`, SCIM timestamps
 //! and generated message ids all read this clock, so tests can move time instead of sleeping.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A clock shared by the whole server: the real time plus an offset, or a manual time that only

@@ -4,16 +4,16 @@
 
 use super::auth::verified_claims;
 use super::responses::error;
-use super::shared::{read_body, RunningQuery, Shared};
+use super::shared::{RunningQuery, Shared, read_body};
 use crate::emulator::engine::warehouse::Cell;
 use crate::emulator::engine::{Engine, SecurityContext};
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{json, Value};
-use std::sync::atomic::Ordering;
+use serde_json::{Value, json};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::sync::mpsc;
 

@@ -1,7 +1,7 @@
 //! `serve -v`: one line per request on stderr (method, path, status, duration, user); `-vv`
 //! adds the request body with secrets masked. The outermost layer, so faults are logged too.
 
-use super::shared::{read_body, Shared};
+use super::shared::{Shared, read_body};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::header;

@@ -1,9 +1,9 @@
 //! Response builders shared by the routes: chat errors, JSON, SCIM errors and bodies.
 
-use crate::protocol::{emit, Dialect};
-use axum::http::{header, HeaderValue, StatusCode};
+use crate::protocol::{Dialect, emit};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The SCIM media type, sent on every SCIM response.
 pub(crate) const SCIM_JSON: &str = "application/scim+json";

@@ -7,12 +7,12 @@ use super::request_log;
 use super::responses::{error, scim_error};
 use super::scim_routes;
 use super::shared::Shared;
+use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{delete, post};
-use axum::Router;
 use std::sync::Arc;
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {

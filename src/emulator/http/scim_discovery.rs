@@ -13,7 +13,7 @@ use crate::protocol::scim::LIST_RESPONSE_URN;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// Discovery takes the same token as Users, and refuses `filter` with 403 as RFC 7644 section

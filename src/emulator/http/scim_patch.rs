@@ -1,7 +1,7 @@
 //! SCIM PATCH (RFC 7644 3.5.2) over a User's attributes: attribute paths (`active`,
 //! `name.givenName`, `emails[primary eq true].value`, URN-qualified names) and value filters.
 
-use crate::protocol::scim::{Op, Operation, ENTERPRISE_USER_URN, USER_URN};
+use crate::protocol::scim::{ENTERPRISE_USER_URN, Op, Operation, USER_URN};
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -178,7 +178,9 @@ fn apply_in(
             let Value::Object(obj) = slot else {
                 return Err(err(
                     "invalidPath",
-                    format!("{key} is not a complex attribute; use a filter like {key}[type eq \"work\"].{sub}"),
+                    format!(
+                        "{key} is not a complex attribute; use a filter like {key}[type eq \"work\"].{sub}"
+                    ),
                 ));
             };
             let sub_key = key_for(obj, sub);

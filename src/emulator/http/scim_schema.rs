@@ -5,7 +5,7 @@
 use crate::protocol::scim::{
     ENTERPRISE_USER_URN, RESOURCE_TYPE_URN, SCHEMA_URN, SERVICE_PROVIDER_CONFIG_URN, USER_URN,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Largest page of a list, announced as `filter.maxResults`.
 pub(crate) const MAX_RESULTS: usize = 1_000;

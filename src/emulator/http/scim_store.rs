@@ -4,8 +4,8 @@
 use super::clock::Clock;
 use super::ids::uuid;
 use super::scim_patch::{self, PatchError};
-use crate::protocol::scim::{Operation, ENTERPRISE_USER_URN, USER_URN};
-use serde_json::{json, Map, Value};
+use crate::protocol::scim::{ENTERPRISE_USER_URN, Operation, USER_URN};
+use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
 
 /// SCIM users held at once (a bound on memory).

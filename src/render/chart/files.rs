@@ -1,7 +1,7 @@
 //! `--chart FILE`: every charted result of a run written as `.svg`, `.html` or `.vl.json`;
 //! several get `-1`, `-2` before the extension.
 
-use super::{inline_spec, Chart, Charted};
+use super::{Chart, Charted, inline_spec};
 use crate::exit::usage;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};

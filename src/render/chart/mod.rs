@@ -10,9 +10,9 @@ pub mod term;
 
 use super::numbers::{self, number, readable_name};
 use super::table::Dataset;
-use crate::protocol::tool::{classify, parse_input, parse_result, Tool};
 use crate::protocol::Frame;
-use serde_json::{json, Map, Value};
+use crate::protocol::tool::{Tool, classify, parse_input, parse_result};
+use serde_json::{Map, Value, json};
 use std::cmp::Ordering;
 
 /// The most series (values of a `color` field) drawn; the rest are named in a note.
@@ -355,11 +355,7 @@ impl Chart {
         self.x_title = cat.title(data);
         self.y_title = val.title(data);
         let (labels, sums) = category_sums(data, &cat, &val, |row| {
-            if arc {
-                String::new()
-            } else {
-                series_of(row)
-            }
+            if arc { String::new() } else { series_of(row) }
         })?;
         let (series, dropped) = pick_series(sums.iter().map(|(_, s, v)| (s, *v)));
         let values: Vec<Vec<f64>> = series
@@ -583,22 +579,14 @@ fn sort_order(
     let by_label = |idx: &mut Vec<usize>, desc: bool| {
         idx.sort_by(|&a, &b| {
             let o = compare_labels(&labels[a], &labels[b]);
-            if desc {
-                o.reverse()
-            } else {
-                o
-            }
+            if desc { o.reverse() } else { o }
         })
     };
     let by_value = |idx: &mut Vec<usize>, desc: bool| {
         if totals.len() == labels.len() {
             idx.sort_by(|&a, &b| {
                 let o = totals[a].partial_cmp(&totals[b]).unwrap_or(Ordering::Equal);
-                if desc {
-                    o.reverse()
-                } else {
-                    o
-                }
+                if desc { o.reverse() } else { o }
             })
         }
     };

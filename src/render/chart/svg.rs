@@ -3,7 +3,7 @@
 //! and a legend for series. Text widths are estimated, so labels are cut or turned rather than
 //! left to overlap.
 
-use super::{x_candidates, Body, Chart, Mark, XScale};
+use super::{Body, Chart, Mark, XScale, x_candidates};
 use crate::render::numbers::{axis_labels, compact, format_number, nice_ticks};
 use crate::render::table::cut;
 use std::fmt::Write;

@@ -2,7 +2,7 @@
 //! (arc), and a Braille plot with axis labels (line, area, point). Colour per series when colour
 //! is on; distinct glyphs when it is off.
 
-use super::{x_candidates, Body, Chart, Mark, XScale};
+use super::{Body, Chart, Mark, XScale, x_candidates};
 use crate::render::numbers::{axis_labels, format_number, nice_ticks};
 use crate::render::table::cut;
 use crate::term::Style;

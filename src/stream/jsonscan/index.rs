@@ -15,7 +15,7 @@
 //! is one function compiled for it (and PCLMULQDQ, for the prefix XOR of the quotes), so that
 //! the classification inlines into the walk and the cursor lives in registers.
 
-use super::{key_of, unescape, BitStack, GraphPath, Key, Span, TopFields, MAX_DEPTH};
+use super::{BitStack, GraphPath, Key, MAX_DEPTH, Span, TopFields, key_of, unescape};
 
 mod classify;
 

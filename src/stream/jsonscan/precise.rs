@@ -2,8 +2,8 @@
 //! JSON object (the structural-index scanner only says whether it is).
 
 use super::{
-    key_of, unescape, utf8_len, BitStack, Field, GraphPath, Invalid, Key, Span, TopFields,
-    MAX_DEPTH,
+    BitStack, Field, GraphPath, Invalid, Key, MAX_DEPTH, Span, TopFields, key_of, unescape,
+    utf8_len,
 };
 
 /// One object filling the whole line (white space aside), read by `body`.

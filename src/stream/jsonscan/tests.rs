@@ -1,4 +1,4 @@
-use super::precise::{scan_whole, skip_plain, special_lanes, Scanner};
+use super::precise::{Scanner, scan_whole, skip_plain, special_lanes};
 use super::*;
 
 /// [`scan_frame`] with the scanner that came before it, for tests.

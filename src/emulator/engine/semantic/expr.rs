@@ -7,10 +7,10 @@ use sqlparser::ast::{
     Ident, InTarget, UnaryOperator, Value,
 };
 
-use super::super::catalog::{aggregate, dimension_sql, Kind, Member, ViewCat};
+use super::super::catalog::{Kind, Member, ViewCat, aggregate, dimension_sql};
 use super::super::model::{DimKind, MeasureKind, Model};
 use super::super::timeparse::Grain;
-use super::{bucket, literal, CompileError, Role};
+use super::{CompileError, Role, bucket, literal};
 
 /// Functions the dialect accepts; anything else is refused by name.
 pub(super) const FUNCTIONS: &[&str] = &[
@@ -459,9 +459,11 @@ impl Cx<'_> {
         for a in &list.args {
             match a {
                 FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
-                FunctionArg::Unnamed(FunctionArgExpr::Wildcard) if fname == "COUNT" => return err(
-                    "COUNT(*) is not supported: count with a count measure, e.g. MEASURE(count)",
-                ),
+                FunctionArg::Unnamed(FunctionArgExpr::Wildcard) if fname == "COUNT" => {
+                    return err(
+                        "COUNT(*) is not supported: count with a count measure, e.g. MEASURE(count)",
+                    );
+                }
                 _ => return err(format!("{fname}: only plain arguments are supported")),
             }
         }
@@ -493,7 +495,7 @@ impl Cx<'_> {
             other => {
                 return err(format!(
                     "{fname}({other}): the argument must be a measure's name"
-                ))
+                ));
             }
         };
         let m = self.member(&parts)?;
@@ -551,7 +553,7 @@ impl Cx<'_> {
             other => {
                 return err(format!(
                     "DATE_TRUNC(.., {other}): the second argument must be a time dimension"
-                ))
+                ));
             }
         };
         let m = self.member(&parts)?;

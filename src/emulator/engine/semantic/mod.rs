@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use super::catalog::{dimension_sql, expand, quote, ViewCat};
+use super::catalog::{ViewCat, dimension_sql, expand, quote};
 use super::loaded::Engine;
 use super::model::{Format, Model};
 use super::timeparse::Grain;
@@ -141,8 +141,12 @@ pub(crate) fn bucket(e: &str, g: Grain) -> String {
         Grain::Day => format!("substr({e}, 1, 10)"),
         Grain::Month => format!("substr({e}, 1, 7) || '-01'"),
         Grain::Year => format!("substr({e}, 1, 4) || '-01-01'"),
-        Grain::Quarter => format!("substr({e}, 1, 5) || printf('%02d', (CAST(substr({e}, 6, 2) AS INTEGER) - 1) / 3 * 3 + 1) || '-01'"),
-        Grain::Week => format!("date(substr({e}, 1, 10), '-' || ((CAST(strftime('%w', substr({e}, 1, 10)) AS INTEGER) + 6) % 7) || ' days')"),
+        Grain::Quarter => format!(
+            "substr({e}, 1, 5) || printf('%02d', (CAST(substr({e}, 6, 2) AS INTEGER) - 1) / 3 * 3 + 1) || '-01'"
+        ),
+        Grain::Week => format!(
+            "date(substr({e}, 1, 10), '-' || ((CAST(strftime('%w', substr({e}, 1, 10)) AS INTEGER) + 6) % 7) || ' days')"
+        ),
     }
 }
 

@@ -9,11 +9,11 @@ use sqlparser::ast::{
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
-use super::super::catalog::{quote, ViewCat};
+use super::super::catalog::{ViewCat, quote};
 use super::super::model::{Format, Model};
-use super::expr::{err, Cx, Place, Tr};
 use super::SecurityContext;
-use super::{joins, security, Column, CompileError, Compiled, Role};
+use super::expr::{Cx, Place, Tr, err};
+use super::{Column, CompileError, Compiled, Role, joins, security};
 
 /// Longest query text read; a dialect query is a few lines.
 const MAX_SQL: usize = 100_000;
@@ -73,7 +73,7 @@ fn select_query(
     }
     let having = match &select.having {
         Some(_) if !aggregated => {
-            return err("HAVING needs an aggregated query (a MEASURE in SELECT or a GROUP BY)")
+            return err("HAVING needs an aggregated query (a MEASURE in SELECT or a GROUP BY)");
         }
         Some(e) => Some(cx.expr(e, Place::Having)?.sql),
         None => None,
@@ -129,12 +129,12 @@ fn refuse_other_clauses(q: &Query) -> Result<&Select, CompileError> {
             return err(format!(
                 "{} is not supported; run one query per view",
                 op.to_string().to_uppercase()
-            ))
+            ));
         }
         SetExpr::Query(_) => return err("a parenthesised subquery is not supported"),
         SetExpr::Values(_) => return err("VALUES is not supported"),
         SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Merge(_) => {
-            return err("only SELECT queries are allowed (the data is read-only)")
+            return err("only SELECT queries are allowed (the data is read-only)");
         }
         SetExpr::Table(_) => return err("TABLE statements are not supported; use SELECT"),
     };
@@ -157,7 +157,9 @@ fn refuse_other_clauses(q: &Query) -> Result<&Select, CompileError> {
         || select.qualify.is_some()
         || select.exclude.is_some()
     {
-        return err("dialect-specific SELECT clauses (LATERAL VIEW, PREWHERE, CONNECT BY, CLUSTER/DISTRIBUTE/SORT BY, WINDOW, QUALIFY, EXCLUDE) are not supported");
+        return err(
+            "dialect-specific SELECT clauses (LATERAL VIEW, PREWHERE, CONNECT BY, CLUSTER/DISTRIBUTE/SORT BY, WINDOW, QUALIFY, EXCLUDE) are not supported",
+        );
     }
     Ok(select)
 }
@@ -172,14 +174,14 @@ fn projection(cx: &Cx<'_>, select: &Select) -> Result<Vec<(Tr, String)>, Compile
             SelectItem::UnnamedExpr(e) => (e, None),
             SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.clone())),
             SelectItem::ExprWithAliases { .. } => {
-                return err("several aliases for one column are not supported")
+                return err("several aliases for one column are not supported");
             }
             SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
                 return err(format!(
                     "SELECT * is not supported; name the members, e.g. SELECT {} FROM {}",
                     example_members(view),
                     view.name
-                ))
+                ));
             }
         };
         let tr = cx.expr(expr, Place::Select)?;
@@ -239,7 +241,7 @@ fn group_by(
                         Some(_) => {
                             return err(format!(
                                 "GROUP BY {g}: it is a measure; group by dimensions only"
-                            ))
+                            ));
                         }
                         None => {
                             let tr = cx.expr(g, Place::GroupBy)?;
@@ -282,7 +284,7 @@ fn order_by(
                     return err(format!(
                         "ORDER BY {n}: the query has {} result columns",
                         items.len()
-                    ))
+                    ));
                 }
                 None => match alias_name(&o.expr, items) {
                     Some(name) => quote(&name),
@@ -324,7 +326,7 @@ fn limit_offset(q: &Query) -> Result<(Option<u64>, Option<u64>), CompileError> {
     Ok(match &q.limit_clause {
         None => (None, None),
         Some(LimitClause::OffsetCommaLimit { .. }) => {
-            return err("LIMIT offset, count is not supported; write LIMIT n OFFSET m")
+            return err("LIMIT offset, count is not supported; write LIMIT n OFFSET m");
         }
         Some(LimitClause::LimitOffset {
             limit,
@@ -459,7 +461,9 @@ fn from<'a>(targets: &'a [ViewCat], select: &Select) -> Result<&'a ViewCat, Comp
                 names()
             ))
         } else {
-            err("only one view or cube per query (FROM a, b is a join): the view's joins are already declared in the model")
+            err(
+                "only one view or cube per query (FROM a, b is a join): the view's joins are already declared in the model",
+            )
         };
     };
     if !twj.joins.is_empty() {

@@ -7,7 +7,7 @@
 //! generator) asks for more, `DATASCAN_SEED` for another sequence:
 //! `DATASCAN_CASES=200000 cargo test --release --lib protocol::data`.
 
-use super::super::{read_line, read_serde, Cell, LineInfo, RowSink};
+use super::super::{Cell, LineInfo, RowSink, read_line, read_serde};
 use crate::protocol::tool::Column;
 
 /// splitmix64: small, seeded, good enough to pick pieces and mutations.

@@ -99,11 +99,11 @@ pub(in crate::stream::jsonscan) mod portable {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(in crate::stream::jsonscan) use x86::{scan_avx2, Avx2, Sse2};
+pub(in crate::stream::jsonscan) use x86::{Avx2, Sse2, scan_avx2};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::super::{scan_into, Lexer};
+    use super::super::{Lexer, scan_into};
     use super::{Classify, Masks};
     use crate::stream::jsonscan::TopFields;
     use std::arch::x86_64::*;

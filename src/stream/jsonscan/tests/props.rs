@@ -7,7 +7,7 @@
 //! generator, about 41,000 lines in all) asks for more, `JSONSCAN_SEED` for another sequence:
 //! `JSONSCAN_CASES=200000 cargo test --release --lib jsonscan`.
 
-use super::super::index::{self, portable::Portable, Classify};
+use super::super::index::{self, Classify, portable::Portable};
 use super::super::precise;
 use super::*;
 
