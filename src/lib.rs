@@ -13,6 +13,8 @@ pub(crate) mod render;
 pub(crate) mod settings;
 pub mod stream;
 pub(crate) mod term;
+#[cfg(test)]
+mod testkit;
 
 pub use commands::completions::generated_files;
 
