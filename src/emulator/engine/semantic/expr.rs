@@ -489,16 +489,13 @@ impl Cx<'_> {
         if distinct && fname != "COUNT" {
             return err(format!("{fname}(DISTINCT ...) is not supported"));
         }
-        let parts: Vec<Ident> = match args[0] {
-            Expr::Identifier(i) => vec![i.clone()],
-            Expr::CompoundIdentifier(p) => p.clone(),
-            other => {
-                return err(format!(
-                    "{fname}({other}): the argument must be a measure's name"
-                ));
-            }
+        let Some(parts) = name_parts(args[0]) else {
+            return err(format!(
+                "{fname}({}): the argument must be a measure's name",
+                args[0]
+            ));
         };
-        let m = self.member(&parts)?;
+        let m = self.member(parts)?;
         let Kind::Measure(kind, _) = m.kind else {
             return err(format!(
                 "{fname}({}): `{}` is a dimension; aggregate measures only (the model declares how each measure aggregates)",
@@ -547,16 +544,13 @@ impl Cx<'_> {
                 args[0]
             ));
         };
-        let parts: Vec<Ident> = match args[1] {
-            Expr::Identifier(i) => vec![i.clone()],
-            Expr::CompoundIdentifier(p) => p.clone(),
-            other => {
-                return err(format!(
-                    "DATE_TRUNC(.., {other}): the second argument must be a time dimension"
-                ));
-            }
+        let Some(parts) = name_parts(args[1]) else {
+            return err(format!(
+                "DATE_TRUNC(.., {}): the second argument must be a time dimension",
+                args[1]
+            ));
         };
-        let m = self.member(&parts)?;
+        let m = self.member(parts)?;
         if m.kind != Kind::Dimension(DimKind::Time) {
             return err(format!(
                 "DATE_TRUNC(.., {}): `{}` is not a time dimension",
@@ -639,5 +633,14 @@ fn iso(s: &str) -> String {
         format!("{} {}", &s[..10], &s[11..19])
     } else {
         s.to_string()
+    }
+}
+
+/// A member's name as written, `name` or `view.name`; `None` for any other expression.
+fn name_parts(e: &Expr) -> Option<&[Ident]> {
+    match e {
+        Expr::Identifier(i) => Some(std::slice::from_ref(i)),
+        Expr::CompoundIdentifier(parts) => Some(parts),
+        _ => None,
     }
 }
