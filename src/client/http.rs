@@ -142,10 +142,10 @@ pub fn network(what: &str, url: &Url, e: &reqwest::Error) -> anyhow::Error {
 
 /// Up to [`BODY_LIMIT`] bytes of an error response's body; whatever arrived if the read fails.
 pub async fn error_body(response: &mut reqwest::Response) -> Vec<u8> {
-    match read_bounded(response, BODY_LIMIT).await {
-        Ok(read) => read.body,
-        Err(_) => Vec::new(),
-    }
+    let mut read = Bounded::default();
+    // A failing read still leaves the server's first words to quote.
+    let _ = read_into(response, BODY_LIMIT, &mut read).await;
+    read.body
 }
 
 /// A request as it will be (or would have been) sent, for `-v`, `-vv` and `--dry-run`.
@@ -329,6 +329,16 @@ pub async fn read_bounded(
     limit: usize,
 ) -> Result<Bounded, reqwest::Error> {
     let mut out = Bounded::default();
+    read_into(response, limit, &mut out).await?;
+    Ok(out)
+}
+
+/// [`read_bounded`] into `out`, which keeps what arrived when the read fails.
+async fn read_into(
+    response: &mut reqwest::Response,
+    limit: usize,
+    out: &mut Bounded,
+) -> Result<(), reqwest::Error> {
     while let Some(chunk) = response.chunk().await? {
         let room = limit.saturating_sub(out.body.len());
         out.body.extend_from_slice(&chunk[..chunk.len().min(room)]);
@@ -337,7 +347,7 @@ pub async fn read_bounded(
             break;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// What an unexpected body was, for a message: its Content-Type (or that it had none) and its
