@@ -99,7 +99,10 @@ fn pretty(words: &str) -> String {
 fn range(start: Date, end: Date, words: &str) -> Range {
     let words = pretty(words);
     let desc = describe(start, end);
-    let label = if words.contains(&desc) {
+    // "q3 2025" is the period's own name in other letters: say it as the period is named.
+    let label = if words.eq_ignore_ascii_case(&desc) {
+        desc
+    } else if words.contains(&desc) {
         words.to_string()
     } else {
         format!("{words} ({desc})")
@@ -382,4 +385,23 @@ fn grain(t: &[String], used: &mut [bool], out: &mut TimeWords) {
 /// The month of `d` as "May 2025", for answers about time series.
 pub fn month_label(d: Date) -> String {
     format!("{} {}", month_name(d.m), d.y)
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    fn label(question: &str) -> String {
+        let t: Vec<String> = question.split(' ').map(str::to_owned).collect();
+        let mut used = vec![false; t.len()];
+        parse(&t, &mut used, Date::new((2025, 6, 15)))
+            .range
+            .expect("a period")
+            .label
+    }
+
+    #[test]
+    fn a_period_named_in_other_letters_is_said_once() {
+        assert_eq!(label("q3 2025"), "Q3 2025");
+    }
 }
