@@ -144,23 +144,32 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
     // The first line of this block starts after the first newline at or after `start - 1`.
     let mut pos = start;
     // The block's bytes (and the one before it) mapped, where the system allows: read in place,
-    // they cost no copy.
+    // they cost no copy. So are the next TAIL bytes, where the block's last line most likely
+    // ends.
     let from = start.saturating_sub(1);
+    let past = (end + TAIL as u64).min(len);
     let mapped = if map {
-        map::Map::new(file, from, end - from)
+        map::Map::new(file, from, past - from)
     } else {
         None
     };
     if let Some(map) = mapped {
         let bytes = map.bytes();
+        let (block, after) = bytes.split_at((end - from) as usize);
         if start > 0 {
-            match memchr::memchr(b'\n', bytes) {
+            match memchr::memchr(b'\n', block) {
                 Some(nl) if from + (nl as u64) + 1 < end => pos = from + nl as u64 + 1,
                 _ => return Ok(Block { state, lines: 0 }),
             }
         }
-        let _ = framer.feed(&bytes[(pos - from) as usize..], &mut on);
+        let _ = framer.feed(&block[(pos - from) as usize..], &mut on);
         pos = end;
+        if framer.has_partial() {
+            // The rest of the last line, up to its newline if the mapped bytes hold it.
+            let rest = memchr::memchr(b'\n', after).map_or(after, |nl| &after[..=nl]);
+            let _ = framer.feed(rest, &mut on);
+            pos += rest.len() as u64;
+        }
     } else if start > 0 {
         buf.resize(READ, 0);
         match find_newline(file, start - 1, end, buf)? {
