@@ -442,7 +442,7 @@ impl ErrorDoc {
         // Without the schema, `detail` or `scimType` only mean an error in a body with no id.
         (declared || !obj.contains_key("id")).then(|| ErrorDoc {
             kind: ErrorKind::Scim,
-            code: scim.status,
+            code: scim.status.0,
             message: trim_body(scim.to_string().as_bytes()),
         })
     }

@@ -454,7 +454,7 @@ impl ScimClient {
                 ),
             ));
         }
-        user.id.filter(|id| !id.is_empty()).ok_or_else(|| {
+        user.id.0.filter(|id| !id.is_empty()).ok_or_else(|| {
             Failed::new(
                 None,
                 Status::Failure,

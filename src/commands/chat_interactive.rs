@@ -394,14 +394,14 @@ impl Sink for TurnSink<'_> {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         self.raw.extend_from_slice(raw);
         if let Some(call) = frame.and_then(|f| f.tool_call.as_ref())
-            && let Some(result) = &call.result
+            && let Some(result) = call.result.as_ref()
         {
             let input = call.input.as_ref().map(parse_input).unwrap_or_default();
             if let Tool::Sql { input, result } = classify(&input, Some(&parse_result(result))) {
                 let sql = input
                     .sql()
                     .map(str::to_owned)
-                    .or_else(|| result.and_then(|r| r.sql_query));
+                    .or_else(|| result.and_then(|r| r.sql_query.0));
                 self.sqls.extend(sql);
             }
             self.charts.extend(frame.and_then(charted));

@@ -320,7 +320,7 @@ impl Run<'_> {
                     .user
                     .as_ref()
                     .and_then(User::from_value)
-                    .and_then(|u| u.active);
+                    .and_then(|u| u.active.0);
                 if let (Some(want), Some(got)) = (self.expected_active, active)
                     && want != got
                 {

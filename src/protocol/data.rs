@@ -325,7 +325,7 @@ mod tests {
 
     impl RowSink for Collect {
         fn schema(&mut self, columns: Vec<Column>) {
-            self.names = columns.into_iter().filter_map(|c| c.name).collect();
+            self.names = columns.into_iter().filter_map(|c| c.name.0).collect();
         }
         fn column(&self, name: &str) -> Option<usize> {
             self.names.iter().position(|n| n == name)

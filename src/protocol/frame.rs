@@ -1,6 +1,6 @@
 //! One line of the chat stream, parsed leniently, and what kind of frame it is.
 
-use super::lenient;
+use super::lenient::Lenient;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -20,47 +20,35 @@ pub const SUSPENDED_ID: &str = "__suspended__";
 #[serde(rename_all = "camelCase", default)]
 pub struct Frame {
     /// Message id, or `__cutoff__`, `__state__`, `__usage__`, `__aborted__`, `__suspended__`.
-    #[serde(deserialize_with = "lenient::string")]
-    pub id: Option<String>,
+    pub id: Lenient<String>,
     /// Increases through the stream; absent on `__usage__` and error lines.
-    #[serde(deserialize_with = "lenient::integer")]
-    pub sort: Option<i64>,
+    pub sort: Lenient<i64>,
     /// `user` or `assistant`.
-    #[serde(deserialize_with = "lenient::string")]
-    pub role: Option<String>,
+    pub role: Lenient<String>,
     /// Answer text: a chunk on delta frames, the whole text on complete ones.
-    #[serde(deserialize_with = "lenient::string")]
-    pub content: Option<String>,
+    pub content: Lenient<String>,
     /// Reasoning text, chunked like `content`.
-    #[serde(deserialize_with = "lenient::string")]
-    pub thinking: Option<String>,
+    pub thinking: Lenient<String>,
     /// A chunk to append (true) or the complete message (false).
-    #[serde(deserialize_with = "lenient::boolean")]
-    pub is_delta: Option<bool>,
+    pub is_delta: Lenient<bool>,
     /// Still being produced.
-    #[serde(deserialize_with = "lenient::boolean")]
-    pub is_in_process: Option<bool>,
+    pub is_in_process: Lenient<bool>,
     /// The agent graph node, e.g. `["final"]` or `["data_analyst_agent", "tools"]`.
-    #[serde(deserialize_with = "lenient::strings")]
-    pub graph_path: Option<Vec<String>>,
+    pub graph_path: Lenient<Vec<String>>,
     /// A tool call and, once done, its result.
     #[serde(deserialize_with = "tool_call")]
     pub tool_call: Option<ToolCall>,
     /// Thread state on `__cutoff__` and `__state__`.
-    #[serde(deserialize_with = "lenient::value")]
-    pub state: Option<Value>,
+    pub state: Lenient<Value>,
     /// An error: a string on error lines, an object on JSON-RPC style replies.
-    #[serde(deserialize_with = "lenient::value")]
-    pub error: Option<Value>,
+    pub error: Lenient<Value>,
     /// `usage`, `abort`, `suspend` on newer frames.
-    #[serde(rename = "type", deserialize_with = "lenient::string")]
-    pub kind: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Lenient<String>,
     /// e.g. `chat_aborted`, `chat_suspended`.
-    #[serde(deserialize_with = "lenient::string")]
-    pub code: Option<String>,
+    pub code: Lenient<String>,
     /// Token usage on `__usage__`.
-    #[serde(deserialize_with = "lenient::value")]
-    pub usage: Option<Value>,
+    pub usage: Lenient<Value>,
 }
 
 /// `toolCall`: the tool's name, its input, and (when finished) its result as a JSON string.
@@ -68,14 +56,11 @@ pub struct Frame {
 #[serde(default)]
 pub struct ToolCall {
     /// e.g. `dataSqlApi`.
-    #[serde(deserialize_with = "lenient::string")]
-    pub name: Option<String>,
+    pub name: Lenient<String>,
     /// The input object (some servers send it as a JSON string).
-    #[serde(deserialize_with = "lenient::value")]
-    pub input: Option<Value>,
+    pub input: Lenient<Value>,
     /// The result, usually a JSON string.
-    #[serde(deserialize_with = "lenient::value")]
-    pub result: Option<Value>,
+    pub result: Lenient<Value>,
 }
 
 fn tool_call<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ToolCall>, D::Error> {

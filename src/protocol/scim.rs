@@ -1,6 +1,6 @@
 //! SCIM 2.0 (RFC 7644): PatchOp, User, Error and ListResponse, tolerant of what servers send.
 
-use super::lenient;
+use super::lenient::Lenient;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -186,23 +186,17 @@ impl PatchOp {
 #[serde(rename_all = "camelCase", default)]
 pub struct User {
     /// Server id.
-    #[serde(deserialize_with = "lenient::string")]
-    pub id: Option<String>,
+    pub id: Lenient<String>,
     /// userName.
-    #[serde(deserialize_with = "lenient::string")]
-    pub user_name: Option<String>,
+    pub user_name: Lenient<String>,
     /// Whether the user may sign in; `"False"` as a string counts.
-    #[serde(deserialize_with = "lenient::boolean")]
-    pub active: Option<bool>,
+    pub active: Lenient<bool>,
     /// externalId.
-    #[serde(deserialize_with = "lenient::string")]
-    pub external_id: Option<String>,
+    pub external_id: Lenient<String>,
     /// Emails.
-    #[serde(deserialize_with = "lenient::value")]
-    pub emails: Option<Value>,
+    pub emails: Lenient<Value>,
     /// Name.
-    #[serde(deserialize_with = "lenient::value")]
-    pub name: Option<Value>,
+    pub name: Lenient<Value>,
     /// meta, with keys in either case.
     #[serde(alias = "Meta", deserialize_with = "meta")]
     pub meta: Meta,
@@ -256,17 +250,13 @@ impl User {
 #[serde(rename_all = "camelCase", default)]
 pub struct ScimError {
     /// Should hold ERROR_URN.
-    #[serde(deserialize_with = "lenient::strings")]
-    pub schemas: Option<Vec<String>>,
+    pub schemas: Lenient<Vec<String>>,
     /// The HTTP status, a string by the RFC, a number on some servers.
-    #[serde(deserialize_with = "lenient::integer")]
-    pub status: Option<i64>,
+    pub status: Lenient<i64>,
     /// e.g. `invalidFilter`, `mutability`.
-    #[serde(deserialize_with = "lenient::string")]
-    pub scim_type: Option<String>,
+    pub scim_type: Lenient<String>,
     /// Human-readable detail.
-    #[serde(deserialize_with = "lenient::string")]
-    pub detail: Option<String>,
+    pub detail: Lenient<String>,
 }
 
 impl ScimError {
@@ -285,7 +275,7 @@ impl ScimError {
 
 impl fmt::Display for ScimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.detail, &self.scim_type) {
+        match (self.detail.as_deref(), self.scim_type.as_deref()) {
             (Some(d), Some(t)) => write!(f, "{d} ({t})"),
             (Some(d), None) => f.write_str(d),
             (None, Some(t)) => f.write_str(t),
@@ -299,8 +289,8 @@ impl fmt::Display for ScimError {
 #[serde(default)]
 pub struct ListResponse {
     /// How many resources matched.
-    #[serde(rename = "totalResults", deserialize_with = "lenient::integer")]
-    pub total_results: Option<i64>,
+    #[serde(rename = "totalResults")]
+    pub total_results: Lenient<i64>,
     /// The resources (this page).
     #[serde(
         rename = "Resources",

@@ -2,7 +2,7 @@
 //! `annotation`), meta search (members, or the older `measures` list), and tool errors.
 //! Tools are recognised by the shape of what they carry, not by their (varying) names.
 
-use super::lenient;
+use super::lenient::Lenient;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -11,47 +11,26 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase", default)]
 pub struct SqlInput {
     /// The SQL.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub sql_query: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql_query: Lenient<String>,
     /// The SQL, on servers that use the short form.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub query: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Lenient<String>,
     /// A short title.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub query_title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_title: Lenient<String>,
     /// What the query does.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Lenient<String>,
     /// The user's request as the agent understood it.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub user_request: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_request: Lenient<String>,
     /// Memory id.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub memory_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_id: Lenient<String>,
     /// Vega-Lite v5 spec as JSON text, without data.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub vega_spec: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vega_spec: Lenient<String>,
 }
 
 /// A payload as the JSON the service writes (a tool's `input` or `result` before it is
@@ -77,11 +56,9 @@ impl SqlInput {
 #[serde(default)]
 pub struct Column {
     /// Column name.
-    #[serde(deserialize_with = "lenient::string")]
-    pub name: Option<String>,
+    pub name: Lenient<String>,
     /// Column type, e.g. `string`, `number`, `time`.
-    #[serde(deserialize_with = "lenient::string")]
-    pub column_type: Option<String>,
+    pub column_type: Lenient<String>,
 }
 
 /// Result of a SQL tool.
@@ -89,29 +66,17 @@ pub struct Column {
 #[serde(rename_all = "camelCase", default)]
 pub struct SqlResult {
     /// The SQL that ran.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub sql_query: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql_query: Lenient<String>,
     /// A short title.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub query_title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_title: Lenient<String>,
     /// What the query does.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Lenient<String>,
     /// The user's request.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub user_request: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_request: Lenient<String>,
     /// Columns, for rows given as arrays.
     #[serde(deserialize_with = "columns", skip_serializing_if = "Option::is_none")]
     pub schema: Option<Vec<Column>>,
@@ -119,35 +84,20 @@ pub struct SqlResult {
     #[serde(deserialize_with = "rows", skip_serializing_if = "Option::is_none")]
     pub data: Option<Vec<Value>>,
     /// How many rows the query produced in all (`data` holds at most 100 by default).
-    #[serde(
-        deserialize_with = "lenient::integer",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub total_rows: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_rows: Lenient<i64>,
     /// Result id.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub uuid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uuid: Lenient<String>,
     /// Vega-Lite v5 spec as JSON text.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub vega_spec: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vega_spec: Lenient<String>,
     /// `{measures: {...}, dimensions: {...}}` with `title` and `type`, for rows given as objects.
-    #[serde(
-        deserialize_with = "lenient::value",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub annotation: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotation: Lenient<Value>,
     /// A failed tool's message.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Lenient<String>,
 }
 
 fn columns<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Column>>, D::Error> {
@@ -176,7 +126,7 @@ impl SqlResult {
     /// A failed query: only `error`.
     pub fn failed(message: &str) -> SqlResult {
         SqlResult {
-            error: Some(message.to_owned()),
+            error: Some(message.to_owned()).into(),
             ..SqlResult::default()
         }
     }
@@ -190,14 +140,19 @@ impl SqlResult {
     pub fn table(&self) -> Option<Table> {
         let data = self.data.as_ref()?;
         let mut table = Table {
-            total_rows: self.total_rows,
+            total_rows: self.total_rows.0,
             ..Table::default()
         };
         if let Some(schema) = &self.schema {
             table.columns = schema
                 .iter()
                 .enumerate()
-                .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("column{}", i + 1)))
+                .map(|(i, c)| {
+                    c.name
+                        .0
+                        .clone()
+                        .unwrap_or_else(|| format!("column{}", i + 1))
+                })
                 .collect();
             for row in data {
                 let cells = match row {
@@ -265,11 +220,8 @@ pub fn cell_text(v: &Value) -> String {
 #[serde(rename_all = "camelCase", default)]
 pub struct MetaResult {
     /// The search the agent ran.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub search_query: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_query: Lenient<String>,
     /// Matching views or cubes.
     #[serde(deserialize_with = "cubes")]
     pub cubes: Vec<Cube>,
@@ -297,27 +249,16 @@ fn cubes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Cube>, D::Error> 
 #[serde(default)]
 pub struct Cube {
     /// Name.
-    #[serde(deserialize_with = "lenient::string")]
-    pub name: Option<String>,
+    pub name: Lenient<String>,
     /// `cube` or `view`.
-    #[serde(
-        rename = "type",
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub kind: Option<String>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Lenient<String>,
     /// Title.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Lenient<String>,
     /// Description.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Lenient<String>,
     /// Members (newer servers).
     #[serde(deserialize_with = "members", skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<Member>,
@@ -345,7 +286,7 @@ fn members<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Member>, D::Err
             .into_iter()
             .filter_map(|m| match m {
                 Value::String(name) => Some(Member {
-                    name: Some(name),
+                    name: Some(name).into(),
                     ..Member::default()
                 }),
                 other => serde_json::from_value(other).ok(),
@@ -360,33 +301,19 @@ fn members<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Member>, D::Err
 #[serde(rename_all = "camelCase", default)]
 pub struct Member {
     /// Full name, e.g. `orders.revenue`.
-    #[serde(deserialize_with = "lenient::string")]
-    pub name: Option<String>,
+    pub name: Lenient<String>,
     /// Title.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Lenient<String>,
     /// Description.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Lenient<String>,
     /// `number`, `string`, `time`, `boolean`.
-    #[serde(
-        rename = "type",
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub kind: Option<String>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Lenient<String>,
     /// Aggregation of a measure, e.g. `sum`.
-    #[serde(
-        deserialize_with = "lenient::string",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub agg_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agg_type: Lenient<String>,
 }
 
 /// What a tool call is, judged by the shape of its input and result.

@@ -48,7 +48,8 @@ impl<W: Write> ChatRender for DocRender<W> {
             return Ok(());
         };
         let key =
-            f.id.clone()
+            f.id.0
+                .clone()
                 .unwrap_or_else(|| format!("#{}", self.calls.len()));
         let index = *self.by_id.entry(key).or_insert_with(|| {
             self.calls.push(Call {
@@ -60,13 +61,13 @@ impl<W: Write> ChatRender for DocRender<W> {
             self.calls.len() - 1
         });
         let entry = &mut self.calls[index];
-        if let Some(name) = &call.name {
+        if let Some(name) = call.name.as_ref() {
             entry.name = name.clone();
         }
-        if let Some(input) = &call.input {
+        if let Some(input) = call.input.as_ref() {
             entry.input = parse_input(input);
         }
-        if let Some(result) = &call.result {
+        if let Some(result) = call.result.as_ref() {
             let parsed = parse_result(result);
             entry.error = tool_error(&parsed);
             entry.result = Some(parsed);

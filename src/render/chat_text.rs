@@ -119,9 +119,9 @@ impl<W: Write> TextRender<W> {
         let Some(call) = &f.tool_call else {
             return Ok(());
         };
-        let name = call.name.clone().unwrap_or_else(|| "tool".into());
+        let name = call.name.0.clone().unwrap_or_else(|| "tool".into());
         let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
-        let Some(result) = &call.result else {
+        let Some(result) = call.result.as_ref() else {
             if !self.pending_tools.iter().any(|(i, _, _)| i == id) {
                 self.pending_tools.push((id.to_owned(), name, input));
             }
@@ -176,11 +176,11 @@ impl<W: Write> ChatRender for TextRender<W> {
             FrameKind::Assistant => {
                 let delta = f.is_delta();
                 if self.show_thinking
-                    && let Some(t) = &f.thinking
+                    && let Some(t) = f.thinking.as_ref()
                 {
                     self.text(id, Field::Thinking, t, delta)?;
                 }
-                if let Some(c) = &f.content {
+                if let Some(c) = f.content.as_ref() {
                     if f.is_final() {
                         let so_far = self.last_final.get_or_insert_with(String::new);
                         if delta {
@@ -241,13 +241,13 @@ fn tool_line(name: &str, tool: &Tool, rows: usize) -> String {
         Tool::Sql { input, result } => {
             let title = result
                 .as_ref()
-                .and_then(|r| r.query_title.clone())
-                .or_else(|| input.query_title.clone());
+                .and_then(|r| r.query_title.0.clone())
+                .or_else(|| input.query_title.0.clone());
             parts.extend(title);
             let sql = input
                 .sql()
                 .map(str::to_owned)
-                .or_else(|| result.as_ref().and_then(|r| r.sql_query.clone()));
+                .or_else(|| result.as_ref().and_then(|r| r.sql_query.0.clone()));
             if let Some(sql) = sql {
                 parts.push(shorten(&sql, SQL_WIDTH));
             }

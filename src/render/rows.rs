@@ -123,7 +123,12 @@ impl<W: Write> RowWriter<W> {
         let names: Vec<String> = columns
             .iter()
             .enumerate()
-            .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("column{}", i + 1)))
+            .map(|(i, c)| {
+                c.name
+                    .0
+                    .clone()
+                    .unwrap_or_else(|| format!("column{}", i + 1))
+            })
             .collect();
         let first = self.results == 0;
         self.results += 1;
@@ -300,12 +305,12 @@ impl<W: Write> RowWriter<W> {
     fn draw_table(&mut self) -> Result<()> {
         let mut grid = table(self.opts.style);
         grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
-        grid.set_header(
-            self.columns
-                .iter()
-                .enumerate()
-                .map(|(i, c)| c.name.clone().unwrap_or_else(|| format!("column{}", i + 1))),
-        );
+        grid.set_header(self.columns.iter().enumerate().map(|(i, c)| {
+            c.name
+                .0
+                .clone()
+                .unwrap_or_else(|| format!("column{}", i + 1))
+        }));
         for row in self.kept.drain(..) {
             grid.add_row(row);
         }
@@ -397,8 +402,8 @@ mod tests {
         names
             .iter()
             .map(|n| Column {
-                name: Some((*n).into()),
-                column_type: Some("String".into()),
+                name: Some((*n).into()).into(),
+                column_type: Some("String".into()).into(),
             })
             .collect()
     }

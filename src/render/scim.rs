@@ -93,12 +93,12 @@ fn write_table(out: &mut impl Write, results: &[PatchResult], style: Style) -> R
         let user = r.user.as_ref().and_then(User::from_value);
         let user_name = user
             .as_ref()
-            .and_then(|u| u.user_name.clone())
+            .and_then(|u| u.user_name.0.clone())
             .or_else(|| r.user_name.clone())
             .unwrap_or_default();
         let active = user
             .as_ref()
-            .and_then(|u| u.active)
+            .and_then(|u| u.active.0)
             .map(|a| a.to_string())
             .unwrap_or_default();
         let status = r.status.map_or("-".to_owned(), |s| s.to_string());

@@ -51,17 +51,17 @@ impl StateView {
                 return;
             }
             FrameKind::State => {
-                self.state = f.state.clone();
+                self.state = f.state.0.clone();
                 return;
             }
             FrameKind::UserEcho | FrameKind::Assistant | FrameKind::ToolCall => {}
             _ => return,
         }
-        let key = f.id.clone().unwrap_or_default();
+        let key = f.id.0.clone().unwrap_or_default();
         let index = *self.by_id.entry(key).or_insert_with(|| {
             self.rows.push(Row {
-                id: f.id.clone(),
-                sort: f.sort,
+                id: f.id.0.clone(),
+                sort: f.sort.0,
                 ..Row::default()
             });
             self.rows.len() - 1
@@ -69,9 +69,9 @@ impl StateView {
         let row = &mut self.rows[index];
         // The complete frame is the message as the service keeps it: its sort, not a chunk's.
         if !f.is_delta() && f.sort.is_some() {
-            row.sort = f.sort;
+            row.sort = f.sort.0;
         }
-        row.role = f.role.clone().unwrap_or_default();
+        row.role = f.role.0.clone().unwrap_or_default();
         row.kind = match kind {
             FrameKind::ToolCall => "tool",
             FrameKind::UserEcho => "message",
@@ -82,7 +82,7 @@ impl StateView {
             _ => "message",
         };
         if let Some(call) = &f.tool_call {
-            let name = call.name.clone().unwrap_or_else(|| "tool".into());
+            let name = call.name.0.clone().unwrap_or_else(|| "tool".into());
             let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
             let result = call.result.as_ref().map(parse_result);
             let summary = tool_summary(&name, &input, result.as_ref());
@@ -96,8 +96,9 @@ impl StateView {
         } else {
             let text = f
                 .content
+                .0
                 .clone()
-                .or_else(|| f.thinking.clone())
+                .or_else(|| f.thinking.0.clone())
                 .unwrap_or_default();
             if f.is_delta() {
                 row.text.push_str(&text);

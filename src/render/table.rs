@@ -39,7 +39,7 @@ impl Dataset {
     pub fn from_result(r: &SqlResult) -> Option<Dataset> {
         let data = r.data.as_ref()?;
         let mut set = Dataset {
-            total_rows: r.total_rows,
+            total_rows: r.total_rows.0,
             ..Dataset::default()
         };
         if let Some(schema) = &r.schema {
@@ -47,9 +47,13 @@ impl Dataset {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| Field {
-                    name: c.name.clone().unwrap_or_else(|| format!("column{}", i + 1)),
+                    name: c
+                        .name
+                        .0
+                        .clone()
+                        .unwrap_or_else(|| format!("column{}", i + 1)),
                     title: None,
-                    kind: c.column_type.clone(),
+                    kind: c.column_type.0.clone(),
                 })
                 .collect();
         } else {
@@ -125,7 +129,7 @@ impl Titles {
     pub fn learn(&mut self, meta: &MetaResult) {
         for cube in &meta.cubes {
             for m in cube.all_members() {
-                let (Some(name), Some(title)) = (&m.name, &m.title) else {
+                let (Some(name), Some(title)) = (m.name.as_ref(), m.title.as_ref()) else {
                     continue;
                 };
                 if title.is_empty() {

@@ -222,7 +222,7 @@ impl Tracker {
         }
         // One `__state__` ends each response, so it is never a repeat (a service may number
         // it low, as a read's second frame).
-        if !mark && kind != FrameKind::State && self.repeat(frame.as_ref().and_then(|f| f.sort)) {
+        if !mark && kind != FrameKind::State && self.repeat(frame.as_ref().and_then(|f| f.sort.0)) {
             return Ok(());
         }
         if kind == FrameKind::State {
@@ -282,13 +282,13 @@ impl Tracker {
                 }
             }
             FrameKind::UserEcho if self.message_id.is_none() => {
-                self.message_id = f.id.clone();
+                self.message_id = f.id.0.clone();
             }
             FrameKind::State => self.ended = true,
             FrameKind::Usage => {
                 // After `__suspended__`, usage closes the connection, not the turn.
                 self.ended = self.suspended.is_none();
-                self.usage = f.usage.clone();
+                self.usage = f.usage.0.clone();
             }
             FrameKind::Error => self.error = Some(self.classify_error(f)),
             FrameKind::Aborted => {

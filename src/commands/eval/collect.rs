@@ -58,7 +58,8 @@ impl<'a> Collect<'a> {
             return;
         };
         let key =
-            f.id.clone()
+            f.id.0
+                .clone()
                 .unwrap_or_else(|| format!("#{}", self.calls.len()));
         let calls = &mut self.calls;
         let index = *self.by_id.entry(key).or_insert_with(|| {
@@ -66,13 +67,13 @@ impl<'a> Collect<'a> {
             calls.len() - 1
         });
         let entry = &mut self.calls[index];
-        if let Some(name) = &call.name {
+        if let Some(name) = call.name.as_ref() {
             entry.name = name.clone();
         }
-        if let Some(input) = &call.input {
+        if let Some(input) = call.input.as_ref() {
             entry.input = parse_input(input);
         }
-        if let Some(result) = &call.result {
+        if let Some(result) = call.result.as_ref() {
             let parsed = parse_result(result);
             entry.error = tool_error(&parsed);
             entry.result = Some(parsed);

@@ -25,7 +25,7 @@ pub fn sql_calls(calls: &[Call]) -> Vec<(Option<String>, Option<u64>)> {
                 let sql = input
                     .sql()
                     .map(str::to_owned)
-                    .or_else(|| result.as_ref().and_then(|r| r.sql_query.clone()));
+                    .or_else(|| result.as_ref().and_then(|r| r.sql_query.0.clone()));
                 let rows = result.as_ref().and_then(|r| {
                     r.total_rows
                         .and_then(|n| u64::try_from(n).ok())

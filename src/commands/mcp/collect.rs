@@ -41,8 +41,8 @@ impl Collect {
 
     fn report(&mut self, f: &Frame) {
         let Some(call) = &f.tool_call else { return };
-        let id = f.id.clone().unwrap_or_default();
-        let name = call.name.clone().unwrap_or_else(|| "tool".into());
+        let id = f.id.0.clone().unwrap_or_default();
+        let name = call.name.0.clone().unwrap_or_else(|| "tool".into());
         let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
         let result = call.result.as_ref().map(parse_result);
         let line = match &result {
@@ -108,13 +108,14 @@ pub fn queries(messages: &Value, rows: usize) -> Vec<Value> {
             let result = result.map(|r| *r).unwrap_or_default();
             let sql = result
                 .sql_query
+                .0
                 .clone()
                 .or_else(|| input.sql().map(str::to_owned));
-            let vega = result.vega_spec.clone().or_else(|| input.vega_spec.clone());
+            let vega = result.vega_spec.0.clone().or_else(|| input.vega_spec.0.clone());
             let data = result.data.clone().unwrap_or_default();
             let total = result.total_rows.unwrap_or(data.len() as i64);
             let mut q = json!({
-                "title": result.query_title.clone().or_else(|| input.query_title.clone()),
+                "title": result.query_title.0.clone().or_else(|| input.query_title.0.clone()),
                 "sql": sql,
                 "schema": result.schema,
                 "rows": data.into_iter().take(rows).collect::<Vec<_>>(),
@@ -122,7 +123,7 @@ pub fn queries(messages: &Value, rows: usize) -> Vec<Value> {
                 // The spec is JSON text on the wire; an assistant gets it as JSON.
                 "vegaSpec": vega.map(|v| serde_json::from_str::<Value>(&v).unwrap_or(Value::String(v))),
             });
-            if let Some(e) = &result.error {
+            if let Some(e) = result.error.as_ref() {
                 q["error"] = Value::String(e.clone());
             }
             Some(q)

@@ -51,7 +51,7 @@ impl RowSink for Rows {
     fn schema(&mut self, columns: Vec<Column>) {
         self.names = columns
             .iter()
-            .map(|c| c.name.clone().unwrap_or_default())
+            .map(|c| c.name.0.clone().unwrap_or_default())
             .collect();
         self.schema = Some(serde_json::to_value(&columns).unwrap_or_default());
     }

@@ -62,7 +62,7 @@ impl<W: Write> RowSink for Answer<'_, W> {
         self.schema = true;
         self.names = columns
             .iter()
-            .map(|c| c.name.clone().unwrap_or_default())
+            .map(|c| c.name.0.clone().unwrap_or_default())
             .collect();
         if let Err(e) = self.writer.start(columns) {
             self.failed.get_or_insert(e);
@@ -86,8 +86,8 @@ impl<W: Write> RowSink for Answer<'_, W> {
             self.schema(
                 (1..=cells.len())
                     .map(|i| Column {
-                        name: Some(format!("column{i}")),
-                        column_type: None,
+                        name: Some(format!("column{i}")).into(),
+                        column_type: None.into(),
                     })
                     .collect(),
             );

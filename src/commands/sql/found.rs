@@ -47,17 +47,18 @@ fn sql_call(input: Option<&Value>, result: Option<&Value>) -> Option<Found> {
     };
     let sql = result
         .as_ref()
-        .and_then(|r| r.sql_query.clone())
+        .and_then(|r| r.sql_query.0.clone())
         .or_else(|| input.sql().map(str::to_owned))
         .filter(|s| !s.trim().is_empty())?;
     Some(Found {
         title: input
             .query_title
+            .0
             .clone()
-            .or_else(|| result.as_ref().and_then(|r| r.query_title.clone())),
+            .or_else(|| result.as_ref().and_then(|r| r.query_title.0.clone())),
         sql,
         rows: result.as_ref().and_then(|r| r.data.as_ref().map(Vec::len)),
-        total_rows: result.as_ref().and_then(|r| r.total_rows),
+        total_rows: result.as_ref().and_then(|r| r.total_rows.0),
     })
 }
 
@@ -83,7 +84,7 @@ impl Finder {
             return;
         };
         if frame.kind() == FrameKind::State {
-            if let Some(state) = &frame.state {
+            if let Some(state) = frame.state.as_ref() {
                 self.state = Some(from_state(state));
             }
             return;
@@ -96,6 +97,7 @@ impl Finder {
         };
         let key = frame
             .id
+            .0
             .clone()
             .unwrap_or_else(|| format!("#{}", self.frames.len()));
         match self.frames.iter_mut().find(|(k, _)| *k == key) {

@@ -348,12 +348,12 @@ fn run_query(
         .unwrap_or_default();
     let spec_text = answer_text::vega(&columns, q.chart_title, q.question).to_string();
     let input = SqlInput {
-        sql_query: Some(q.sql.to_string()),
-        query_title: Some(q.title.to_string()),
-        description: Some(q.description.to_string()),
-        user_request: Some(q.question.to_string()),
-        memory_id: Some(uuid_from(&id("memory"))),
-        vega_spec: Some(spec_text.clone()),
+        sql_query: Some(q.sql.to_string()).into(),
+        query_title: Some(q.title.to_string()).into(),
+        description: Some(q.description.to_string()).into(),
+        user_request: Some(q.question.to_string()).into(),
+        memory_id: Some(uuid_from(&id("memory"))).into(),
+        vega_spec: Some(spec_text.clone()).into(),
         ..SqlInput::default()
     }
     .to_value();
@@ -374,8 +374,8 @@ fn run_query(
             let schema: Vec<Column> = columns
                 .iter()
                 .map(|c| Column {
-                    name: Some(c.name.clone()),
-                    column_type: Some(c.sql_type.to_owned()),
+                    name: Some(c.name.clone()).into(),
+                    column_type: Some(c.sql_type.to_owned()).into(),
                 })
                 .collect();
             let data: Vec<Value> = r
@@ -397,16 +397,16 @@ fn run_query(
                 (Some(schema), data, None)
             };
             SqlResult {
-                sql_query: Some(q.sql.to_string()),
-                query_title: Some(q.title.to_string()),
-                description: Some(q.description.to_string()),
-                user_request: Some(q.question.to_string()),
+                sql_query: Some(q.sql.to_string()).into(),
+                query_title: Some(q.title.to_string()).into(),
+                description: Some(q.description.to_string()).into(),
+                user_request: Some(q.question.to_string()).into(),
                 schema,
                 data: Some(data),
-                annotation,
-                total_rows: Some(r.total_rows as i64),
-                uuid: Some(uuid_from(&format!("{}\n{executed}", req.message_id))),
-                vega_spec: Some(spec_text.clone()),
+                annotation: annotation.into(),
+                total_rows: Some(r.total_rows as i64).into(),
+                uuid: Some(uuid_from(&format!("{}\n{executed}", req.message_id))).into(),
+                vega_spec: Some(spec_text.clone()).into(),
                 ..SqlResult::default()
             }
             .to_value()

@@ -58,7 +58,7 @@ pub fn search(query: &str, views: &[ViewCat]) -> MetaResult {
         .map(|(_, vi)| describe(&views[*vi], &q))
         .collect();
     MetaResult {
-        search_query: Some(query.to_owned()),
+        search_query: Some(query.to_owned()).into(),
         cubes,
     }
 }
@@ -78,19 +78,19 @@ fn describe(v: &ViewCat, q: &[String]) -> Cube {
                 Kind::Dimension(k) => (k.as_str(), None),
             };
             Member {
-                name: Some(format!("{}.{}", v.name, m.name)),
-                title: Some(m.title.clone()),
-                description: Some(m.description.clone()),
-                kind: Some(kind.to_owned()),
-                agg_type,
+                name: Some(format!("{}.{}", v.name, m.name)).into(),
+                title: Some(m.title.clone()).into(),
+                description: Some(m.description.clone()).into(),
+                kind: Some(kind.to_owned()).into(),
+                agg_type: agg_type.into(),
             }
         })
         .collect();
     Cube {
-        name: Some(v.name.clone()),
-        kind: Some(v.kind.to_string()),
-        title: Some(v.title.clone()),
-        description: Some(v.description.clone()),
+        name: Some(v.name.clone()).into(),
+        kind: Some(v.kind.to_string()).into(),
+        title: Some(v.title.clone()).into(),
+        description: Some(v.description.clone()).into(),
         members,
         ..Cube::default()
     }

@@ -223,10 +223,10 @@ fn tool_calls(frames: &[Value]) -> Vec<DoneCall> {
     parsed(frames)
         .filter_map(|f| {
             let call = f.tool_call?;
-            let result = call.result.filter(|r| !r.is_null())?;
+            let result = call.result.0.filter(|r| !r.is_null())?;
             Some(DoneCall {
-                id: f.id.unwrap_or_default(),
-                name: call.name.unwrap_or_default(),
+                id: f.id.0.unwrap_or_default(),
+                name: call.name.0.unwrap_or_default(),
                 input: call.input.as_ref().map_or(Value::Null, parse_input),
                 result: result
                     .as_str()

@@ -34,7 +34,7 @@ impl RowSink for Record {
     fn schema(&mut self, columns: Vec<Column>) {
         self.names = columns
             .iter()
-            .map(|c| c.name.clone().unwrap_or_default())
+            .map(|c| c.name.0.clone().unwrap_or_default())
             .collect();
         self.events.push(Event::Schema(columns));
     }
