@@ -191,44 +191,13 @@ pub async fn run_query<W: Write>(
         _ = tokio::signal::ctrl_c() => None,
     };
     answer.progress.clear();
-    let rows = answer.writer.rows();
     let sent = match streamed {
-        None => {
-            let _ = answer.writer.end();
-            crate::term::diag(format_args!(
-                "analyst: interrupted after {rows} {}; cancelling the query (Ctrl-C again to quit at once)",
-                rows_word(rows)
-            ));
-            tokio::select! {
-                r = run.client.cancel(&id) => match r {
-                    Ok(()) => crate::term::diag(format_args!("cancelled query {id}")),
-                    Err(e) => crate::term::diag(format_args!("analyst: could not cancel query {id}: {e:#}")),
-                },
-                _ = tokio::signal::ctrl_c() => {}
-            }
-            return Ok(Status::Interrupted);
-        }
+        None => return Ok(interrupted(run, &id, &mut answer).await),
         Some(r) => r,
     };
     let ended = match sent {
         Ok(ended) => ended,
-        Err(e) if e.is::<Enough>() => {
-            answer.writer.end()?;
-            if run.chatty {
-                crate::term::diag(format_args!(
-                    "analyst: stopped after {rows} {} (--limit); cancelling the query",
-                    rows_word(rows)
-                ));
-            }
-            let cancelled = match answer.cancelled.take() {
-                Some(r) => r,
-                None => run.client.cancel(&id).await,
-            };
-            if let Err(e) = cancelled {
-                crate::term::warn(format!("could not cancel query {id}: {e:#}"));
-            }
-            return Ok(Status::Success);
-        }
+        Err(e) if e.is::<Enough>() => return limit_reached(run, &id, &mut answer).await,
         Err(e) => {
             // The rows are not wanted any more (stdout closed, a bad line): stop the query.
             let began = answer.schema;
@@ -240,6 +209,57 @@ pub async fn run_query<W: Write>(
         }
     };
     answer.writer.end()?;
+    outcome(&mut answer, ended)
+}
+
+/// Ctrl-C while the rows came: end the output where it is and cancel the query (a second
+/// Ctrl-C stops waiting for the cancel).
+async fn interrupted<W: Write>(run: &Run<'_>, id: &str, answer: &mut Answer<'_, W>) -> Status {
+    let rows = answer.writer.rows();
+    let _ = answer.writer.end();
+    crate::term::diag(format_args!(
+        "analyst: interrupted after {rows} {}; cancelling the query (Ctrl-C again to quit at once)",
+        rows_word(rows)
+    ));
+    tokio::select! {
+        r = run.client.cancel(id) => match r {
+            Ok(()) => crate::term::diag(format_args!("cancelled query {id}")),
+            Err(e) => crate::term::diag(format_args!("analyst: could not cancel query {id}: {e:#}")),
+        },
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    Status::Interrupted
+}
+
+/// `--limit` rows were written: a success; the query is cancelled (if the stream has not
+/// already done so while the response was open).
+async fn limit_reached<W: Write>(
+    run: &Run<'_>,
+    id: &str,
+    answer: &mut Answer<'_, W>,
+) -> Result<Status> {
+    let rows = answer.writer.rows();
+    answer.writer.end()?;
+    if run.chatty {
+        crate::term::diag(format_args!(
+            "analyst: stopped after {rows} {} (--limit); cancelling the query",
+            rows_word(rows)
+        ));
+    }
+    let cancelled = match answer.cancelled.take() {
+        Some(r) => r,
+        None => run.client.cancel(id).await,
+    };
+    if let Err(e) = cancelled {
+        crate::term::warn(format!("could not cancel query {id}: {e:#}"));
+    }
+    Ok(Status::Success)
+}
+
+/// What a stream that ended (cleanly or not) amounts to: an error the service reported, a
+/// lost connection and an empty answer are failures that say how many rows were written.
+fn outcome<W: Write>(answer: &mut Answer<'_, W>, ended: Ended) -> Result<Status> {
+    let rows = answer.writer.rows();
     if let Some((message, rid)) = answer.error.take() {
         let rid = rid.map(|r| format!(" (requestId {r})")).unwrap_or_default();
         let tail = if answer.schema {

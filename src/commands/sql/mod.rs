@@ -122,52 +122,12 @@ async fn run_async(
             ..Found::default()
         }],
         Source::Saved(path) => saved_queries(path)?,
-        Source::Thread => {
-            let svc = service(
-                ctx,
-                &args.service,
-                &args.identity,
-                None,
-                demo.as_ref().map(|d| &d.target),
-            )?;
-            let chat_id = match &demo {
-                Some(d) => d.thread_id(ctx, &args.thread, None)?,
-                None => thread_id(ctx, &args.thread, svc.profile(), None)?,
-            }
-            .ok_or_else(|| usage("sql: which thread? pass --chat-id ID, or -c for the last one"))?;
-            let request = ChatRequest {
-                chat_id: Some(chat_id.clone()),
-                session_settings: svc.identity.clone(),
-                ..ChatRequest::default()
-            };
-            if ctx.global.dry_run {
-                // Nothing is sent, not even the state read: the query is shown as a placeholder.
-                let data = data_settings(ctx, args, demo_data)?;
-                let client = DataClient::new(http(ctx)?, &data)?;
-                let state_read = svc.client.describe(
-                    &svc.client.endpoint.stream,
-                    &serde_json::to_vec_pretty(&request)?,
-                );
-                let which = match choice {
-                    Choice::Pick(n) => format!("query {n}"),
-                    Choice::Last => "the last query".into(),
-                    Choice::All => "each query, one request each".into(),
-                };
-                let body = query_body(args, format!("<the SQL of {which} of thread {chat_id}>"));
-                let requests = [
-                    state_read,
-                    client.describe(&serde_json::to_vec_pretty(&body)?, &request_id()),
-                ];
-                super::write_dry_run(ctx.global.output, &requests)?;
-                return Ok(Status::Success);
-            }
-            let probe = read_state(&svc.client, &request, svc.idle()).await?;
-            let mut finder = Finder::default();
-            for line in &probe.lines {
-                finder.text(line);
-            }
-            finder.finish()
-        }
+        Source::Thread => match thread_queries(ctx, args, demo.as_ref(), &demo_data, choice).await?
+        {
+            Some(queries) => queries,
+            // --dry-run: the requests were shown instead.
+            None => return Ok(Status::Success),
+        },
     };
     if args.list {
         return list(ctx, &queries);
@@ -187,6 +147,73 @@ async fn run_async(
         super::write_dry_run(ctx.global.output, &requests)?;
         return Ok(Status::Success);
     }
+    run_all(ctx, args, format, choice, &client, &bodies).await
+}
+
+/// The SQL of a thread's answer, from its state read through the chat service; `None` when
+/// `--dry-run` showed the requests instead (nothing is sent, not even the state read).
+async fn thread_queries(
+    ctx: &Ctx,
+    args: &SqlArgs,
+    demo: Option<&super::chat_demo::Demo>,
+    demo_data: &Option<DataSettings>,
+    choice: Choice,
+) -> Result<Option<Vec<Found>>> {
+    let svc = service(
+        ctx,
+        &args.service,
+        &args.identity,
+        None,
+        demo.map(|d| &d.target),
+    )?;
+    let chat_id = match demo {
+        Some(d) => d.thread_id(ctx, &args.thread, None)?,
+        None => thread_id(ctx, &args.thread, svc.profile(), None)?,
+    }
+    .ok_or_else(|| usage("sql: which thread? pass --chat-id ID, or -c for the last one"))?;
+    let request = ChatRequest {
+        chat_id: Some(chat_id.clone()),
+        session_settings: svc.identity.clone(),
+        ..ChatRequest::default()
+    };
+    if ctx.global.dry_run {
+        // The query is shown as a placeholder.
+        let data = data_settings(ctx, args, demo_data.clone())?;
+        let client = DataClient::new(http(ctx)?, &data)?;
+        let state_read = svc.client.describe(
+            &svc.client.endpoint.stream,
+            &serde_json::to_vec_pretty(&request)?,
+        );
+        let which = match choice {
+            Choice::Pick(n) => format!("query {n}"),
+            Choice::Last => "the last query".into(),
+            Choice::All => "each query, one request each".into(),
+        };
+        let body = query_body(args, format!("<the SQL of {which} of thread {chat_id}>"));
+        let requests = [
+            state_read,
+            client.describe(&serde_json::to_vec_pretty(&body)?, &request_id()),
+        ];
+        super::write_dry_run(ctx.global.output, &requests)?;
+        return Ok(None);
+    }
+    let probe = read_state(&svc.client, &request, svc.idle()).await?;
+    let mut finder = Finder::default();
+    for line in &probe.lines {
+        finder.text(line);
+    }
+    Ok(Some(finder.finish()))
+}
+
+/// Run each query in turn, its rows to stdout; the first that does not succeed ends the run.
+async fn run_all(
+    ctx: &Ctx,
+    args: &SqlArgs,
+    format: Format,
+    choice: Choice,
+    client: &DataClient,
+    bodies: &[QueryRequest],
+) -> Result<Status> {
     let mut writer = RowWriter::new(
         crate::exit::stdout(),
         RowOptions {
@@ -198,7 +225,7 @@ async fn run_async(
         },
     );
     let run = Run {
-        client: &client,
+        client,
         idle: client
             .http
             .idle_timeout
@@ -207,7 +234,7 @@ async fn run_async(
         progress: ctx.chatty(),
         chatty: ctx.chatty(),
     };
-    for body in &bodies {
+    for body in bodies {
         match run_query(&run, body, &mut writer).await {
             Ok(Status::Success) => {}
             Ok(other) => {
