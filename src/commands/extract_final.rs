@@ -43,11 +43,14 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
     if inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         return Err(usage("extract-final: stdin (-) can be read only once"));
     }
-    let labelled = inputs.len() > 1;
-    let mut out = std::io::BufWriter::new(crate::exit::stdout_lock());
+    let mut printer = Printer {
+        out: std::io::BufWriter::new(crate::exit::stdout_lock()),
+        format,
+        labelled: inputs.len() > 1,
+        documents: Vec::new(),
+        printed_any: false,
+    };
     let mut status = Status::Success;
-    let mut documents = Vec::new();
-    let mut printed_any = false;
     for path in &inputs {
         let name = if path.as_os_str() == "-" {
             "stdin".to_owned()
@@ -56,15 +59,11 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
         };
         let outcome = match extract(path, &name, args.fallback, args.strict) {
             Ok(scanned) => scanned?, // a malformed line under --strict ends the run
-            Err(e) if labelled => {
+            Err(e) if printer.labelled => {
                 // One unreadable file does not stop the others; it sets the status.
                 crate::term::error(format_args!("{e:#}"));
                 status = status.worst(crate::exit::status_of(&e));
-                if format != Format::Text {
-                    documents.push(
-                        json!({"file": name, "message": Value::Null, "error": format!("{e:#}")}),
-                    );
-                }
+                printer.failed(&name, format!("{e:#}"));
                 continue;
             }
             Err(e) => return Err(e),
@@ -78,11 +77,7 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
             };
             crate::term::error(format_args!("{name}: no final answer{hint}"));
             status = status.worst(Status::NoAnswer);
-            if labelled && format != Format::Text {
-                documents.push(
-                    json!({"file": name, "message": Value::Null, "error": "no final answer"}),
-                );
-            }
+            printer.failed(&name, "no final answer".to_owned());
             continue;
         };
         if answer.incomplete {
@@ -95,29 +90,60 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
                 "{name}: no final frame; using the last complete assistant message (--fallback)"
             ));
         }
-        match format {
+        printer.answer(&name, &answer)?;
+    }
+    printer.finish()?;
+    Ok(status)
+}
+
+/// Where the answers go: text as it comes (labelled `==> file <==` when there are several
+/// inputs), or one document (an array of per-file documents when there are several).
+struct Printer<W: Write> {
+    out: W,
+    format: Format,
+    labelled: bool,
+    documents: Vec<Value>,
+    printed_any: bool,
+}
+
+impl<W: Write> Printer<W> {
+    fn answer(&mut self, name: &str, answer: &Answer) -> Result<()> {
+        match self.format {
             Format::Text => {
-                if labelled {
-                    let sep = if printed_any { "\n" } else { "" };
-                    writeln!(out, "{sep}==> {name} <==")?;
+                if self.labelled {
+                    let sep = if self.printed_any { "\n" } else { "" };
+                    writeln!(self.out, "{sep}==> {name} <==")?;
                 }
-                out.write_all(answer.text.as_bytes())?;
+                self.out.write_all(answer.text.as_bytes())?;
                 if !answer.text.ends_with('\n') {
-                    out.write_all(b"\n")?;
+                    self.out.write_all(b"\n")?;
                 }
-                printed_any = true;
+                self.printed_any = true;
             }
-            _ if labelled => documents.push(
+            _ if self.labelled => self.documents.push(
                 json!({"file": name, "incomplete": answer.incomplete, "message": answer.message}),
             ),
-            _ => write_document(&mut out, &answer.message, format)?,
+            format => write_document(&mut self.out, &answer.message, format)?,
+        }
+        Ok(())
+    }
+
+    /// An input without an answer: its entry in the document of several files (the error
+    /// itself is on stderr).
+    fn failed(&mut self, name: &str, error: String) {
+        if self.labelled && self.format != Format::Text {
+            self.documents
+                .push(json!({"file": name, "message": Value::Null, "error": error}));
         }
     }
-    if labelled && format != Format::Text {
-        write_document(&mut out, &Value::Array(documents), format)?;
+
+    fn finish(mut self) -> Result<()> {
+        if self.labelled && self.format != Format::Text {
+            write_document(&mut self.out, &Value::Array(self.documents), self.format)?;
+        }
+        self.out.flush()?;
+        Ok(())
     }
-    out.flush()?;
-    Ok(status)
 }
 
 fn report_malformed(name: &str, m: &Malformed) {
