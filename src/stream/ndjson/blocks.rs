@@ -154,21 +154,9 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
         None
     };
     if let Some(map) = mapped {
-        let bytes = map.bytes();
-        let (block, after) = bytes.split_at((end - from) as usize);
-        if start > 0 {
-            match memchr::memchr(b'\n', block) {
-                Some(nl) if from + (nl as u64) + 1 < end => pos = from + nl as u64 + 1,
-                _ => return Ok(Block { state, lines: 0 }),
-            }
-        }
-        let _ = framer.feed(&block[(pos - from) as usize..], &mut on);
-        pos = end;
-        if framer.has_partial() {
-            // The rest of the last line, up to its newline if the mapped bytes hold it.
-            let rest = memchr::memchr(b'\n', after).map_or(after, |nl| &after[..=nl]);
-            let _ = framer.feed(rest, &mut on);
-            pos += rest.len() as u64;
+        match feed_mapped(&mut framer, &mut on, map.bytes(), from, start, end) {
+            Some(reached) => pos = reached,
+            None => return Ok(Block { state, lines: 0 }),
         }
     } else if start > 0 {
         buf.resize(READ, 0);
@@ -185,7 +173,26 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
         let lines = framer.lines();
         return Ok(Block { state, lines });
     }
-    // Feed up to `end`, then on to the newline that ends the last line.
+    let pos = feed_read(&mut framer, &mut on, file, len, pos, end, buf)?;
+    if pos >= len {
+        let _ = framer.finish(&mut on);
+    }
+    let lines = framer.lines();
+    Ok(Block { state, lines })
+}
+
+/// Feed `framer` the file's bytes from `pos` (a line start, or inside the block's last line)
+/// up to `end`, then on to the newline that ends the block's last line: read through `buf`,
+/// where the block is not mapped. The position reached.
+fn feed_read(
+    framer: &mut Framer,
+    on: &mut impl FnMut(Event<'_>) -> Result<(), std::convert::Infallible>,
+    file: &File,
+    len: u64,
+    mut pos: u64,
+    end: u64,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<u64> {
     buf.resize(READ, 0);
     while pos < len {
         // Past the block only the end of its last line is wanted: read a little at a time
@@ -202,7 +209,7 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
                 chunk = &chunk[..=nl];
             }
             let done = chunk.last() == Some(&b'\n');
-            let _ = framer.feed(chunk, &mut on);
+            let _ = framer.feed(chunk, on);
             pos += chunk.len() as u64;
             if done {
                 break;
@@ -212,17 +219,44 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
         if pos + n as u64 > end {
             chunk = &chunk[..(end - pos) as usize];
         }
-        let _ = framer.feed(chunk, &mut on);
+        let _ = framer.feed(chunk, on);
         pos += chunk.len() as u64;
         if pos >= end && !framer.has_partial() {
             break;
         }
     }
-    if pos >= len {
-        let _ = framer.finish(&mut on);
+    Ok(pos)
+}
+
+/// The lines that start in a mapped block, fed to `framer`: `bytes` are the file's from `from`
+/// (the byte before `start`, or 0) to `end` and on, up to TAIL more. The position reached (past
+/// the newline that ends the block's last line, if the mapped bytes hold it), or None when no
+/// line starts in the block.
+fn feed_mapped(
+    framer: &mut Framer,
+    on: &mut impl FnMut(Event<'_>) -> Result<(), std::convert::Infallible>,
+    bytes: &[u8],
+    from: u64,
+    start: u64,
+    end: u64,
+) -> Option<u64> {
+    let (block, after) = bytes.split_at((end - from) as usize);
+    let mut pos = start;
+    if start > 0 {
+        match memchr::memchr(b'\n', block) {
+            Some(nl) if from + (nl as u64) + 1 < end => pos = from + nl as u64 + 1,
+            _ => return None,
+        }
     }
-    let lines = framer.lines();
-    Ok(Block { state, lines })
+    let _ = framer.feed(&block[(pos - from) as usize..], on);
+    pos = end;
+    if framer.has_partial() {
+        // The rest of the last line, up to its newline if the mapped bytes hold it.
+        let rest = memchr::memchr(b'\n', after).map_or(after, |nl| &after[..=nl]);
+        let _ = framer.feed(rest, on);
+        pos += rest.len() as u64;
+    }
+    Some(pos)
 }
 
 /// Read-only memory maps of a file's blocks.
