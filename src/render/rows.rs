@@ -135,7 +135,7 @@ impl<W: Write> RowWriter<W> {
         self.rows = 0;
         self.open = true;
         self.kept.clear();
-        let (header, many) = (self.opts.header, self.opts.many);
+        let header = self.opts.header;
         match self.opts.format {
             RowFormat::Csv => {
                 if !first {
@@ -170,38 +170,45 @@ impl<W: Write> RowWriter<W> {
                     })
                     .collect();
             }
-            RowFormat::Json => {
-                let schema = serde_json::to_string(&columns)?;
-                let out = self.plain();
-                let (lead, pad) = if many { ("  ", "    ") } else { ("", "  ") };
-                match (many, first) {
-                    (true, true) => out.write_all(b"[\n")?,
-                    (true, false) => out.write_all(b",\n")?,
-                    _ => {}
-                }
-                write!(
-                    out,
-                    "{lead}{{\n{pad}\"schema\": {schema},\n{pad}\"rows\": ["
-                )?;
-            }
-            RowFormat::Yaml => {
-                let schema = serde_norway::to_string(&columns)?;
-                let out = self.plain();
-                let (first_lead, lead) = if many { ("- ", "  ") } else { ("", "") };
-                if columns.is_empty() {
-                    writeln!(out, "{first_lead}schema: []")?;
-                } else {
-                    writeln!(out, "{first_lead}schema:")?;
-                    for line in schema.lines() {
-                        writeln!(out, "{lead}{line}")?;
-                    }
-                }
-                write!(out, "{lead}rows:")?;
-            }
+            RowFormat::Json | RowFormat::Yaml => self.document_head(&columns, first)?,
             RowFormat::Table => {}
         }
         self.columns = columns;
         self.spill()
+    }
+
+    /// json and yaml: a result's document up to its first row (the schema, then `rows`), inside
+    /// the list of results when there are several.
+    fn document_head(&mut self, columns: &[Column], first: bool) -> Result<()> {
+        let many = self.opts.many;
+        if self.opts.format == RowFormat::Json {
+            let schema = serde_json::to_string(columns)?;
+            let out = self.plain();
+            let (lead, pad) = if many { ("  ", "    ") } else { ("", "  ") };
+            match (many, first) {
+                (true, true) => out.write_all(b"[\n")?,
+                (true, false) => out.write_all(b",\n")?,
+                _ => {}
+            }
+            write!(
+                out,
+                "{lead}{{\n{pad}\"schema\": {schema},\n{pad}\"rows\": ["
+            )?;
+            return Ok(());
+        }
+        let schema = serde_norway::to_string(columns)?;
+        let out = self.plain();
+        let (first_lead, lead) = if many { ("- ", "  ") } else { ("", "") };
+        if columns.is_empty() {
+            writeln!(out, "{first_lead}schema: []")?;
+        } else {
+            writeln!(out, "{first_lead}schema:")?;
+            for line in schema.lines() {
+                writeln!(out, "{lead}{line}")?;
+            }
+        }
+        write!(out, "{lead}rows:")?;
+        Ok(())
     }
 
     /// One row, written at once (table: kept while there is room).
