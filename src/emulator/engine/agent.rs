@@ -250,18 +250,23 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
             }
             None => answer_text::write(&plan, view, &columns, r, total.as_deref(), &scope),
         },
-        Err(e) if e.contains("Bad branch") => {
-            let branch = req.branch.clone().unwrap_or_default();
-            format!(
-                "I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."
-            )
-        }
-        Err(e) => format!(
-            "The query for {} failed, so I cannot answer with numbers: {e}",
-            title.to_lowercase()
-        ),
+        Err(e) => query_failed(req, &title, e),
     };
     turn.finish(answer, planner::to_memory(&plan, views))
+}
+
+/// The answer when the query failed: what failed, and no numbers.
+fn query_failed(req: &AgentRequest, title: &str, e: &str) -> String {
+    if e.contains("Bad branch") {
+        let branch = req.branch.clone().unwrap_or_default();
+        return format!(
+            "I could not query the data: the branch \"{branch}\" does not exist in this deployment ({e}). Switch to the main branch, or to a branch the model declares, and ask again."
+        );
+    }
+    format!(
+        "The query for {} failed, so I cannot answer with numbers: {e}",
+        title.to_lowercase()
+    )
 }
 
 /// A question that maps to nothing (or names what the model lacks): the model searched, an
