@@ -301,6 +301,7 @@ fn identity_comes_whole_from_the_highest_level_that_names_one() {
     assert_eq!(s.email.as_deref(), Some("x@y.z"));
 }
 
+// Long as a table is: one case after another, each with the message it must give.
 #[test]
 fn identity_rules_name_the_flag() {
     let (_d, r) = resolver("", None, &[]);

@@ -9,6 +9,7 @@ fn scan_frame_reference(s: &[u8]) -> Result<TopFields, Invalid> {
 impl Scanner<'_> {
     /// The scanner before [`Scanner::object`] split the line's own object from nested values:
     /// one loop for everything. Kept for tests, as the reference the new one must agree with.
+    // One long function on purpose: a reference is worth most unchanged from what it was.
     fn value(&mut self) -> Result<(), Invalid> {
         let mut stack = BitStack::default();
         // The top-level key being read, and where its value started when it is a container.
