@@ -12,6 +12,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 
+pub mod csv;
 mod scan;
 
 /// The body of `POST {data_url}/v1/cubesql`.
@@ -57,7 +58,7 @@ pub trait RowSink {
     /// One row; `false` stops the parse (enough rows, or the output failed).
     fn row(&mut self, cells: &[Cell<'_>]) -> bool;
     /// The output, when rows are wanted as csv records appended to it: the fast path then
-    /// writes each row there (as `render/csv.rs` does) and calls [`RowSink::csv_row`] instead
+    /// writes each row there (as `csv.rs` does) and calls [`RowSink::csv_row`] instead
     /// of [`RowSink::row`]. `None` (the default): rows come as cells.
     fn csv_buffer(&mut self) -> Option<&mut Vec<u8>> {
         None

@@ -5,7 +5,6 @@ pub mod chart;
 pub mod chat;
 pub mod chat_doc;
 pub mod chat_text;
-pub mod csv;
 pub mod numbers;
 pub mod result_view;
 pub mod rows;

@@ -5,12 +5,13 @@
 //! One writer serves one run: several results (`sql --all`) are separated as CLI.md says
 //! (a blank line for csv and tsv, one JSON array, one YAML sequence).
 //!
-//! csv as `render/csv.rs` writes it. Output is gathered in a buffer handed to the output when
+//! csv as `protocol/data/csv.rs` writes it. Output is gathered in a buffer handed to the output when
 //! it passes 64 KiB and at every [`RowWriter::flush`]; csv rows can also be appended to it
 //! straight from the data API's lines ([`RowWriter::csv_buffer`]).
 
-use super::{csv, table};
+use super::table;
 use crate::protocol::data::Cell;
+use crate::protocol::data::csv;
 use crate::protocol::tool::Column;
 use crate::term::Style;
 use anyhow::Result;

@@ -20,8 +20,8 @@
 //! so the rows out and the error said are exactly the serde path's. A row is handed over only
 //! once all of it was read, as the serde path does.
 
+use super::csv;
 use super::{Cell, LineInfo, RowSink};
-use crate::render::csv;
 use std::borrow::Cow;
 
 /// What the fast path made of a line.

@@ -49,7 +49,7 @@ impl RowSink for Record {
         match &mut self.csv {
             // As `RowWriter` writes a row handed as cells.
             Some(out) => {
-                crate::render::csv::write_record(out, cells.iter().map(|c| c.text().unwrap_or("")))
+                super::super::csv::write_record(out, cells.iter().map(|c| c.text().unwrap_or("")))
             }
             None => self.events.push(Event::Row(
                 cells.iter().map(|c| c.text().map(str::to_owned)).collect(),

@@ -5,8 +5,9 @@
 //! is `""`, so that it is not read back as a blank line.
 //!
 //! Written here rather than through the crate: the crate's per-field state machine was a fifth
-//! of the time of `sql -o csv`, and the data API's fast path (`protocol/data/scan.rs`) appends
-//! rows straight to the output with these same rules.
+//! of the time of `sql -o csv`. It lives beside the data API's fast path (`scan.rs`), which
+//! appends rows straight to the output with these same rules; the rows renderer uses it too
+//! (render -> protocol, the way the arrows run).
 
 /// One record: fields joined by `,`, then LF.
 pub fn write_record<'a>(out: &mut Vec<u8>, fields: impl Iterator<Item = &'a str>) {
