@@ -2,13 +2,19 @@
 //! measures, dimensions, time grain and range, filters and ordering, by matching words against
 //! the model's titles, names, synonyms and the warehouse's dimension values.
 
-use super::catalog::{Kind, ViewCat};
-use super::comparisons::{self, Comparison, Phrase, Resolved, Role};
-use super::dates::{Date, Range, parse_iso};
-use super::model::DimKind;
+use super::catalog::ViewCat;
+use super::comparisons::{self, Comparison, Resolved};
+use super::dates::{Date, Range};
 use super::request::TurnMemory;
 use super::timeparse::{self, Grain};
 use super::words::{Vocabulary, number_word, words};
+
+mod follow_up;
+mod reading;
+
+pub use follow_up::{from_memory, to_memory};
+use follow_up::{merge, rebind};
+use reading::{FILLERS, Reading, read};
 
 /// A condition of a plan on one member, in the dialect.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,19 +128,6 @@ impl Lexicon {
     }
 }
 
-/// Words that make the next member a grouping ("by country", "top 5 products", "which category").
-const GROUP_CUES: &[&str] = &[
-    "by",
-    "per",
-    "each",
-    "every",
-    "across",
-    "which",
-    "what",
-    "among",
-    "breakdown",
-    "split",
-];
 /// Openers that mark a follow-up question.
 const FOLLOW_CUES: &[&str] = &[
     "and",
@@ -155,30 +148,6 @@ const FOLLOW_CUES: &[&str] = &[
     "compare",
 ];
 
-/// One view's reading of the question, with how many words it recognised.
-struct Reading {
-    plan: QueryPlan,
-    score: usize,
-    grouped: bool,
-    all_time: bool,
-    before: Option<Grain>,
-    /// Comparisons with nothing to compare in the question ("and over $200?").
-    orphans: Vec<Comparison>,
-}
-
-/// Words that negate the value after them: "except Electronics", "not Germany".
-const NEGATIONS: &[&str] = &[
-    "except",
-    "excluding",
-    "exclude",
-    "not",
-    "without",
-    "besides",
-];
-/// Words that may stand between "by" and a member without naming anything.
-const FILLERS: &[&str] = &[
-    "the", "a", "an", "our", "their", "its", "each", "all", "total",
-];
 /// Words of growth and change between two periods.
 const GROWTH: &[&str] = &[
     "growth",
@@ -225,216 +194,6 @@ const PURCHASE: &[&str] = &[
     "spend",
     "buying",
 ];
-
-/// Lexicon phrases in the question, longest first at each position, marking their words used.
-fn find_phrases(lex: &Lexicon, t: &[String], used: &mut [bool]) -> Vec<Phrase> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < t.len() {
-        let found = lex.phrases.iter().find(|(p, _)| {
-            i + p.len() <= t.len()
-                && used[i..i + p.len()].iter().all(|u| !u)
-                && t[i..i + p.len()] == p[..]
-        });
-        let Some((p, _)) = found else {
-            i += 1;
-            continue;
-        };
-        let candidates = lex
-            .phrases
-            .iter()
-            .filter(|(q, _)| q == p)
-            .map(|(_, m)| *m)
-            .collect();
-        used[i..i + p.len()].iter_mut().for_each(|u| *u = true);
-        out.push(Phrase {
-            at: i,
-            len: p.len(),
-            candidates,
-        });
-        i += p.len();
-    }
-    out
-}
-
-/// One view's reading of the question: periods, ranks, values, then members by phrase, with
-/// the comparisons resolved against the phrases around them.
-fn read(
-    view_idx: usize,
-    view: &ViewCat,
-    lex: &Lexicon,
-    t: &[String],
-    cmps: &[Comparison],
-    today: Date,
-) -> Reading {
-    let mut used = vec![false; t.len()];
-    // A comparison's words ("at least 5", "over $100") are neither periods, ranks nor values.
-    for c in cmps {
-        used[c.start..c.end.min(t.len())]
-            .iter_mut()
-            .for_each(|u| *u = true);
-    }
-    let tw = timeparse::parse(t, &mut used, today);
-    let mut plan = QueryPlan {
-        view: view_idx,
-        grain: tw.grain,
-        range: tw.range,
-        ..QueryPlan::default()
-    };
-    let cue_at = ranks(&mut plan, t, &mut used);
-    let mut score =
-        usize::from(plan.range.is_some() || tw.all_time) + usize::from(plan.grain.is_some());
-    score += values(&mut plan, lex, t, &mut used);
-    let found = find_phrases(lex, t, &mut used);
-    let mut resolved = comparisons::resolve(view, t, &used, &found, cmps);
-    score += found.iter().map(|x| x.len).sum::<usize>();
-    let mut grouped = members(&mut plan, view, t, &found, &resolved.roles, &cue_at);
-    let orphans = std::mem::take(&mut resolved.orphans);
-    apply(&mut plan, resolved, &mut grouped, cmps);
-    unknown_after_by(&mut plan, t, &used);
-    Reading {
-        plan,
-        score,
-        grouped,
-        all_time: tw.all_time,
-        before: tw.before,
-        orphans,
-    }
-}
-
-/// Ranking words ("top 5", "lowest", "most") into the plan's order and limit; returns where a
-/// grouping cue stands ("by", "which", and the word after a rank), for [`members`].
-fn ranks(plan: &mut QueryPlan, t: &[String], used: &mut [bool]) -> Vec<bool> {
-    let mut cue_at = vec![false; t.len() + 1];
-    for i in 0..t.len() {
-        if used[i] {
-            continue;
-        }
-        let (desc, default_n) = match t[i].as_str() {
-            "top" | "best" | "highest" | "largest" | "biggest" | "most" => (true, 5),
-            "bottom" | "worst" | "lowest" | "smallest" | "least" | "fewest" => (false, 5),
-            w if GROUP_CUES.contains(&w) => {
-                cue_at[i + 1] = true;
-                continue;
-            }
-            _ => continue,
-        };
-        plan.descending = Some(desc);
-        used[i] = true;
-        let n = t.get(i + 1).and_then(|w| number_word(w));
-        if n.is_some() {
-            used[i + 1] = true;
-        }
-        if matches!(t[i].as_str(), "top" | "bottom") || n.is_some() {
-            plan.limit = Some(n.unwrap_or(default_n));
-        }
-        cue_at[i + 1 + usize::from(n.is_some())] = true;
-    }
-    cue_at
-}
-
-/// Known values of string dimensions as filters ("in Germany") or, after a negation, as
-/// conditions ("except Electronics"); returns how many words they took.
-fn values(plan: &mut QueryPlan, lex: &Lexicon, t: &[String], used: &mut [bool]) -> usize {
-    let mut score = 0;
-    for (vw, member, value) in &lex.values {
-        let mut i = 0;
-        while i + vw.len() <= t.len() {
-            if !(used[i..i + vw.len()].iter().all(|u| !u) && t[i..i + vw.len()] == vw[..]) {
-                i += 1;
-                continue;
-            }
-            used[i..i + vw.len()].iter_mut().for_each(|u| *u = true);
-            let before = |k: usize| i.checked_sub(k).and_then(|j| t.get(j)).map(String::as_str);
-            let negated = before(1).is_some_and(|w| NEGATIONS.contains(&w))
-                || (before(1) == Some("than") && before(2) == Some("other"));
-            if negated {
-                let c = Condition::NotEquals(value.clone());
-                if !plan.conditions.iter().any(|(m, x)| m == member && *x == c) {
-                    plan.conditions.push((*member, c));
-                }
-            } else if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
-                plan.filters.push((*member, value.clone()));
-            }
-            score += vw.len();
-            i += vw.len();
-        }
-    }
-    score
-}
-
-/// The members the phrases name, as measures, groupings or the time dimension: a phrase after
-/// a grouping cue is a dimension if it can be, else a measure if it can be; comparisons decide
-/// their own phrases. Returns whether the plan groups.
-fn members(
-    plan: &mut QueryPlan,
-    view: &ViewCat,
-    t: &[String],
-    found: &[Phrase],
-    roles: &[Role],
-    cue_at: &[bool],
-) -> bool {
-    let mut grouped = plan.grain.is_some();
-    for (x, role) in found.iter().zip(roles) {
-        let (i, len) = (x.at, x.len);
-        let cue = cue_at[i]
-            || t.get(i + len)
-                .is_some_and(|w| w == "breakdown" || w == "wise");
-        let pick = |want_measure: bool| {
-            x.candidates
-                .iter()
-                .copied()
-                .find(|&m| view.members[m].is_measure() == want_measure)
-        };
-        // "top city by amount": after a ranked grouping, "by" names the measure to rank by.
-        let rank_by = i > 0
-            && t[i - 1] == "by"
-            && plan.descending.is_some()
-            && !plan.dimensions.is_empty()
-            && plan.measures.is_empty();
-        let chosen = match role {
-            Role::Subject => None,
-            Role::Measure(m) | Role::Group(m) => Some(*m),
-            Role::Free if cue && !rank_by => pick(false).or_else(|| pick(true)),
-            Role::Free => pick(true).or_else(|| pick(false)),
-        };
-        let Some(m) = chosen else { continue };
-        match view.members[m].kind {
-            Kind::Measure(..) if !plan.measures.contains(&m) => plan.measures.push(m),
-            Kind::Dimension(DimKind::Time) => {
-                plan.time = Some(m);
-                if cue && plan.grain.is_none() {
-                    plan.grain = Some(Grain::Month);
-                    grouped = true;
-                }
-            }
-            Kind::Dimension(_)
-                if !plan.dimensions.contains(&m) && !plan.filters.iter().any(|(f, _)| *f == m) =>
-            {
-                plan.dimensions.push(m);
-                grouped = true;
-            }
-            _ => {}
-        }
-    }
-    grouped
-}
-
-/// A word after "by"/"per" that names nothing ("revenue by weather") makes the plan unknown.
-fn unknown_after_by(plan: &mut QueryPlan, t: &[String], used: &[bool]) {
-    for k in 0..t.len() {
-        if !matches!(t[k].as_str(), "by" | "per") {
-            continue;
-        }
-        let next = (k + 1..t.len()).find(|&j| !FILLERS.contains(&t[j].as_str()));
-        if let Some(j) = next
-            && !used[j]
-            && number_word(&t[j]).is_none()
-        {
-            plan.unknown.push(t[j].clone());
-        }
-    }
-}
 
 /// Resolved comparisons into the plan: row filters as conditions, thresholds as `having` (which
 /// needs groups: without one, the comparison is unknown), the subject's count when no measure
@@ -634,162 +393,4 @@ fn compare(plan: &mut QueryPlan, t: &[String]) {
             "I can compare two whole years, quarters or months of the same kind; these periods are not".into(),
         ),
     }
-}
-
-/// A follow-up's bare comparisons ("and over $200?") as new bounds on the member of the
-/// previous turn's last numeric condition (or threshold); whether there was one.
-fn rebind(prev: &QueryPlan, new: &mut QueryPlan, orphans: &[Comparison]) -> bool {
-    let last = |list: &[(usize, Condition)]| {
-        list.iter()
-            .rev()
-            .find(|(_, c)| matches!(c, Condition::Compare(..)))
-            .map(|(m, _)| *m)
-    };
-    let target = match (last(&prev.having), last(&prev.conditions)) {
-        (Some(m), _) => (m, true),
-        (None, Some(d)) => (d, false),
-        (None, None) => return false,
-    };
-    if orphans.is_empty() {
-        return false;
-    }
-    for c in orphans {
-        new.unknown.retain(|u| *u != c.text);
-        let list = if target.1 {
-            &mut new.having
-        } else {
-            &mut new.conditions
-        };
-        list.extend(
-            c.bounds
-                .iter()
-                .map(|(op, v)| (target.0, Condition::Compare(op, *v))),
-        );
-    }
-    true
-}
-
-/// A follow-up: what the new question names replaces the previous turn's parts; the rest stays.
-fn merge(mut prev: QueryPlan, new: QueryPlan, grouped: bool, all_time: bool) -> QueryPlan {
-    if !new.measures.is_empty() {
-        prev.measures = new.measures;
-    }
-    if grouped {
-        prev.dimensions = new.dimensions;
-        prev.grain = new.grain;
-        prev.time = new.time.or(prev.time);
-    }
-    if new.range.is_some() || all_time {
-        prev.range = new.range;
-    }
-    for (m, v) in new.filters {
-        prev.filters.retain(|(f, _)| *f != m);
-        prev.conditions.retain(|(f, _)| *f != m);
-        prev.filters.push((m, v));
-    }
-    // A new numeric condition on a member replaces the old ones on it ("and over $200?").
-    let compared: Vec<usize> = new
-        .conditions
-        .iter()
-        .filter(|(_, c)| matches!(c, Condition::Compare(..)))
-        .map(|(m, _)| *m)
-        .collect();
-    prev.conditions
-        .retain(|(f, c)| !(compared.contains(f) && matches!(c, Condition::Compare(..))));
-    for (m, c) in new.conditions {
-        prev.filters.retain(|(f, _)| *f != m);
-        prev.conditions.push((m, c));
-    }
-    if !new.having.is_empty() {
-        prev.having = new.having;
-    }
-    prev.notes = new.notes;
-    prev.unknown = new.unknown;
-    if new.descending.is_some() {
-        prev.descending = new.descending;
-        prev.limit = new.limit;
-    }
-    prev
-}
-
-/// What a turn's plan looks like in the thread's history.
-pub fn to_memory(plan: &QueryPlan, views: &[ViewCat]) -> TurnMemory {
-    let view = &views[plan.view];
-    let name = |m: &usize| view.members[*m].name.clone();
-    TurnMemory {
-        view: view.name.clone(),
-        measures: plan.measures.iter().map(name).collect(),
-        dimensions: plan.dimensions.iter().map(name).collect(),
-        grain: plan.grain.map(|g| g.as_str().to_string()),
-        range: plan
-            .range
-            .as_ref()
-            .map(|r| (r.start.to_string(), r.end.to_string(), r.label.clone())),
-        filters: plan
-            .filters
-            .iter()
-            .map(|(m, v)| (name(m), v.clone()))
-            .collect(),
-        descending: plan.descending,
-        limit: plan.limit,
-        time: plan.time.map(|t| name(&t)),
-        conditions: plan
-            .conditions
-            .iter()
-            .map(|(m, c)| {
-                let (op, v) = c.to_memory();
-                (name(m), op, v)
-            })
-            .collect(),
-        having: plan
-            .having
-            .iter()
-            .map(|(m, c)| {
-                let (op, v) = c.to_memory();
-                (name(m), op, v)
-            })
-            .collect(),
-    }
-}
-
-/// A remembered turn back as a plan; members the view no longer has are dropped.
-pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<QueryPlan> {
-    let vi = views.iter().position(|v| v.name == m.view)?;
-    let view = &views[vi];
-    let idx = |n: &String| view.members.iter().position(|x| &x.name == n);
-    Some(QueryPlan {
-        view: vi,
-        measures: m.measures.iter().filter_map(idx).collect(),
-        dimensions: m.dimensions.iter().filter_map(idx).collect(),
-        time: m.time.as_ref().and_then(idx),
-        grain: m.grain.as_deref().and_then(Grain::parse),
-        range: m.range.as_ref().and_then(|(s, e, l)| {
-            Some(Range {
-                start: parse_iso(s)?,
-                end: parse_iso(e)?,
-                label: l.clone(),
-            })
-        }),
-        filters: m
-            .filters
-            .iter()
-            .filter_map(|(n, v)| Some((idx(n)?, v.clone())))
-            .collect(),
-        descending: m.descending,
-        limit: m.limit,
-        conditions: m
-            .conditions
-            .iter()
-            .filter_map(|(n, op, v)| Some((idx(n)?, Condition::from_memory(op, v)?)))
-            .collect(),
-        having: m
-            .having
-            .iter()
-            .filter_map(|(n, op, v)| Some((idx(n)?, Condition::from_memory(op, v)?)))
-            .collect(),
-        compare: None,
-        decline: false,
-        unknown: Vec::new(),
-        notes: Vec::new(),
-    })
 }
