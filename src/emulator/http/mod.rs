@@ -2,7 +2,7 @@
 //! ([`shared`]); chat routes ([`chat_routes`]) with their body checks ([`body_check`]), the turn
 //! driver ([`turn`]) and stream fan-out ([`chat_stream`]) over [`threads`]; auth ([`auth`]) and
 //! ephemeral users ([`external_users`]); the data query API ([`data_routes`]); SCIM ([`scim_routes`] over [`scim_store`],
-//! [`scim_patch`] and [`scim_query`]; discovery in [`scim_discovery`] from [`scim_schema`]);
+//! [`scim_patch`] and [`scim_query`], which share [`scim_path`]'s paths and filters; discovery in [`scim_discovery`] from [`scim_schema`]);
 //! fault injection ([`faults`]) and the clock ([`clock`]). It imports `emulator::engine` for
 //! the analyst; the engine never imports it.
 
@@ -20,6 +20,7 @@ mod responses;
 mod router;
 mod scim_discovery;
 mod scim_patch;
+mod scim_path;
 mod scim_query;
 mod scim_routes;
 mod scim_schema;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::protocol::scim::USER_URN;
 use serde_json::json;
 
 fn user() -> Map<String, Value> {
@@ -137,17 +138,4 @@ fn errors_carry_scim_types() {
         kind(op("remove", Some("title[value eq 1]"), None)),
         "noTarget"
     );
-}
-
-#[test]
-fn filters_parse() {
-    let f = parse_filter(r#"type eq "a]b\"c" or primary pr"#).unwrap();
-    assert_eq!(f.0.len(), 2);
-    assert!(f.matches(&json!({"type": "A]B\"C"})));
-    assert!(f.matches(&json!({"primary": false})));
-    assert!(!f.matches(&json!({"type": "x"})));
-    assert!(parse_filter("").is_err());
-    assert!(parse_filter("a eq 1 and").is_err());
-    assert!(parse_filter("a zz 1").is_err());
-    assert!(parse_filter("a eq \"open").is_err());
 }

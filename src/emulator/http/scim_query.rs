@@ -2,7 +2,7 @@
 //! `filter`, `sortBy`/`sortOrder`, `startIndex`/`count` and `attributes`/`excludedAttributes`,
 //! from a query string or a SearchRequest body, and the projection of a rendered resource.
 
-use super::scim_patch::{Filter, attr_segments, values_at};
+use super::scim_path::{Filter, attr_segments, values_at};
 use super::scim_schema::MAX_RESULTS;
 use crate::protocol::scim::SEARCH_REQUEST_URN;
 use serde_json::{Map, Value};
