@@ -1,0 +1,259 @@
+//! Bar charts as SVG: horizontal bars for long category names, vertical columns otherwise,
+//! stacked or grouped by series.
+
+use super::{Frame, WIDTH, axis_lines, axis_title, color, decimals, esc, text, text_w, y_grid};
+use crate::render::chart::Chart;
+use crate::render::numbers::{axis_labels, compact, format_number, nice_ticks};
+use crate::render::table::cut;
+use std::fmt::Write;
+
+/// What both orientations of bars share: the value scale with its ticks, the decimals values
+/// are shown with, and the category labels cut to length with the widest one's width.
+struct BarScale {
+    ticks: Vec<f64>,
+    tick_labels: Vec<String>,
+    vlo: f64,
+    vhi: f64,
+    dec: usize,
+    cut_labels: Vec<String>,
+    label_w: f64,
+}
+
+/// Bars along the spec's orientation; returns the height used.
+pub(super) fn bars(
+    svg: &mut String,
+    chart: &Chart,
+    labels: &[String],
+    values: &[Vec<f64>],
+    horizontal: bool,
+    legend_w: f64,
+) -> f64 {
+    let (lo, hi) = chart.value_range();
+    let ticks = nice_ticks(lo, hi, 5);
+    let cut_labels: Vec<String> = labels.iter().map(|l| cut(l, 28)).collect();
+    let scale = BarScale {
+        vlo: ticks[0],
+        vhi: *ticks.last().unwrap_or(&hi),
+        tick_labels: axis_labels(&ticks),
+        ticks,
+        dec: decimals(values.iter().flatten().copied()),
+        label_w: cut_labels
+            .iter()
+            .map(|l| text_w(l, 11.0))
+            .fold(0.0, f64::max),
+        cut_labels,
+    };
+    if horizontal {
+        horizontal_bars(svg, chart, labels, values, &scale, legend_w)
+    } else {
+        vertical_bars(svg, chart, labels, values, &scale, legend_w)
+    }
+}
+
+/// Each bar's segment as (series, category, from, to) in value units: from the baseline for
+/// a single series; stacked, skipping values that are not positive, for several.
+fn segments(values: &[Vec<f64>], vlo: f64) -> Vec<(usize, usize, f64, f64)> {
+    let single = values.len() == 1;
+    let mut stack = vec![0.0; values.first().map_or(0, Vec::len)];
+    let mut out = Vec::new();
+    for (s, vals) in values.iter().enumerate() {
+        for (i, v) in vals.iter().enumerate() {
+            if !single && *v <= 0.0 {
+                continue;
+            }
+            if single {
+                out.push((s, i, 0.0_f64.max(vlo), *v));
+            } else {
+                out.push((s, i, stack[i], stack[i] + v));
+            }
+            stack[i] += v;
+        }
+    }
+    out
+}
+
+/// Bars from the left, a category a row, with value ticks along the bottom.
+fn horizontal_bars(
+    svg: &mut String,
+    chart: &Chart,
+    labels: &[String],
+    values: &[Vec<f64>],
+    sc: &BarScale,
+    legend_w: f64,
+) -> f64 {
+    let (vlo, vhi) = (sc.vlo, sc.vhi);
+    let band = 26.0;
+    let f = Frame {
+        left: 24.0 + sc.label_w + 12.0,
+        right: WIDTH - legend_w - 70.0,
+        top: 48.0,
+        bottom: 48.0 + band * labels.len().max(1) as f64,
+    };
+    let x = |v: f64| f.left + (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.right - f.left);
+    for (t, l) in sc.ticks.iter().zip(&sc.tick_labels) {
+        let _ = writeln!(
+            svg,
+            r##"<line class="grid" x1="{0:.1}" x2="{0:.1}" y1="{1:.1}" y2="{2:.1}" stroke="#ddd"/>"##,
+            x(*t),
+            f.top,
+            f.bottom
+        );
+        text(
+            svg,
+            x(*t),
+            f.bottom + 16.0,
+            11.0,
+            "middle",
+            " class=\"tick\"",
+            l,
+        );
+    }
+    let _ = writeln!(svg, r#"<g class="marks">"#);
+    for (s, i, from, to) in segments(values, vlo) {
+        let (a, b) = (x(from), x(to));
+        let y = f.top + band * i as f64 + 4.0;
+        let _ = writeln!(
+            svg,
+            r#"<rect class="bar" x="{:.2}" y="{y:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
+            a.min(b),
+            (b - a).abs(),
+            band - 8.0,
+            color(s),
+            esc(&labels[i]),
+            format_number(values[s][i], sc.dec)
+        );
+    }
+    let _ = writeln!(svg, "</g>");
+    for (i, l) in sc.cut_labels.iter().enumerate() {
+        let y = f.top + band * (i as f64 + 0.5) + 4.0;
+        text(svg, f.left - 8.0, y, 11.0, "end", " class=\"label\"", l);
+        let total: f64 = values.iter().map(|v| v[i]).sum();
+        text(
+            svg,
+            x(total.max(0.0)) + 6.0,
+            y,
+            10.0,
+            "start",
+            " class=\"value\"",
+            &format_number(total, sc.dec),
+        );
+    }
+    axis_lines(svg, &f, Some(x(0.0_f64.clamp(vlo, vhi))), None);
+    axis_title(
+        svg,
+        (f.left + f.right) / 2.0,
+        f.bottom + 36.0,
+        false,
+        &chart.y_title,
+    );
+    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.x_title);
+    f.bottom + 52.0
+}
+
+/// Columns up from the bottom, with value ticks on the left; category labels turned when
+/// they do not fit under their column.
+fn vertical_bars(
+    svg: &mut String,
+    chart: &Chart,
+    labels: &[String],
+    values: &[Vec<f64>],
+    sc: &BarScale,
+    legend_w: f64,
+) -> f64 {
+    let (vlo, vhi) = (sc.vlo, sc.vhi);
+    let tick_w = sc
+        .tick_labels
+        .iter()
+        .map(|l| text_w(l, 11.0))
+        .fold(0.0, f64::max);
+    let left = 36.0 + tick_w + 8.0;
+    let right = WIDTH - legend_w - 16.0;
+    let band = (right - left) / labels.len().max(1) as f64;
+    let turn = sc.label_w + 6.0 > band;
+    let label_h = if turn {
+        (sc.label_w * 0.72 + 12.0).min(170.0)
+    } else {
+        18.0
+    };
+    let f = Frame {
+        left,
+        right,
+        top: 48.0,
+        bottom: 48.0 + 300.0,
+    };
+    let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
+    y_grid(svg, &f, &sc.ticks, &sc.tick_labels, &y);
+    let pad = (band * 0.15).min(12.0);
+    let _ = writeln!(svg, r#"<g class="marks">"#);
+    for (s, i, from, to) in segments(values, vlo) {
+        let (a, b) = (y(from), y(to));
+        let _ = writeln!(
+            svg,
+            r#"<rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
+            f.left + band * i as f64 + pad,
+            a.min(b),
+            band - 2.0 * pad,
+            (b - a).abs(),
+            color(s),
+            esc(&labels[i]),
+            format_number(values[s][i], sc.dec)
+        );
+    }
+    let _ = writeln!(svg, "</g>");
+    for (i, l) in sc.cut_labels.iter().enumerate() {
+        let cx = f.left + band * (i as f64 + 0.5);
+        let total: f64 = values.iter().map(|v| v[i]).sum();
+        let value = compact(total);
+        if text_w(&value, 10.0) < band {
+            text(
+                svg,
+                cx,
+                y(total.max(0.0)) - 5.0,
+                10.0,
+                "middle",
+                " class=\"value\"",
+                &value,
+            );
+        }
+        column_label(svg, cx, f.bottom, turn, l);
+    }
+    axis_lines(svg, &f, None, Some(y(0.0_f64.clamp(vlo, vhi))));
+    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.y_title);
+    axis_title(
+        svg,
+        (f.left + f.right) / 2.0,
+        f.bottom + label_h + 22.0,
+        false,
+        &chart.x_title,
+    );
+    f.bottom + label_h + 36.0
+}
+
+/// A category's label under its column at `cx`, turned 45 degrees when `turn`.
+fn column_label(svg: &mut String, cx: f64, bottom: f64, turn: bool, l: &str) {
+    if turn {
+        let ly = bottom + 14.0;
+        text(
+            svg,
+            cx + 3.0,
+            ly,
+            11.0,
+            "end",
+            &format!(
+                " class=\"label\" transform=\"rotate(-45 {:.1} {ly:.1})\"",
+                cx + 3.0
+            ),
+            l,
+        );
+    } else {
+        text(
+            svg,
+            cx,
+            bottom + 16.0,
+            11.0,
+            "middle",
+            " class=\"label\"",
+            l,
+        );
+    }
+}
