@@ -1,25 +1,23 @@
 //! SCIM over HTTP (RFC 7644): PATCH one user, find a user by userName. 429 and 503 are retried
-//! as [`RetryPolicy`] says; every other answer is handed back as it came, for the caller to judge.
+//! as [`RetryPolicy`] says; every other answer is handed back as it came ([`Reply`]), for the
+//! caller to judge ([`reply`] says what an answer means).
 
+mod reply;
 mod retry;
 
+pub use reply::{Failed, Patched, Reply};
+use reply::{http_failure, is_list_response, is_user, redirect_failure};
 pub use retry::{RetryAfter, RetryPolicy, come_back, parse_retry_after};
 
-use super::http::{
-    ErrorDoc, Http, Outgoing, RequestLog, describe_body, insert, network, read_bounded,
-    secret_header,
-};
+use super::http::{Http, Outgoing, RequestLog, insert, network, read_bounded, secret_header};
 use crate::exit::{Status, usage};
-use crate::protocol::scim::{
-    LIST_RESPONSE_URN, ListResponse, ScimError, USER_URN, User, user_name_filter,
-};
-use crate::protocol::words::{server_words, trim_body};
+use crate::protocol::scim::{ListResponse, User, user_name_filter};
 use crate::settings::ScimSettings;
 use anyhow::Result;
+use reqwest::Method;
 use reqwest::header::{
     CONTENT_ENCODING, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, RETRY_AFTER,
 };
-use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use std::time::SystemTime;
 use url::Url;
@@ -66,106 +64,6 @@ impl Request {
             self.body.as_deref(),
         )
     }
-}
-
-/// An answer that was not retried away.
-#[derive(Clone, Debug)]
-pub struct Reply {
-    /// HTTP status.
-    pub status: StatusCode,
-    /// `Location`, for redirects that were not followed.
-    pub location: Option<String>,
-    /// `Content-Type`, to say what came back when it is not SCIM.
-    pub content_type: Option<String>,
-    /// `Content-Encoding`; the client asks for none and decodes none.
-    pub content_encoding: Option<String>,
-    /// The body (at most [`MAX_BODY`] bytes).
-    pub body: Vec<u8>,
-    /// Whether the body went past [`MAX_BODY`] (and was cut there).
-    pub over_limit: bool,
-}
-
-impl Reply {
-    /// What came back, for a message: content type and first words.
-    fn described(&self) -> String {
-        describe_body(self.content_type.as_deref(), &self.body)
-    }
-
-    /// A 2xx whose body cannot be judged as a resource: cut at the size limit, compressed
-    /// though nothing asked for it, or an error document (JSON-RPC, `{"error"}`, SCIM Error)
-    /// from a server that reports failures with 200. `None` when the body may be read.
-    fn unreadable(&self) -> Option<Failed> {
-        let code = self.status.as_u16();
-        let (exit, why) = if self.over_limit {
-            (
-                Status::Failure,
-                format!(
-                    "with a body larger than the {MAX_BODY_NAME} limit, not read further ({})",
-                    self.described()
-                ),
-            )
-        } else if let Some(encoding) = self
-            .content_encoding
-            .as_deref()
-            .map(str::trim)
-            .filter(|e| !e.is_empty() && !e.eq_ignore_ascii_case("identity"))
-        {
-            (
-                Status::Failure,
-                format!(
-                    "with Content-Encoding: {encoding}, which was not asked for and cannot be read"
-                ),
-            )
-        } else {
-            let doc = ErrorDoc::find(&self.body)?;
-            let hint = match doc.status() {
-                Status::Auth => " (check the SCIM token)",
-                _ => "",
-            };
-            (doc.status(), format!("but the body is {doc}{hint}"))
-        };
-        Some(Failed::new(
-            Some(code),
-            exit,
-            format!("HTTP {} {why}", self.status),
-        ))
-    }
-}
-
-/// Why one user could not be patched (or looked up).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failed {
-    /// The HTTP status of the last answer; `None` when none came (network) or no PATCH was sent.
-    pub status: Option<u16>,
-    /// The exit status this failure maps to.
-    pub exit: Status,
-    /// What happened, with the server's own words, trimmed.
-    pub message: String,
-}
-
-impl Failed {
-    fn new(status: Option<u16>, exit: Status, message: impl Into<String>) -> Failed {
-        Failed {
-            status,
-            exit,
-            message: message.into(),
-        }
-    }
-
-    /// A failure the shared HTTP layer reported (no answer came): its status and words, kept
-    /// per user so a bulk run reports each and goes on.
-    fn from_error(e: &anyhow::Error) -> Failed {
-        Failed::new(None, crate::exit::status_of(e), format!("{e:#}"))
-    }
-}
-
-/// A successful PATCH.
-#[derive(Clone, Debug)]
-pub struct Patched {
-    /// 200, 204 or another 2xx.
-    pub status: u16,
-    /// The User the server sent back, as sent (absent for 204).
-    pub user: Option<Value>,
 }
 
 /// A SCIM client for one root and token; cheap to share (one connection pool).
@@ -485,85 +383,13 @@ fn header_text(headers: &HeaderMap, name: reqwest::header::HeaderName) -> Option
         .map(str::to_owned)
 }
 
-/// Whether a JSON value can be a User resource (RFC 7643 §4.1), read leniently: an object with
-/// the User schema, an `id` or a `userName`, or `meta.resourceType` "User" (any key case).
-fn is_user(v: &Value) -> bool {
-    let Some(obj) = v.as_object() else {
-        return false;
-    };
-    let has_schema = obj
-        .get("schemas")
-        .and_then(Value::as_array)
-        .is_some_and(|s| {
-            s.iter()
-                .any(|u| u.as_str().is_some_and(|u| u.eq_ignore_ascii_case(USER_URN)))
-        });
-    has_schema
-        || ["id", "userName"]
-            .iter()
-            .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
-        || User::from_value(v)
-            .and_then(|u| u.meta.resource_type)
-            .is_some_and(|t| t.eq_ignore_ascii_case("User"))
-}
-
-/// Whether a JSON value is a ListResponse: its schema, or `totalResults` or `Resources`.
-fn is_list_response(v: &Value) -> bool {
-    let Some(obj) = v.as_object() else {
-        return false;
-    };
-    obj.get("schemas")
-        .and_then(Value::as_array)
-        .is_some_and(|s| s.iter().any(|u| u.as_str() == Some(LIST_RESPONSE_URN)))
-        || ["totalResults", "Resources", "resources"]
-            .iter()
-            .any(|k| obj.contains_key(*k))
-}
-
-/// An HTTP error: status, a hint, and the SCIM error's detail or the server's words, trimmed.
-pub fn http_failure(status: StatusCode, body: &[u8]) -> Failed {
-    let code = status.as_u16();
-    let words = match ScimError::from_slice(body) {
-        Some(e) => trim_body(e.to_string().as_bytes()),
-        None => server_words(body),
-    };
-    let hint = match code {
-        401 => " (check the SCIM token)",
-        403 => " (the token may not manage users)",
-        404 => " (no such user, or check the SCIM URL)",
-        412 => " (the user changed since that ETag)",
-        _ => "",
-    };
-    let detail = if words.is_empty() {
-        String::new()
-    } else {
-        format!(": {words}")
-    };
-    Failed::new(
-        Some(code),
-        Status::from_http(code),
-        format!("HTTP {status}{hint}{detail}"),
-    )
-}
-
-fn redirect_failure(reply: &Reply) -> Failed {
-    let code = reply.status.as_u16();
-    Failed::new(
-        Some(code),
-        Status::Failure,
-        format!(
-            "HTTP {}: redirected to {}, not followed so the token stays with the SCIM URL's host \
-             (use the final URL as --scim-url if it is trusted)",
-            reply.status,
-            reply.location.as_deref().unwrap_or("nowhere")
-        ),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::http::ErrorDoc;
+    use crate::protocol::scim::USER_URN;
     use crate::settings::Secret;
+    use reqwest::StatusCode;
 
     fn client(token: &str) -> ScimClient {
         let settings = ScimSettings {
