@@ -1,25 +1,9 @@
 //! SCIM PATCH (RFC 7644 3.5.2) over a User's attributes: each operation applied at its path
 //! (parsed in [`super::scim_path`]), whole values, filtered multi-valued members, mutability.
 
-use super::scim_path::{Filter, Path, parse_path};
+use super::scim_path::{Filter, PatchError, Path, err, parse_path};
 use crate::protocol::scim::{ENTERPRISE_USER_URN, Op, Operation};
 use serde_json::{Map, Value};
-
-/// A PATCH failure: the RFC's `scimType` and a detail for the client.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct PatchError {
-    /// `invalidPath`, `invalidValue`, `noTarget`, `mutability` or `invalidFilter`.
-    pub scim_type: &'static str,
-    /// What is wrong.
-    pub detail: String,
-}
-
-pub(super) fn err(scim_type: &'static str, detail: impl Into<String>) -> PatchError {
-    PatchError {
-        scim_type,
-        detail: detail.into(),
-    }
-}
 
 /// Attribute names of the core User schema, to store new attributes in their canonical case.
 const CANONICAL: &[&str] = &[

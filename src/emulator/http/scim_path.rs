@@ -2,10 +2,27 @@
 //! `name.givenName`, `emails[primary eq true].value`, URN-qualified names, and the filter
 //! grammar shared by PATCH paths and list queries.
 
-use super::scim_patch::{PatchError, err};
 use crate::protocol::scim::{ENTERPRISE_USER_URN, USER_URN};
 use serde_json::Value;
 use std::cmp::Ordering;
+
+/// A PATCH failure: the RFC's `scimType` and a detail for the client. Defined here, below
+/// `scim_patch`, because a path that does not parse is the first such failure.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct PatchError {
+    /// `invalidPath`, `invalidValue`, `noTarget`, `mutability` or `invalidFilter`.
+    pub scim_type: &'static str,
+    /// What is wrong.
+    pub detail: String,
+}
+
+/// A [`PatchError`] of this type and detail.
+pub(super) fn err(scim_type: &'static str, detail: impl Into<String>) -> PatchError {
+    PatchError {
+        scim_type,
+        detail: detail.into(),
+    }
+}
 
 /// A parsed attribute path.
 #[derive(Debug, PartialEq)]

@@ -3,7 +3,8 @@
 
 use super::clock::Clock;
 use super::ids::uuid;
-use super::scim_patch::{self, PatchError};
+use super::scim_patch;
+use super::scim_path::PatchError;
 use crate::protocol::scim::{ENTERPRISE_USER_URN, Operation, USER_URN};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
