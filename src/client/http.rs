@@ -1,15 +1,21 @@
 //! The HTTP client every command shares: timeouts, redirects that never carry credentials to
-//! another origin, `-v`/`-vv` diagnostics and `--dry-run` output with secrets masked.
+//! another origin, `-v`/`-vv` diagnostics and `--dry-run` output with secrets masked ([`log`]),
+//! one send helper, one bounded body read, and error answers read into messages
+//! ([`error_doc`]).
 
 use crate::exit::{Status, fail};
-use crate::protocol::words::{is_busy, server_words, trim_body};
-use crate::settings::Secret;
 use anyhow::Result;
 use reqwest::Method;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::redirect;
 use std::time::Duration;
 use url::Url;
+
+mod error_doc;
+mod log;
+
+pub use error_doc::{ErrorDoc, describe_body, error_for_status};
+pub use log::{RequestLog, log_response, secret_header};
 
 /// The shared client and its diagnostic level.
 #[derive(Clone, Debug)]
@@ -148,167 +154,9 @@ pub async fn error_body(response: &mut reqwest::Response) -> Vec<u8> {
     read.body
 }
 
-/// A request as it will be (or would have been) sent, for `-v`, `-vv` and `--dry-run`.
-#[derive(Clone, Debug)]
-pub struct RequestLog {
-    /// Method.
-    pub method: Method,
-    /// URL.
-    pub url: String,
-    /// Headers, secrets already masked.
-    pub headers: Vec<(String, String)>,
-    /// Body, if any.
-    pub body: Option<String>,
-}
-
-impl RequestLog {
-    /// A request with headers; values of secret headers ([`is_secret_header`]) are `***`.
-    pub fn new(method: Method, url: &str, headers: &HeaderMap, body: Option<&[u8]>) -> RequestLog {
-        let headers = headers
-            .iter()
-            .map(|(k, v)| (k.as_str().to_owned(), shown(k.as_str(), v).to_owned()))
-            .collect();
-        RequestLog {
-            method,
-            url: url.to_owned(),
-            headers,
-            body: body.map(|b| String::from_utf8_lossy(b).into_owned()),
-        }
-    }
-
-    /// The curl-like rendering: request line, headers, blank line, body.
-    pub fn render(&self) -> String {
-        let mut s = format!("{} {}\n", self.method, self.url);
-        for (k, v) in &self.headers {
-            s.push_str(&format!("{k}: {v}\n"));
-        }
-        if let Some(body) = &self.body {
-            s.push('\n');
-            s.push_str(body);
-            if !body.ends_with('\n') {
-                s.push('\n');
-            }
-        }
-        s
-    }
-
-    /// `{method, url, headers, body}` for `--dry-run -o json|ndjson|yaml`: headers as an object
-    /// (secrets already masked; repeated names joined with `, `), the body parsed when it is
-    /// JSON, else a string, `null` when there is none.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut headers = serde_json::Map::new();
-        for (k, v) in &self.headers {
-            let joined = match headers.get(k).and_then(serde_json::Value::as_str) {
-                Some(before) => format!("{before}, {v}"),
-                None => v.clone(),
-            };
-            headers.insert(k.clone(), joined.into());
-        }
-        let body = match &self.body {
-            None => serde_json::Value::Null,
-            Some(text) => serde_json::from_str(text).unwrap_or_else(|_| text.clone().into()),
-        };
-        serde_json::json!({"method": self.method.as_str(), "url": self.url, "headers": headers, "body": body})
-    }
-
-    /// Print to stderr at the given verbosity: `-v` the request line, `-vv` headers and body.
-    pub fn log(&self, verbose: u8) {
-        if verbose == 0 {
-            return;
-        }
-        if verbose == 1 {
-            crate::term::diag(format_args!("> {} {}", self.method, self.url));
-            return;
-        }
-        for line in self.render().lines() {
-            crate::term::diag(format_args!("> {line}"));
-        }
-    }
-}
-
-/// Log a response's status (and headers with `-vv`) on stderr.
-pub fn log_response(verbose: u8, status: reqwest::StatusCode, headers: &HeaderMap) {
-    if verbose == 0 {
-        return;
-    }
-    crate::term::diag(format_args!("< {}", status));
-    if verbose >= 2 {
-        for (k, v) in headers {
-            crate::term::diag(format_args!("< {k}: {}", shown(k.as_str(), v)));
-        }
-    }
-}
-
-/// A header's value as diagnostics show it: `***` for a secret.
-fn shown<'a>(name: &str, value: &'a HeaderValue) -> &'a str {
-    if is_secret_header(name, value) {
-        "***"
-    } else {
-        value.to_str().unwrap_or("<binary>")
-    }
-}
-
-/// The one rule for what `-v`, `-vv` and `--dry-run` may show, for requests and responses alike:
-/// a value is secret when we marked it sensitive, or when its header's name says it can carry a
-/// credential (what a server sends back, a cookie or a fresh token, is never marked). Names are
-/// matched case-insensitively: the usual auth and cookie headers, and any `*-token`, `*-key` or
-/// `*-secret`.
-pub fn is_secret_header(name: &str, value: &HeaderValue) -> bool {
-    if value.is_sensitive() {
-        return true;
-    }
-    let name = name.to_ascii_lowercase();
-    matches!(
-        name.as_str(),
-        "authorization"
-            | "proxy-authorization"
-            | "cookie"
-            | "set-cookie"
-            | "x-cube-auth-token"
-            | "token"
-            | "apikey"
-    ) || ["-token", "-key", "-secret"]
-        .iter()
-        .any(|end| name.ends_with(end))
-}
-
-/// A header value that carries a secret: marked sensitive so it is masked everywhere.
-pub fn secret_header(prefix: &str, secret: &Secret) -> Result<HeaderValue> {
-    let mut v = HeaderValue::from_str(&format!("{prefix}{}", secret.expose())).map_err(|_| {
-        crate::exit::usage("the secret holds characters that cannot go into an HTTP header")
-    })?;
-    v.set_sensitive(true);
-    Ok(v)
-}
-
 /// Insert a header by name.
 pub fn insert(headers: &mut HeaderMap, name: &'static str, value: HeaderValue) {
     headers.insert(HeaderName::from_static(name), value);
-}
-
-/// An error for an HTTP failure: the status, what it means, and the server's words.
-pub fn error_for_status(what: &str, status: reqwest::StatusCode, body: &[u8]) -> anyhow::Error {
-    let words = server_words(body);
-    let code = status.as_u16();
-    let mut exit = Status::from_http(code);
-    let hint = match code {
-        300..=399 => {
-            " (a redirect that was not followed: credentials only go to the URL given; use the URL it points to)"
-        }
-        401 => " (check the API key)",
-        403 => " (permission refused)",
-        404 => " (check the URL, account, agent or id)",
-        _ => "",
-    };
-    if is_busy(&String::from_utf8_lossy(body)) {
-        exit = Status::Conflict;
-    }
-    let detail = if words.is_empty() {
-        String::new()
-    } else {
-        format!(": {words}")
-    };
-    fail(exit, format!("{what}: HTTP {status}{hint}{detail}"))
 }
 
 // ----- judging the body of a 2xx answer -----
@@ -350,160 +198,12 @@ async fn read_into(
     Ok(())
 }
 
-/// What an unexpected body was, for a message: its Content-Type (or that it had none) and its
-/// first words, trimmed; bytes that are not text are counted, not shown.
-pub fn describe_body(content_type: Option<&str>, body: &[u8]) -> String {
-    const WORDS: usize = 100;
-    let kind = match content_type.map(str::trim).filter(|t| !t.is_empty()) {
-        Some(t) => format!("Content-Type: {t}"),
-        None => "no Content-Type".to_owned(),
-    };
-    let head = &body[..body.len().min(4096)];
-    let text = match std::str::from_utf8(head) {
-        Ok(t) => Some(t),
-        // Cut in the middle of a character by the 4096 above: the text before it.
-        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).ok(),
-        Err(_) => None,
-    };
-    let Some(text) = text.filter(|t| !t.chars().any(|c| c.is_control() && !c.is_whitespace()))
-    else {
-        return format!("{} bytes that are not text ({kind})", body.len());
-    };
-    let mut words = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if words.is_empty() {
-        return format!("an empty body ({kind})");
-    }
-    if words.chars().count() > WORDS || head.len() < body.len() {
-        words = words.chars().take(WORDS).collect::<String>() + "…";
-    }
-    format!("{kind}: {words}")
-}
-
-/// An error document in the body of a 2xx answer, sent by servers that report failures with
-/// status 200: JSON-RPC style (`{"jsonrpc":"2.0","error":{"code","message"}}`), a bare
-/// `{"error": ...}`, or a SCIM Error (RFC 7644 §3.12).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ErrorDoc {
-    /// Which of the three shapes.
-    pub kind: ErrorKind,
-    /// The JSON-RPC or error code, or the SCIM Error's `status`.
-    pub code: Option<i64>,
-    /// The server's words, trimmed.
-    pub message: String,
-}
-
-/// The shapes of [`ErrorDoc`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// `{"jsonrpc": "2.0", "error": {...}}`.
-    JsonRpc,
-    /// `{"error": ...}`.
-    Plain,
-    /// `urn:ietf:params:scim:api:messages:2.0:Error`.
-    Scim,
-}
-
-impl ErrorDoc {
-    /// Find an error document in `body`; `None` when the body is anything else.
-    pub fn find(body: &[u8]) -> Option<ErrorDoc> {
-        use serde_json::Value;
-        let v: Value = serde_json::from_slice(body).ok()?;
-        let obj = v.as_object()?;
-        let code_of = |v: Option<&Value>| match v? {
-            Value::Number(n) => n.as_i64(),
-            Value::String(s) => s.trim().parse().ok(),
-            _ => None,
-        };
-        let words = |v: &Value| {
-            crate::protocol::frame::error_text(v)
-                .map(|t| trim_body(t.as_bytes()))
-                .unwrap_or_default()
-        };
-        if let Some(error) = obj.get("error").filter(|e| !e.is_null()) {
-            let kind = if obj.contains_key("jsonrpc") {
-                ErrorKind::JsonRpc
-            } else {
-                ErrorKind::Plain
-            };
-            let code = code_of(error.get("code"))
-                .or_else(|| code_of(obj.get("code")))
-                .or_else(|| code_of(obj.get("status")));
-            return Some(ErrorDoc {
-                kind,
-                code,
-                message: words(error),
-            });
-        }
-        let scim = crate::protocol::scim::ScimError::from_slice(body)?;
-        let declared = scim
-            .schemas
-            .as_ref()
-            .is_some_and(|s| s.iter().any(|u| u == crate::protocol::scim::ERROR_URN));
-        // Without the schema, `detail` or `scimType` only mean an error in a body with no id.
-        (declared || !obj.contains_key("id")).then(|| ErrorDoc {
-            kind: ErrorKind::Scim,
-            code: scim.status.0,
-            message: trim_body(scim.to_string().as_bytes()),
-        })
-    }
-
-    /// The exit status it means: a SCIM Error's HTTP `status`; else 401/403 or words about
-    /// credentials are refusals, 404 or "not found" is not found, anything else a failure.
-    pub fn status(&self) -> Status {
-        let http = self.code.and_then(|c| u16::try_from(c).ok());
-        if let (ErrorKind::Scim, Some(code @ 400..=599)) = (self.kind, http) {
-            return Status::from_http(code);
-        }
-        let words = self.message.to_ascii_lowercase();
-        let about_credentials = [
-            "unauthori",
-            "unauthenticated",
-            "authenticat",
-            "forbidden",
-            "permission",
-            "credential",
-            "access denied",
-            "api key",
-            "api-key",
-            "apikey",
-        ]
-        .iter()
-        .any(|w| words.contains(w))
-            || (words.contains("token")
-                && ["invalid", "expired", "missing", "revoked"]
-                    .iter()
-                    .any(|w| words.contains(w)));
-        match http {
-            Some(401 | 403) => Status::Auth,
-            Some(404) => Status::NotFound,
-            _ if about_credentials => Status::Auth,
-            _ if words.contains("not found") => Status::NotFound,
-            _ => Status::Failure,
-        }
-    }
-}
-
-impl std::fmt::Display for ErrorDoc {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (kind, code) = match self.kind {
-            ErrorKind::JsonRpc => ("a JSON-RPC error", "code"),
-            ErrorKind::Plain => ("an error object", "code"),
-            ErrorKind::Scim => ("a SCIM Error", "status"),
-        };
-        f.write_str(kind)?;
-        if let Some(c) = self.code {
-            write!(f, " ({code} {c})")?;
-        }
-        if !self.message.is_empty() {
-            write!(f, ": {}", self.message)?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::log::is_secret_header;
     use super::*;
+    use crate::protocol::words::trim_body;
+    use crate::settings::Secret;
 
     #[test]
     fn secrets_are_masked_in_logs() {
