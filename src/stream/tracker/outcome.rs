@@ -1,0 +1,94 @@
+//! How a tracked stream ends: the exit status of an error line, the answer, and the run's
+//! outcome (an error reported, not NDJSON at all, suspended, lost, or no final answer).
+
+use super::Tracker;
+use crate::exit::{Status, fail};
+use crate::protocol::Frame;
+use anyhow::Result;
+use serde_json::Value;
+
+/// A failure the stream itself reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamError {
+    /// The exit status it ends the run with.
+    pub status: Status,
+    /// What happened, in the server's words.
+    pub message: String,
+}
+
+impl Tracker {
+    /// An error line's status: a refused auth (a JSON-RPC style error object, or an error before
+    /// the stream began that speaks of keys or tokens) is 3, a thread already streaming is 5,
+    /// anything else 1.
+    pub(super) fn classify_error(&self, f: &Frame) -> StreamError {
+        let message = f.error_message().unwrap_or_else(|| "unknown error".into());
+        let lower = message.to_lowercase();
+        let object = f.error.as_ref().is_some_and(Value::is_object);
+        let code = f
+            .error
+            .as_ref()
+            .and_then(|e| e.get("code"))
+            .and_then(Value::as_i64);
+        let sounds_like_auth = [
+            "api key",
+            "api-key",
+            "auth",
+            "token",
+            "forbidden",
+            "permission",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
+        let status = if crate::protocol::words::is_busy(&message) {
+            Status::Conflict
+        } else if matches!(code, Some(401 | 403))
+            || (sounds_like_auth && (object || !self.cutoff_seen))
+        {
+            Status::Auth
+        } else {
+            Status::Failure
+        };
+        StreamError {
+            status,
+            message: crate::protocol::words::trim_body(message.as_bytes()),
+        }
+    }
+
+    /// The answer (see [`FinalTracker::answer`]); the flag says the text is incomplete.
+    pub fn final_text(&self) -> Option<(String, bool)> {
+        self.answer.answer().map(|a| (a.text, a.incomplete))
+    }
+
+    /// How the run ends: `Ok` with an answer, else the error to exit with.
+    pub fn outcome(&self) -> Result<()> {
+        if let Some(e) = &self.error {
+            return Err(fail(
+                e.status,
+                format!("the service reported: {}", e.message),
+            ));
+        }
+        if let (0, Some(first)) = (self.objects, &self.first_skipped) {
+            // Not one JSON object came: the body was never the service's NDJSON.
+            return Err(fail(
+                Status::Failure,
+                format!("the answer is not NDJSON: {first}"),
+            ));
+        }
+        if let Some(s) = &self.suspended {
+            return Err(fail(
+                Status::Failure,
+                format!("the turn was suspended and not resumed: {s}"),
+            ));
+        }
+        if let Some(why) = &self.lost {
+            return Err(fail(Status::Network, why.clone()));
+        }
+        if self.final_text().is_none() {
+            return Err(fail(
+                Status::NoAnswer,
+                "the stream ended without a final answer",
+            ));
+        }
+        Ok(())
+    }
+}
