@@ -314,3 +314,31 @@ fn the_sample_window_is_fixed_whatever_the_date() {
         "{row:?}"
     );
 }
+
+/// An exclusion narrows the scope as a filter does, so an answer that gives a total or a share
+/// over it must say so: "27.9% of the $3,556,624.91 total" read as all of 2024's revenue when the
+/// answer did not name the excluded category (found on a terminal; the SQL had it right).
+#[test]
+fn answers_name_what_they_exclude() {
+    let engine = sample();
+    for (question, said) in [
+        (
+            "revenue by category excluding Books in 2024",
+            "by category excluding Books, in 2024:",
+        ),
+        (
+            "revenue except Electronics in 2025",
+            "Revenue excluding Electronics, in 2025:",
+        ),
+    ] {
+        let run = engine.run(&request(question, Vec::new()));
+        assert!(run.answer.contains(said), "{question}: {}", run.answer);
+    }
+    // Without an exclusion the scope is said once, before the colon, not again after the total.
+    let run = engine.run(&request("revenue by category in 2025", Vec::new()));
+    assert!(
+        run.answer.starts_with("Revenue by category, in 2025: ") && !run.answer.contains("total,"),
+        "{}",
+        run.answer
+    );
+}

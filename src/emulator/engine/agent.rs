@@ -8,7 +8,7 @@ use super::answer_text::{self, Scope};
 use super::catalog::ViewCat;
 use super::loaded::Engine;
 use super::meta_search;
-use super::planner::{self, QueryPlan};
+use super::planner::{self, Condition, QueryPlan};
 use super::request::{AgentRequest, AgentRun, TurnMemory};
 use super::semantic::SecurityContext;
 use super::sqlgen;
@@ -94,6 +94,18 @@ fn describe(plan: &QueryPlan, view: &ViewCat) -> (String, Scope) {
                 .join(" and ")
         )
     };
+    // Exclusions narrow the scope as much as filters do: a total or share over it must say so.
+    let excluded: Vec<&str> = plan
+        .conditions
+        .iter()
+        .filter_map(|(_, c)| match c {
+            Condition::NotEquals(v) => Some(v.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !excluded.is_empty() {
+        filters.push_str(&format!(" excluding {}", excluded.join(" and ")));
+    }
     for w in answer_text::compared_words(view, &plan.conditions) {
         filters.push_str(&format!(" with {w}"));
     }

@@ -219,15 +219,16 @@ impl Shape<'_> {
     /// One number (and the other measures of the same row).
     fn single(&self) -> String {
         let (row, mi, f) = (self.rows[0], self.mi, self.f);
+        // "Orders for Germany, in 2024: 4,806" (a colon, not "was": titles are often plural).
         let mut out = format!(
-            "{} was {}",
+            "{}: {}",
             self.what,
             format_value(num(row, mi).unwrap_or(0.0), f)
         );
         for (i, c) in &self.measures[1..] {
             if let Some(v) = num(row, *i) {
                 out.push_str(&format!(
-                    "; {} was {}",
+                    "; {}: {}",
                     c.title.to_lowercase(),
                     format_value(v, fmt_of(c))
                 ));
@@ -336,9 +337,13 @@ impl Shape<'_> {
         } else {
             (label(top), "had")
         };
+        // The scope once, after the grouping ("Revenue by category excluding Books, in 2024:
+        // ..."); the total below is over the same scope, so it is not said again.
         let mut out = format!(
-            "{} by {dim_title}: {who}{when} {verb} the {} {}, {}{}",
-            self.what,
+            "{} by {dim_title}{}{}: {who}{when} {verb} the {} {}, {}{}",
+            cols[mi].title,
+            self.scope.filters,
+            self.scope.range,
             if desc { "highest" } else { "lowest" },
             cols[mi].title.to_lowercase(),
             format_value(top_value.unwrap_or(0.0), f),
@@ -347,12 +352,7 @@ impl Shape<'_> {
         match (self.whole, self.additive) {
             (Some(t), true) if t != 0.0 && time.is_none() => {
                 let pct = top_value.unwrap_or(0.0) / t * 100.0;
-                out.push_str(&format!(
-                    ", {pct:.1}% of the {} total{}{}",
-                    format_value(t, f),
-                    self.scope.filters,
-                    self.scope.range
-                ));
+                out.push_str(&format!(", {pct:.1}% of the {} total", format_value(t, f)));
             }
             (Some(t), false) => {
                 out.push_str(&format!(", against {} overall", format_value(t, f)));
