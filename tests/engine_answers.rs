@@ -610,6 +610,33 @@ fn sixty_questions_over_the_sample() {
         // What it cannot answer.
         c(&["What is the weather like?"], "", Cant),
         c(&["revenue by weather"], "", Cant),
+        // A negation covers a list of values ("excluding Corporate and Consumer" was read as
+        // "for Consumer excluding Corporate"), and two values of one member mean either ("for
+        // Germany and France" found no data: two equalities no row meets).
+        c(
+            &["revenue by segment excluding Corporate and Consumer in 2025"],
+            format!(
+                "SELECT {rev} {J} WHERE {Y2025} AND u.segment NOT IN ('Corporate', 'Consumer')"
+            ),
+            Money,
+        ),
+        c(
+            &["revenue by category except Books, Toys in 2024"],
+            format!("SELECT {rev} {J} WHERE {Y2024} AND c.name NOT IN ('Books', 'Toys')"),
+            Money,
+        ),
+        c(
+            &["revenue for Germany and France in 2025"],
+            format!("SELECT {rev} {J} WHERE {Y2025} AND u.country IN ('Germany', 'France')"),
+            Money,
+        ),
+        c(
+            &["revenue by country for Germany and France in 2025"],
+            format!(
+                "SELECT {rev} {J} WHERE {Y2025} AND u.country IN ('Germany', 'France') GROUP BY u.country ORDER BY 1 DESC LIMIT 1"
+            ),
+            Money,
+        ),
     ];
     run_table(sample(), &cases, 60);
 }

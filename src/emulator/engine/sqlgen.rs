@@ -147,8 +147,25 @@ fn where_list(plan: &QueryPlan, name: &dyn Fn(usize) -> String) -> Vec<String> {
             literal(&r.end.to_string())
         ));
     }
-    for (d, v) in &plan.filters {
-        wheres.push(format!("{} = {}", name(*d), literal(v)));
+    // Two values of one member ("for Germany and France") mean either: one IN, never two
+    // equalities that no row meets at once.
+    let mut members: Vec<usize> = Vec::new();
+    for (d, _) in &plan.filters {
+        if !members.contains(d) {
+            members.push(*d);
+        }
+    }
+    for d in members {
+        let values: Vec<String> = plan
+            .filters
+            .iter()
+            .filter(|(m, _)| *m == d)
+            .map(|(_, v)| literal(v))
+            .collect();
+        wheres.push(match values.as_slice() {
+            [one] => format!("{} = {one}", name(d)),
+            many => format!("{} IN ({})", name(d), many.join(", ")),
+        });
     }
     let mut k = 0;
     while k < plan.conditions.len() {

@@ -157,9 +157,13 @@ fn ranks(plan: &mut QueryPlan, t: &[String], used: &mut [bool]) -> Vec<bool> {
 }
 
 /// Known values of string dimensions as filters ("in Germany") or, after a negation, as
-/// conditions ("except Electronics"); returns how many words they took.
+/// conditions ("except Electronics"); returns how many words they took. A negation covers a
+/// list of values of the same member: "excluding Corporate and Consumer", "other than Books or
+/// Toys", "except Books, Toys" (the commas are gone from the words).
 fn values(plan: &mut QueryPlan, lex: &Lexicon, t: &[String], used: &mut [bool]) -> usize {
-    let mut score = 0;
+    // Every match first (longest values claim their words first, as the lexicon is ordered),
+    // then read in the question's order, so that a list knows what came before it.
+    let mut found: Vec<(usize, usize, usize, &String)> = Vec::new();
     for (vw, member, value) in &lex.values {
         let mut i = 0;
         while i + vw.len() <= t.len() {
@@ -168,20 +172,34 @@ fn values(plan: &mut QueryPlan, lex: &Lexicon, t: &[String], used: &mut [bool]) 
                 continue;
             }
             used[i..i + vw.len()].iter_mut().for_each(|u| *u = true);
-            let before = |k: usize| i.checked_sub(k).and_then(|j| t.get(j)).map(String::as_str);
-            let negated = before(1).is_some_and(|w| NEGATIONS.contains(&w))
-                || (before(1) == Some("than") && before(2) == Some("other"));
-            if negated {
-                let c = Condition::NotEquals(value.clone());
-                if !plan.conditions.iter().any(|(m, x)| m == member && *x == c) {
-                    plan.conditions.push((*member, c));
-                }
-            } else if !plan.filters.iter().any(|(m, v)| m == member && v == value) {
-                plan.filters.push((*member, value.clone()));
-            }
-            score += vw.len();
+            found.push((i, vw.len(), *member, value));
             i += vw.len();
         }
+    }
+    found.sort_by_key(|&(start, ..)| start);
+    let mut score = 0;
+    // Where the last value ended, its member, and whether it was negated.
+    let mut last: Option<(usize, usize, bool)> = None;
+    for (i, len, member, value) in found {
+        let before = |k: usize| i.checked_sub(k).and_then(|j| t.get(j)).map(String::as_str);
+        let continues_list = last.is_some_and(|(end, m, negated)| {
+            negated
+                && m == member
+                && (end == i || (end + 1 == i && matches!(before(1), Some("and" | "or" | "nor"))))
+        });
+        let negated = continues_list
+            || before(1).is_some_and(|w| NEGATIONS.contains(&w))
+            || (before(1) == Some("than") && before(2) == Some("other"));
+        if negated {
+            let c = Condition::NotEquals(value.clone());
+            if !plan.conditions.iter().any(|(m, x)| *m == member && *x == c) {
+                plan.conditions.push((member, c));
+            }
+        } else if !plan.filters.iter().any(|(m, v)| *m == member && v == value) {
+            plan.filters.push((member, value.clone()));
+        }
+        last = Some((i + len, member, negated));
+        score += len;
     }
     score
 }
@@ -231,8 +249,11 @@ fn members(
                     grouped = true;
                 }
             }
+            // Grouping by a member filtered to one value would show one group; to two or more
+            // ("by country for Germany and France"), it compares them.
             Kind::Dimension(_)
-                if !plan.dimensions.contains(&m) && !plan.filters.iter().any(|(f, _)| *f == m) =>
+                if !plan.dimensions.contains(&m)
+                    && plan.filters.iter().filter(|(f, _)| *f == m).count() != 1 =>
             {
                 plan.dimensions.push(m);
                 grouped = true;
