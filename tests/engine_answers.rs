@@ -630,6 +630,25 @@ fn sixty_questions_over_the_sample() {
             format!("SELECT {rev} {J} WHERE {Y2025} AND u.country IN ('Germany', 'France')"),
             Money,
         ),
+        // "not in Germany" negates too (it was answered as "Orders for Germany"), as does
+        // "outside".
+        c(
+            &["orders not in Germany in 2025"],
+            format!(
+                "SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE {Y2025} AND u.country <> 'Germany'"
+            ),
+            Count,
+        ),
+        c(
+            &["revenue outside Europe in 2025"],
+            format!("SELECT {rev} {J} WHERE {Y2025} AND u.region <> 'Europe'"),
+            Money,
+        ),
+        c(
+            &["revenue not from Germany or France in 2025"],
+            format!("SELECT {rev} {J} WHERE {Y2025} AND u.country NOT IN ('Germany', 'France')"),
+            Money,
+        ),
         c(
             &["revenue by country for Germany and France in 2025"],
             format!(

@@ -42,6 +42,7 @@ const NEGATIONS: &[&str] = &[
     "not",
     "without",
     "besides",
+    "outside",
 ];
 
 /// Words that may stand between "by" and a member without naming anything.
@@ -187,9 +188,13 @@ fn values(plan: &mut QueryPlan, lex: &Lexicon, t: &[String], used: &mut [bool]) 
                 && m == member
                 && (end == i || (end + 1 == i && matches!(before(1), Some("and" | "or" | "nor"))))
         });
+        let negation = |w: Option<&str>| w.is_some_and(|w| NEGATIONS.contains(&w));
+        // "except Books", "other than Books", and with a preposition between: "not in Germany",
+        // "excluding those from France".
         let negated = continues_list
-            || before(1).is_some_and(|w| NEGATIONS.contains(&w))
-            || (before(1) == Some("than") && before(2) == Some("other"));
+            || negation(before(1))
+            || (before(1) == Some("than") && before(2) == Some("other"))
+            || (matches!(before(1), Some("in" | "from" | "for" | "of")) && negation(before(2)));
         if negated {
             let c = Condition::NotEquals(value.clone());
             if !plan.conditions.iter().any(|(m, x)| *m == member && *x == c) {
