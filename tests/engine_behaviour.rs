@@ -342,3 +342,47 @@ fn answers_name_what_they_exclude() {
         run.answer
     );
 }
+
+/// A period the plan cannot honour is refused, never answered for one of the periods: "excluding
+/// December" was answered for December alone, and "from January 2025 to November 2025" for
+/// November alone (both found on a terminal). A comparison of two periods still runs.
+#[test]
+fn periods_it_cannot_honour_are_refused_not_answered_for_one_of_them() {
+    let engine = sample();
+    for (question, said) in [
+        (
+            "revenue by month for Germany in 2025 excluding December",
+            "a period left out (\"excluding december\")",
+        ),
+        ("orders not in 2024", "a period left out (\"not in 2024\")"),
+        (
+            "revenue by month from January 2025 to November 2025",
+            "more than one period",
+        ),
+    ] {
+        let run = engine.run(&request(question, Vec::new()));
+        assert!(
+            run.answer.starts_with("I can't answer that as asked") && run.answer.contains(said),
+            "{question}: {}",
+            run.answer
+        );
+        let sql = run
+            .frames
+            .iter()
+            .filter(|f| f["toolCall"]["name"] == "dataSqlApi")
+            .count();
+        assert_eq!(sql, 0, "{question}: no query runs");
+    }
+    let run = engine.run(&request("revenue growth from 2024 to 2025", Vec::new()));
+    assert!(
+        run.answer.starts_with("Revenue went from"),
+        "{}",
+        run.answer
+    );
+    let sql = run
+        .frames
+        .iter()
+        .filter(|f| f["toolCall"]["name"] == "dataSqlApi")
+        .count();
+    assert!(sql > 0, "the same count finds a comparison's queries");
+}

@@ -210,6 +210,7 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         frames: Vec::new(),
     };
     let plan = match plan {
+        Some(p) if !p.unread_periods.is_empty() => return refuse_periods(turn, &p.unread_periods),
         Some(p) if p.unknown.is_empty() => p,
         Some(p) => return refuse(turn, &p.unknown),
         // Nothing planned: a comparison in the question is still named as not understood.
@@ -290,6 +291,22 @@ fn refuse(mut turn: Turn<'_>, unknown: &[String]) -> AgentRun {
     turn.think(&format!("The question \"{}\" names something I cannot find in the data model. I'll search the model to list what it can answer.", turn.question.trim()));
     turn.search_model();
     let answer = unmapped(turn.engine.views(), unknown);
+    let memory = turn.req.history.last().cloned().unwrap_or_default();
+    turn.finish(answer, memory)
+}
+
+/// A question whose periods the plan cannot honour: said, and no query (answering for one of
+/// the periods would be a confident wrong answer).
+fn refuse_periods(mut turn: Turn<'_>, unread: &[String]) -> AgentRun {
+    turn.think(&format!(
+        "The question \"{}\" names {}, which I cannot query as asked.",
+        turn.question.trim(),
+        unread.join(" and ")
+    ));
+    let answer = format!(
+        "I can't answer that as asked: it names {}, and I query one period at a time, so I did not run a query. Ask for one period (\"revenue by month in 2025\"), or compare two whole periods (\"revenue growth from 2024 to 2025\").",
+        unread.join(" and ")
+    );
     let memory = turn.req.history.last().cloned().unwrap_or_default();
     turn.finish(answer, memory)
 }

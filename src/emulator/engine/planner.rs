@@ -83,6 +83,9 @@ pub struct QueryPlan {
     pub decline: bool,
     /// Words after "by"/"per" that name nothing in the model: the question cannot be answered.
     pub unknown: Vec<String>,
+    /// Periods the plan cannot honour, in words (a period left out; several periods outside a
+    /// comparison): the question is refused, naming them, never answered for one of them.
+    pub unread_periods: Vec<String>,
     /// Caveats to mention in the answer.
     pub notes: Vec<String>,
 }
@@ -259,6 +262,8 @@ pub fn plan(
         all_time,
         before,
         orphans,
+        periods,
+        negated_period,
     } = best;
     // "And the quarter before?": the period before the thread's previous range.
     if let (Some(g), Some(p)) = (before, prev.as_ref().and_then(|p| p.range.as_ref())) {
@@ -296,6 +301,13 @@ pub fn plan(
         plan.limit = Some(1);
     }
     compare(&mut plan, &t);
+    if let Some(p) = negated_period {
+        plan.unread_periods
+            .push(format!("a period left out (\"{p}\")"));
+    } else if plan.compare.is_none() && periods.len() > 1 {
+        plan.unread_periods
+            .push(format!("more than one period ({})", periods.join(", ")));
+    }
     let view = &views[plan.view];
     time_dimension(&mut plan, view, &t);
     Some(plan)

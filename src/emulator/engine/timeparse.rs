@@ -55,6 +55,8 @@ pub struct TimeWords {
     /// "the quarter before": the period of this grain before the thread's previous range
     /// (`range` holds the reading relative to today, for a thread without one).
     pub before: Option<Grain>,
+    /// The label of every period found, in order (the plan keeps the last as `range`).
+    pub labels: Vec<String>,
 }
 
 fn month_name(m: u32) -> String {
@@ -206,8 +208,12 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
             continue;
         };
         match found {
-            Found::Range(r) => out.range = Some(r),
+            Found::Range(r) => {
+                out.labels.push(r.label.clone());
+                out.range = Some(r);
+            }
             Found::Before(r, g) => {
+                out.labels.push(r.label.clone());
                 out.range = Some(r);
                 out.before = Some(g);
             }

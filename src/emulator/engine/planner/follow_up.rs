@@ -167,6 +167,7 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<QueryPlan> {
         compare: None,
         decline: false,
         unknown: Vec::new(),
+        unread_periods: Vec::new(),
         notes: Vec::new(),
     })
 }

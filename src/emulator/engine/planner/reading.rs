@@ -32,6 +32,10 @@ pub(super) struct Reading {
     pub(super) before: Option<Grain>,
     /// Comparisons with nothing to compare in the question ("and over $200?").
     pub(super) orphans: Vec<Comparison>,
+    /// The labels of the periods the question names, in order.
+    pub(super) periods: Vec<String>,
+    /// A period after a negation ("excluding December"), in the question's words.
+    pub(super) negated_period: Option<String>,
 }
 
 /// Words that negate the value after them: "except Electronics", "not Germany".
@@ -98,7 +102,9 @@ pub(super) fn read(
             .iter_mut()
             .for_each(|u| *u = true);
     }
+    let untimed = used.clone();
     let tw = timeparse::parse(t, &mut used, today);
+    let negated_period = negated_period(t, &untimed, &used);
     let mut plan = QueryPlan {
         view: view_idx,
         grain: tw.grain,
@@ -123,6 +129,8 @@ pub(super) fn read(
         all_time: tw.all_time,
         before: tw.before,
         orphans,
+        periods: tw.labels,
+        negated_period,
     }
 }
 
@@ -155,6 +163,25 @@ fn ranks(plan: &mut QueryPlan, t: &[String], used: &mut [bool]) -> Vec<bool> {
         cue_at[i + 1 + usize::from(n.is_some())] = true;
     }
     cue_at
+}
+
+/// A period right after a negation ("excluding December", "not in 2024"), with the negation,
+/// in the question's words: `untimed` and `timed` are the words taken before and after the time
+/// words were read.
+fn negated_period(t: &[String], untimed: &[bool], timed: &[bool]) -> Option<String> {
+    let is_time = |j: usize| timed[j] && !untimed[j];
+    let negation = |j: Option<usize>| j.is_some_and(|j| NEGATIONS.contains(&t[j].as_str()));
+    let start = (0..t.len()).find(|&j| {
+        is_time(j)
+            && (j == 0 || !is_time(j - 1))
+            && (negation(j.checked_sub(1))
+                || (j >= 1
+                    && matches!(t[j - 1].as_str(), "in" | "from" | "for" | "of" | "during")
+                    && negation(j.checked_sub(2))))
+    })?;
+    let from = (0..start).rev().find(|&j| negation(Some(j)))?;
+    let end = (start..t.len()).find(|&j| !is_time(j)).unwrap_or(t.len());
+    Some(t[from..end].join(" "))
 }
 
 /// Known values of string dimensions as filters ("in Germany") or, after a negation, as
