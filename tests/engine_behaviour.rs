@@ -386,3 +386,15 @@ fn periods_it_cannot_honour_are_refused_not_answered_for_one_of_them() {
         .count();
     assert!(sql > 0, "the same count finds a comparison's queries");
 }
+
+/// A word the model does not have is named as the question wrote it: the spelling correction
+/// turned "weather" into "leather" (a product word), and the refusal named "leather".
+#[test]
+fn a_refusal_names_the_word_the_user_wrote() {
+    let run = sample().run(&request("revenue by weather in 2025", Vec::new()));
+    assert!(
+        run.answer.contains("nothing called \"weather\"") && !run.answer.contains("leather"),
+        "{}",
+        run.answer
+    );
+}

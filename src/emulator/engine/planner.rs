@@ -310,6 +310,16 @@ pub fn plan(
     }
     let view = &views[plan.view];
     time_dimension(&mut plan, view, &t);
+    // An unknown word is said as the question wrote it, not as the spelling correction read it
+    // ("nothing called \"weather\"", not "\"leather\"").
+    let raw = words(question);
+    for u in &mut plan.unknown {
+        if let Some(j) = t.iter().position(|w| w == u)
+            && let Some(r) = raw.get(j)
+        {
+            u.clone_from(r);
+        }
+    }
     Some(plan)
 }
 
