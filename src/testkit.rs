@@ -21,6 +21,14 @@ impl Rng {
     pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
     }
+    /// JSON white space, one to four bytes of it, `percent` of the time.
+    pub(crate) fn white(&mut self, out: &mut Vec<u8>, percent: usize) {
+        if self.percent(percent) {
+            for _ in 0..=self.below(3) {
+                out.push(self.pick(b" \t\r\n"));
+            }
+        }
+    }
 }
 
 /// A number from the environment, else `default`.

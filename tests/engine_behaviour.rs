@@ -343,6 +343,14 @@ fn answers_name_what_they_exclude() {
     );
 }
 
+/// How many `dataSqlApi` tool-call frames a turn wrote.
+fn sql_calls(frames: &[Value]) -> usize {
+    frames
+        .iter()
+        .filter(|f| f["toolCall"]["name"] == "dataSqlApi")
+        .count()
+}
+
 /// A period the plan cannot honour is refused, never answered for one of the periods: "excluding
 /// December" was answered for December alone, and "from January 2025 to November 2025" for
 /// November alone (both found on a terminal). A comparison of two periods still runs.
@@ -366,11 +374,7 @@ fn periods_it_cannot_honour_are_refused_not_answered_for_one_of_them() {
             "{question}: {}",
             run.answer
         );
-        let sql = run
-            .frames
-            .iter()
-            .filter(|f| f["toolCall"]["name"] == "dataSqlApi")
-            .count();
+        let sql = sql_calls(&run.frames);
         assert_eq!(sql, 0, "{question}: no query runs");
     }
     let run = engine.run(&request("revenue growth from 2024 to 2025", Vec::new()));
@@ -379,11 +383,7 @@ fn periods_it_cannot_honour_are_refused_not_answered_for_one_of_them() {
         "{}",
         run.answer
     );
-    let sql = run
-        .frames
-        .iter()
-        .filter(|f| f["toolCall"]["name"] == "dataSqlApi")
-        .count();
+    let sql = sql_calls(&run.frames);
     assert!(sql > 0, "the same count finds a comparison's queries");
 }
 

@@ -240,7 +240,9 @@ pub fn plan(
     vocab: &Vocabulary,
     today: Date,
 ) -> Option<QueryPlan> {
-    let t: Vec<String> = words(question).iter().map(|w| vocab.correct(w)).collect();
+    // The words as written, and as the spelling correction reads them (one for one).
+    let raw = words(question);
+    let t: Vec<String> = raw.iter().map(|w| vocab.correct(w)).collect();
     let cmps = comparisons::find(question);
     let prev = history.last().and_then(|m| from_memory(m, views));
     let readings = views
@@ -312,7 +314,6 @@ pub fn plan(
     time_dimension(&mut plan, view, &t);
     // An unknown word is said as the question wrote it, not as the spelling correction read it
     // ("nothing called \"weather\"", not "\"leather\"").
-    let raw = words(question);
     for u in &mut plan.unknown {
         if let Some(j) = t.iter().position(|w| w == u)
             && let Some(r) = raw.get(j)

@@ -133,11 +133,7 @@ fn check(line: &[u8], stop_after: Option<usize>, case: &str) -> bool {
 }
 
 fn white(rng: &mut Rng, out: &mut Vec<u8>) {
-    if rng.percent(10) {
-        for _ in 0..=rng.below(3) {
-            out.push(rng.pick(b" \t\r\n"));
-        }
-    }
+    rng.white(out, 10);
 }
 
 /// A string cell: plain text, the bytes csv must quote, unicode, every escape.

@@ -108,11 +108,7 @@ fn mutate(rng: &mut Rng, line: &mut Vec<u8>) {
 }
 
 fn white(rng: &mut Rng, out: &mut Vec<u8>) {
-    if rng.percent(15) {
-        for _ in 0..=rng.below(3) {
-            out.push(rng.pick(b" \t\r\n"));
-        }
-    }
+    rng.white(out, 15);
 }
 
 fn string(rng: &mut Rng, out: &mut Vec<u8>) {
