@@ -2,9 +2,11 @@
 //! bytes at a time and each block is classified into bit masks (quotes, backslashes, the six
 //! structural characters, spaces, control and non-ASCII bytes); escapes and string interiors are
 //! resolved with bit arithmetic, which leaves one mask per block of the positions where a token
-//! starts (a structural character, a quote, the first byte of a number or literal). The grammar
-//! is then checked token by token from those positions, so the bytes inside strings, which are
-//! most of a line, cost nothing past their classification.
+//! starts (a structural character, a string's opening quote, the first byte of a number or
+//! literal). Up to 16 blocks are classified at a time, ahead of the walk (a typical line in
+//! one call). The grammar is then checked token by token from those positions, so the bytes
+//! inside strings, which are most of a line, cost nothing past their classification; a
+//! string's end, where the rule wants it, is found back from the token after it.
 //!
 //! It only answers whether a line is valid (and where the rule's fields are): the caller asks
 //! the byte-at-a-time scanner ([`super::precise`]) where and why a rejected line is not, so
@@ -13,7 +15,7 @@
 //! Classification runs on AVX2 when the CPU has it (detected once at run time), else on SSE2
 //! (part of every x86_64), else on a portable table lookup. With AVX2 the whole scan of a line
 //! is one function compiled for it (and PCLMULQDQ, for the prefix XOR of the quotes), so that
-//! the classification inlines into the walk and the cursor lives in registers.
+//! the cursor lives in registers, and a chunk's classification is one call compiled for them.
 
 use super::{BitStack, GraphPath, Key, MAX_DEPTH, Span, TopFields, key_of, unescape};
 
@@ -78,21 +80,35 @@ pub(super) struct Cursor<'a, C> {
     base: usize,
     /// Token starts of the current block not handed out yet.
     tokens: u64,
-    /// Everything else, touched once per block.
+    /// Which of the chunk's blocks is the current one.
+    word: usize,
+    /// The blocks classified ahead of the walk.
+    chunk: Chunk,
+    /// The classification's state between chunks.
     lex: Lexer<C>,
 }
 
-/// The classification's state between blocks. It stays apart from the two fields each token
-/// reads, so that those live in registers while a block is classified out of line.
+/// How many blocks are classified at a time, ahead of the walk: a line of up to 1 KiB in one
+/// call, so that the walk makes no call per block and the classification of one block
+/// overlaps the next one's.
+const CHUNK: usize = 16;
+
+/// Up to [`CHUNK`] consecutive blocks, classified.
+pub(super) struct Chunk {
+    /// Offset of the first block.
+    base: usize,
+    /// How many blocks it holds.
+    len: usize,
+    /// Per block: where tokens start, and the backslashes (for a string's `escaped`).
+    tokens: [u64; CHUNK],
+    backslash: [u64; CHUNK],
+}
+
+/// The classification's state between blocks.
 pub(super) struct Lexer<C> {
     classify: C,
-    /// Offset of the block last classified, and of the next one.
-    block: usize,
+    /// Offset of the next block.
     next_block: usize,
-    /// Backslashes of the current block, and 1 + the offset of the last one before it (0:
-    /// none), for a string's `escaped`.
-    backslash: u64,
-    backslash_before: usize,
     /// Carries into the next block: a pending escape (0/1), inside a string (0/all ones),
     /// a number or literal running on (0/1).
     escape_carry: u64,
@@ -110,12 +126,16 @@ impl<'a, C: Classify> Cursor<'a, C> {
             s,
             base: 0,
             tokens: 0,
+            word: 0,
+            chunk: Chunk {
+                base: 0,
+                len: 0,
+                tokens: [0; CHUNK],
+                backslash: [0; CHUNK],
+            },
             lex: Lexer {
                 classify,
-                block: 0,
                 next_block: 0,
-                backslash: 0,
-                backslash_before: 0,
                 escape_carry: 0,
                 in_string: 0,
                 scalar_carry: 0,
@@ -129,39 +149,69 @@ impl<'a, C: Classify> Cursor<'a, C> {
     #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         while self.tokens == 0 {
-            if self.lex.next_block >= self.s.len() {
-                return None;
+            self.word += 1;
+            if self.word >= self.chunk.len {
+                if self.lex.next_block >= self.s.len() {
+                    return None;
+                }
+                C::refill(&mut self.lex, self.s, &mut self.chunk);
+                self.word = 0;
             }
-            (self.tokens, self.base) = C::refill(&mut self.lex, self.s);
+            // In bounds: `word` < `len` <= CHUNK, a power of two.
+            self.tokens = self.chunk.tokens[self.word % CHUNK];
+            self.base = self.chunk.base + 64 * self.word;
         }
         let at = self.base + self.tokens.trailing_zeros() as usize;
         self.tokens &= self.tokens - 1;
         Some(at)
     }
 
-    /// Whether the string between `start` and the closing quote at `end` (the token just
-    /// handed out) holds a backslash.
+    /// Whether the string between `start` and its closing quote at `end` holds a backslash.
+    /// The token after the string is in the current chunk, so `end` is too, unless the string
+    /// began in an earlier chunk.
     #[inline(always)]
     fn escaped(&self, start: usize, end: usize) -> bool {
-        let below = |i: usize| (1u64 << (i - self.base)) - 1;
-        let lex = &self.lex;
-        if start >= self.base {
-            lex.backslash & below(end) & !below(start) != 0
-        } else {
-            lex.backslash_before > start || lex.backslash & below(end) != 0
+        let Some(from) = start.checked_sub(self.chunk.base) else {
+            return escaped_slow(self.s, start, end);
+        };
+        let to = end - self.chunk.base;
+        let below = |i: usize| (1u64 << (i % 64)) - 1;
+        let words = &self.chunk.backslash;
+        let (first, last) = (from / 64, to / 64);
+        if first == last {
+            return words[first % CHUNK] & below(to) & !below(from) != 0;
         }
+        words[first % CHUNK] & !below(from) != 0
+            || words[first + 1..last].iter().any(|&w| w != 0)
+            || words[last % CHUNK] & below(to) != 0
     }
 
-    /// The string whose opening quote is at `open`: its span (the closing quote is the next
-    /// token; `escaped` is worked out only when `want_escaped`).
+    /// The closing quote of the string whose opening quote is at `open`, `next` being the
+    /// token after the string. Closing quotes are not tokens: only the string's own bytes, its
+    /// closing quote and white space can lie between an opening quote and the next token (any
+    /// other byte starts a token), so the quote is the last byte before `next` that is not
+    /// white space.
     #[inline(always)]
-    fn string(&mut self, open: usize, want_escaped: bool) -> Option<Span> {
-        let end = self.next()?;
-        Some(Span {
+    fn closing_quote(&self, open: usize, next: usize) -> Option<usize> {
+        let mut end = next - 1;
+        while matches!(self.s[end], b' ' | b'\t' | b'\r' | b'\n') {
+            end -= 1;
+        }
+        (end > open).then_some(end)
+    }
+
+    /// The string whose opening quote is at `open`: its span (`escaped` is worked out only
+    /// when `want_escaped`), and the token after it.
+    #[inline(always)]
+    fn string(&mut self, open: usize, want_escaped: bool) -> Option<(Span, usize)> {
+        let next = self.next()?;
+        let end = self.closing_quote(open, next)?;
+        let span = Span {
             start: open + 1,
             end,
             escaped: want_escaped && self.escaped(open + 1, end),
-        })
+        };
+        Some((span, next))
     }
 
     /// `"key"` and `:` at `open`: at the top level, which key it is.
@@ -170,8 +220,15 @@ impl<'a, C: Classify> Cursor<'a, C> {
         if self.s[open] != b'"' {
             return None;
         }
-        let end = self.next()?;
-        let key = if top_level {
+        let colon = self.next()?;
+        if self.s[colon] != b':' {
+            return None;
+        }
+        if !top_level {
+            return Some(Key::Other);
+        }
+        let end = self.closing_quote(open, colon)?;
+        let key = {
             match key_of(&self.s[open + 1..end]) {
                 // A known key holds no backslash; any other might be one escaped.
                 Key::Other if self.escaped(open + 1, end) => {
@@ -184,10 +241,8 @@ impl<'a, C: Classify> Cursor<'a, C> {
                 }
                 key => key,
             }
-        } else {
-            Key::Other
         };
-        (self.s[self.next()?] == b':').then_some(key)
+        Some(key)
     }
 
     /// A number or literal starting at `at`: where it ends. It must fill its whole run of
@@ -237,7 +292,13 @@ impl<'a, C: Classify> Cursor<'a, C> {
                         continue;
                     }
                 }
-                b'"' => self.next()? + 1,
+                b'"' => {
+                    // A string inside a container (the callers read a string of their own
+                    // with `string`): nothing to consume, its closing quote being no token,
+                    // and its end is never returned, the stack holding its container.
+                    debug_assert!(stack.len() > 0);
+                    at + 1
+                }
                 _ => self.atom(at)?,
             };
             // After a value: close containers or move to the next element.
@@ -279,16 +340,21 @@ impl<'a, C: Classify> Cursor<'a, C> {
             let key = self.key(at, true)?;
             top.forget(key);
             let v = self.next()?;
-            match s[v] {
+            let next = match s[v] {
                 b'"' => {
                     let wanted = matches!(key, Key::Id | Key::Role | Key::Content | Key::Sort);
-                    let span = self.string(v, wanted)?;
+                    let (span, next) = self.string(v, wanted)?;
                     top.record_str(key, span);
+                    next
                 }
-                b'[' if key == Key::GraphPath => self.graph_path(top)?,
+                b'[' if key == Key::GraphPath => {
+                    self.graph_path(top)?;
+                    self.next()?
+                }
                 b'{' | b'[' => {
                     let end = self.value(v, 1)?;
                     top.record_raw(key, v, end);
+                    self.next()?
                 }
                 _ => {
                     let end = self.atom(v)?;
@@ -297,9 +363,9 @@ impl<'a, C: Classify> Cursor<'a, C> {
                         b't' if key == Key::IsDelta => top.is_delta = true,
                         _ => top.record_raw(key, v, end),
                     }
+                    self.next()?
                 }
-            }
-            let next = self.next()?;
+            };
             match s[next] {
                 b',' => at = self.next()?,
                 b'}' => return Some(()),
@@ -318,15 +384,16 @@ impl<'a, C: Classify> Cursor<'a, C> {
         if s[at] != b']' {
             loop {
                 path.len += 1;
-                if s[at] == b'"' {
-                    let span = self.string(at, path.len == 1)?;
+                let next = if s[at] == b'"' {
+                    let (span, next) = self.string(at, path.len == 1)?;
                     if path.len == 1 {
                         path.head = Some(span);
                     }
+                    next
                 } else {
                     self.value(at, 2)?;
-                }
-                let next = self.next()?;
+                    self.next()?
+                };
                 match s[next] {
                     b',' => at = self.next()?,
                     b']' => break,
@@ -340,9 +407,21 @@ impl<'a, C: Classify> Cursor<'a, C> {
 }
 
 impl<C: Classify> Lexer<C> {
-    /// Classify the next block of `s`: its token starts and its offset.
+    /// Classify the next blocks of `s`, up to a chunk's worth, into `chunk`.
     #[inline(always)]
-    pub(super) fn fill(&mut self, s: &[u8]) -> (u64, usize) {
+    pub(super) fn fill_chunk(&mut self, s: &[u8], chunk: &mut Chunk) {
+        chunk.base = self.next_block;
+        let mut len = 0;
+        while len < CHUNK && self.next_block < s.len() {
+            (chunk.tokens[len], chunk.backslash[len]) = self.fill(s);
+            len += 1;
+        }
+        chunk.len = len;
+    }
+
+    /// Classify the next block of `s`: its token starts and its backslashes.
+    #[inline(always)]
+    fn fill(&mut self, s: &[u8]) -> (u64, u64) {
         let base = self.next_block;
         let rest = s.len() - base;
         let (m, valid) = if let Some(block) = s[base..].first_chunk::<64>() {
@@ -367,10 +446,6 @@ impl<C: Classify> Lexer<C> {
             block[..rest].copy_from_slice(&s[base..]);
             (self.classify.classify(&block), (1u64 << rest) - 1)
         };
-        if self.backslash != 0 {
-            self.backslash_before = self.block + 64 - self.backslash.leading_zeros() as usize;
-        }
-        self.block = base;
         self.next_block = base + 64;
         let escaped = escaped_bytes(m.backslash, &mut self.escape_carry);
         let quote = m.quote & !escaped;
@@ -409,17 +484,27 @@ impl<C: Classify> Lexer<C> {
         let scalar = !(m.op | white | quote | in_string);
         let scalar_start = scalar & !((scalar << 1) | self.scalar_carry);
         self.scalar_carry = scalar >> 63;
-        self.backslash = m.backslash;
-        ((m.op & !in_string) | quote | scalar_start, base)
+        // Opening quotes only: `in_string` holds a string's opening quote, not its closing one.
+        (
+            (m.op & !in_string) | (quote & in_string) | scalar_start,
+            m.backslash,
+        )
     }
 
     /// A byte no valid line holds: no more tokens.
     #[cold]
-    fn fail(&mut self, s: &[u8]) -> (u64, usize) {
+    fn fail(&mut self, s: &[u8]) -> (u64, u64) {
         self.bad = true;
         self.next_block = s.len();
-        (0, self.block)
+        (0, 0)
     }
+}
+
+/// Whether `s[start..end]` holds a backslash: for a string that began in an earlier chunk than
+/// the current one. Rare: only long lines have more than one chunk.
+#[cold]
+fn escaped_slow(s: &[u8], start: usize, end: usize) -> bool {
+    s[start..end].contains(&b'\\')
 }
 
 /// Each escaped byte (at `base` + its bit) is one JSON allows after a backslash. Out of line:

@@ -504,4 +504,36 @@ fn the_split_scanner_agrees_with_the_single_loop_reference() {
     }
 }
 
+#[test]
+fn white_space_after_a_string_across_block_boundaries() {
+    // A string's closing quote is no token: its end is found back from the token after it, over
+    // white space that may reach into earlier blocks (past 64 bytes too), with the escapes
+    // seen in the block masks, and strings that cross from one chunk of 16 blocks into the
+    // next.
+    for shift in (0..64).chain(980..1040) {
+        for pad in [0, 1, 2, 30, 63, 64, 65, 100, 130] {
+            let ws = " \t\r ".repeat(pad).chars().take(pad).collect::<String>();
+            let x = "x".repeat(shift);
+            for (line, want_id, want_content) in [
+                (
+                    format!(r#"{{"p":"{x}","content":"a\"b"{ws},"id":"f"{ws}}}"#),
+                    "f",
+                    "a\"b",
+                ),
+                (
+                    format!(r#"{{"p":"{x}","i\u0064"{ws}:"v{x}","content":"plain"{ws}}}"#),
+                    &*format!("v{x}"),
+                    "plain",
+                ),
+            ] {
+                let line = line.as_bytes();
+                let f = scan_frame(line).unwrap();
+                assert_eq!(f, scan_frame_reference(line).unwrap(), "{shift} {pad}");
+                assert_eq!(text(line, f.id).as_deref(), Some(want_id), "{shift} {pad}");
+                assert_eq!(text(line, f.content).as_deref(), Some(want_content));
+            }
+        }
+    }
+}
+
 mod props;

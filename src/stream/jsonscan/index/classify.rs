@@ -1,7 +1,7 @@
 //! Classification of a 64-byte block into the bit masks the structural index is built from:
 //! AVX2 when the CPU has it (asked once), SSE2 (part of every x86_64), or a portable table.
 
-use super::Lexer;
+use super::{Chunk, Lexer};
 
 /// One 64-byte block as bit masks: bit `i` is byte `i`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,12 +24,12 @@ pub(in crate::stream::jsonscan) struct Masks {
 pub(in crate::stream::jsonscan) trait Classify: Copy {
     fn classify(self, block: &[u8; 64]) -> Masks;
 
-    /// Classify the lexer's next block: its token starts and offset. Out of line, once per
-    /// block: inlined, the classification would be copied into every place the walk asks for
-    /// a token (a function of tens of kilobytes).
+    /// Classify the lexer's next blocks into `chunk`. Out of line, once per chunk: inlined,
+    /// the classification would be copied into every place the walk asks for a token (a
+    /// function of tens of kilobytes).
     #[inline(never)]
-    fn refill(lex: &mut Lexer<Self>, s: &[u8]) -> (u64, usize) {
-        lex.fill(s)
+    fn refill(lex: &mut Lexer<Self>, s: &[u8], chunk: &mut Chunk) {
+        lex.fill_chunk(s, chunk)
     }
 
     /// Bit `i` is the parity of the bits `0..=i` of `x` (which bytes are inside a string).
@@ -103,7 +103,7 @@ pub(in crate::stream::jsonscan) use x86::{Avx2, Sse2, scan_avx2};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::super::{Lexer, scan_into};
+    use super::super::{Chunk, Lexer, scan_into};
     use super::{Classify, Masks};
     use crate::stream::jsonscan::TopFields;
     use std::arch::x86_64::*;
@@ -231,10 +231,10 @@ mod x86 {
         }
 
         #[inline(always)]
-        fn refill(lex: &mut Lexer<Self>, s: &[u8]) -> (u64, usize) {
+        fn refill(lex: &mut Lexer<Self>, s: &[u8], chunk: &mut Chunk) {
             // SAFETY: an `Avx2` exists only when the CPU has the features the function is
             // compiled for.
-            unsafe { refill_avx2(lex, s) }
+            unsafe { refill_avx2(lex, s, chunk) }
         }
 
         /// One carry-less multiplication by all ones.
@@ -249,14 +249,14 @@ mod x86 {
         }
     }
 
-    /// [`Lexer::fill`] compiled for AVX2, so that the classification inlines into it.
+    /// [`Lexer::fill_chunk`] compiled for AVX2, so that the classification inlines into it.
     ///
     /// # Safety
     /// The CPU must have the features `Avx2::detect` asks for.
     #[target_feature(enable = "avx2,pclmulqdq,bmi1,bmi2,popcnt")]
     #[inline(never)]
-    unsafe fn refill_avx2(lex: &mut Lexer<Avx2>, s: &[u8]) -> (u64, usize) {
-        lex.fill(s)
+    unsafe fn refill_avx2(lex: &mut Lexer<Avx2>, s: &[u8], chunk: &mut Chunk) {
+        lex.fill_chunk(s, chunk)
     }
 
     /// A whole line scanned with AVX2: one call per line, with the classification, the walk
