@@ -231,3 +231,121 @@ fn a_stalled_stream_is_a_drop() {
         .code(6);
     assert!(text(&out.get_output().stderr).contains("no data for 300ms"));
 }
+
+/// An existing thread whose send drops before any byte; the read finds the thread idle, holding
+/// only `held_question`'s turn (answered "OLD answer").
+fn drops_before_anything(held_question: &'static str) -> Server {
+    Server::start(move |req, _| {
+        if req.is_message() {
+            return Reply {
+                status: 200,
+                parts: vec![Part::Drop],
+            };
+        }
+        let human = |text: &str| serde_json::json!({"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":text}});
+        let ai = serde_json::json!({"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"OLD answer"}});
+        let state = serde_json::json!({"id":"__state__","sort":9,"state":{"messages":[human(held_question), ai]}});
+        Reply::lines(&[
+            cutoff("c1", false),
+            echo("1690000000000-message", 1, held_question),
+            complete("o1", 3, "OLD answer"),
+            state.to_string(),
+        ])
+    })
+}
+
+#[test]
+fn a_message_that_never_reached_the_thread_does_not_take_another_turns_answer() {
+    let home = tempfile::tempdir().unwrap();
+    let server = drops_before_anything("an older question");
+    let save = home.path().join("saved.ndjson");
+    let out = chat(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "final", "--save"])
+        .arg(&save)
+        .arg("a new question")
+        .assert()
+        .code(6);
+    let out = out.get_output();
+    assert_eq!(text(&out.stdout), "", "no answer is printed for it");
+    assert!(
+        text(&out.stderr).contains("not answered"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        !std::fs::read_to_string(&save)
+            .unwrap()
+            .contains("OLD answer")
+    );
+    // Never a second message.
+    assert_eq!(server.seen().iter().filter(|s| s.is_message()).count(), 1);
+}
+
+#[test]
+fn a_message_the_idle_thread_holds_is_answered_from_the_state() {
+    // The same drop, but the thread's last message is this one: the turn finished while the
+    // client was away, and the state carries its answer.
+    let home = tempfile::tempdir().unwrap();
+    let server = drops_before_anything("the question");
+    chat(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "final", "the question"])
+        .assert()
+        .success()
+        .stdout("OLD answer\n");
+}
+
+#[test]
+fn a_state_read_after_a_drop_shows_no_frame_twice() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::start(|req, _| {
+        if req.is_message() {
+            Reply::lines(&[
+                cutoff("c1", true),
+                echo(MID, 1, "Top?"),
+                sql_tool("t1", 2),
+                delta("a1", 3, "Books "),
+            ])
+            .then_drop()
+        } else {
+            // The read lists the thread's messages with the sorts they streamed with.
+            Reply::lines(&[
+                cutoff("c1", false),
+                echo(MID, 1, "Top?"),
+                sql_tool("t1", 2),
+                complete("a1", 5, "Books lead."),
+                state("Books lead."),
+            ])
+        }
+    });
+    let save = home.path().join("saved.ndjson");
+    let out = chat(home.path(), &server)
+        .args(["-o", "ndjson", "--save"])
+        .arg(&save)
+        .arg("Top?")
+        .assert()
+        .success();
+    let want = joined(&[
+        cutoff("c1", true),
+        echo(MID, 1, "Top?"),
+        sql_tool("t1", 2),
+        delta("a1", 3, "Books "),
+        cutoff("c1", false),
+        complete("a1", 5, "Books lead."),
+        state("Books lead."),
+    ]);
+    assert_eq!(text(&out.get_output().stdout), want);
+    assert_eq!(std::fs::read_to_string(&save).unwrap(), want);
+    let out = chat(home.path(), &server)
+        .args(["-o", "text", "Top?"])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert_eq!(stdout.matches("» dataSqlApi").count(), 1, "{stdout}");
+    // The saved stream replays to the same answer.
+    analyst(home.path())
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(&save)
+        .assert()
+        .success()
+        .stdout("Books lead.\n");
+}

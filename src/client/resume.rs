@@ -8,6 +8,7 @@
 use super::chat::ChatClient;
 use crate::client::body::{Ended, read_body};
 use crate::exit::{Status, fail, status_of};
+use crate::protocol::thread::{StateMessage, state_messages};
 use crate::protocol::{ChatRequest, Frame, FrameKind};
 use crate::stream::lines::{Framed, Lines};
 use crate::stream::tracker::{Feed, Sink, Source, Tracker};
@@ -91,6 +92,17 @@ pub async fn converse(
                     tracker.reconnected();
                     continue 'connections;
                 }
+                Ok(probe) if tracker.saw_nothing() && !probe.holds(&request) => {
+                    // Nothing of this turn arrived, and the thread, idle, does not hold the
+                    // message: it never reached the service. Its last answer is another
+                    // question's, so it is not shown as this one's.
+                    tracker.lost = Some(format!(
+                        "connection lost: {why}; thread {chat_id} is idle and holds no turn for \
+                         this message (its last message is another one), so it was not answered: \
+                         send it again"
+                    ));
+                    return Ok(());
+                }
                 Ok(probe) => {
                     // The turn finished while we were away: the read's own lines carry the
                     // answer, so they are shown and saved (its `__cutoff__` marks the gap).
@@ -139,6 +151,31 @@ pub struct StateProbe {
     /// The response's Content-Type.
     pub content_type: Option<String>,
     error: Option<String>,
+    /// The ids of the user echoes among the read's frames.
+    echoes: Vec<String>,
+    /// The thread's last user message in the read's `__state__`, if it has one.
+    last_user: Option<StateMessage>,
+}
+
+impl StateProbe {
+    /// Whether the thread holds `request`'s message: a user echo with its `messageId`, or a
+    /// `__state__` whose last user message is it (by id, or else by its text).
+    pub fn holds(&self, request: &ChatRequest) -> bool {
+        let id = request.message_id.as_deref();
+        if id.is_some_and(|id| self.echoes.iter().any(|e| e == id)) {
+            return true;
+        }
+        let Some(last) = &self.last_user else {
+            return false;
+        };
+        match (&last.id, id) {
+            (Some(found), Some(id)) if found == id => true,
+            _ => request
+                .input
+                .as_deref()
+                .is_some_and(|input| last.text.trim() == input.trim()),
+        }
+    }
 }
 
 impl Lines for StateProbe {
@@ -150,6 +187,15 @@ impl Lines for StateProbe {
         match f.kind() {
             FrameKind::Cutoff => self.streaming = f.is_streaming().unwrap_or(false),
             FrameKind::Error => self.error = f.error_message(),
+            FrameKind::UserEcho => self.echoes.extend(f.id.0.clone()),
+            FrameKind::State => {
+                self.last_user = f.state.as_ref().and_then(|state| {
+                    state_messages(state)
+                        .into_iter()
+                        .rev()
+                        .find(|m| m.role == "user")
+                });
+            }
             _ => {}
         }
         Ok(())

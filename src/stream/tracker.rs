@@ -83,7 +83,8 @@ pub struct Tracker {
     cutoff_seen: bool,
     /// Lines now come from a later connection: drop those already shown.
     resumed: bool,
-    /// Lines now come from a state read after a drop: show them all (they carry the answer).
+    /// Lines now come from a state read after a drop: shown (they carry the answer), but for
+    /// the frames already shown, which a read repeats.
     state_read: bool,
     /// The `__cutoff__` of a resumed connection, held back as a repeat: written just before
     /// that connection's `__state__` when the answer is not complete by then, as the mark that
@@ -161,8 +162,10 @@ impl Tracker {
     }
 
     /// The lines that follow are a state read's, made after a drop when the turn had finished:
-    /// all are shown, its `__cutoff__` included, which marks the reconnection in saved output
-    /// so that `extract-final` and `--replay` take the answer from its `__state__`.
+    /// they are shown, its `__cutoff__` included, which marks the reconnection in saved output
+    /// so that `extract-final` and `--replay` take the answer from its `__state__`; frames it
+    /// repeats (a `sort` at or below the highest shown: the read lists the thread's messages
+    /// with the numbers they streamed with) are not.
     pub fn state_read(&mut self) {
         self.state_read = true;
         self.held_cutoff = None;
@@ -208,11 +211,16 @@ impl Tracker {
         }
         let frame = Frame::parse(text);
         let kind = frame.as_ref().map_or(FrameKind::Unknown, Frame::kind);
-        let mut mark = self.state_read;
-        if kind == FrameKind::Cutoff && !self.state_read {
-            match self.cutoff_marks(raw, frame.as_ref()) {
-                Some(m) => mark |= m,
-                None => return Ok(()),
+        let mut mark = false;
+        if kind == FrameKind::Cutoff {
+            if self.state_read {
+                // A state read's own `__cutoff__`: the mark of the gap.
+                mark = true;
+            } else {
+                match self.cutoff_marks(raw, frame.as_ref()) {
+                    Some(m) => mark = m,
+                    None => return Ok(()),
+                }
             }
         }
         // One `__state__` ends each response, so it is never a repeat (a service may number
@@ -375,13 +383,13 @@ impl Tracker {
     }
 
     /// Whether a frame with this `sort` repeats one already shown (only a resumed connection
-    /// repeats frames); notes it as shown when not.
+    /// or a state read repeats frames); notes it as shown when not.
     fn repeat(&mut self, sort: Option<i64>) -> bool {
         let Some(sort) = sort else {
             return false;
         };
         match self.shown_sort {
-            Some(top) if sort <= top => self.resumed,
+            Some(top) if sort <= top => self.resumed || self.state_read,
             _ => {
                 self.shown_sort = Some(sort);
                 false
