@@ -253,3 +253,81 @@ fn nothing_listening_is_a_network_error() {
         .code(6);
     assert!(text(&out.get_output().stderr).contains("cannot connect"));
 }
+
+/// A final answer whose complete frame never came is shown, but the run does not claim it:
+/// exit 7 in every format, the same from --replay of what was saved.
+#[test]
+fn an_answer_without_its_complete_frame_does_not_exit_0() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(vec![
+        cutoff("c1", true),
+        echo(MID, 1, "Top?"),
+        delta("a1", 2, "Books "),
+        delta("a1", 3, "lead."),
+        state("Books lead."),
+        usage(),
+    ]);
+    let save = home.path().join("saved.ndjson");
+    let out = chat(home.path(), &server)
+        .args(["-o", "final", "--save"])
+        .arg(&save)
+        .arg("Top?")
+        .assert()
+        .code(7)
+        .stdout("Books lead.\n");
+    assert!(text(&out.get_output().stderr).contains("incomplete"));
+    for format in ["ndjson", "json", "text"] {
+        chat(home.path(), &server)
+            .args(["-o", format, "Top?"])
+            .assert()
+            .code(7);
+    }
+    analyst(home.path())
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(&save)
+        .assert()
+        .code(7);
+}
+
+/// A stream whose last line has no newline: stdout and --save still end in one.
+#[test]
+fn a_last_line_without_a_newline_is_written_whole() {
+    let home = tempfile::tempdir().unwrap();
+    let lines = happy(MID);
+    let server = Server::start(move |_, _| {
+        let mut reply = Reply::lines(&lines);
+        let Some(Part::Data(last)) = reply.parts.last_mut() else {
+            unreachable!()
+        };
+        last.pop(); // the newline
+        reply
+    });
+    let save = home.path().join("saved.ndjson");
+    let out = chat(home.path(), &server)
+        .args(["-o", "ndjson", "--save"])
+        .arg(&save)
+        .arg("Top categories?")
+        .assert()
+        .success();
+    assert_eq!(text(&out.get_output().stdout), joined(&happy(MID)));
+    assert_eq!(std::fs::read_to_string(&save).unwrap(), joined(&happy(MID)));
+}
+
+/// PROTOCOL.md: a client that gets no thread id cannot resume or continue, and says so.
+#[test]
+fn a_stream_without_a_thread_id_says_it_cannot_be_continued() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(vec![
+        r#"{"id":"__cutoff__","role":"assistant","state":{"isStreaming":false},"sort":0}"#.into(),
+        echo(MID, 1, "Top?"),
+        complete("a1", 2, "Books lead."),
+        state("Books lead."),
+    ]);
+    let out = chat(home.path(), &server)
+        .args(["-o", "final", "Top?"])
+        .assert()
+        .success()
+        .stdout("Books lead.\n");
+    let stderr = text(&out.get_output().stderr);
+    assert!(stderr.contains("no thread id"), "{stderr}");
+}

@@ -229,6 +229,9 @@ pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs) -> TextView {
     }
 }
 
+/// Why an answer rebuilt from its chunks is not a complete one.
+const INCOMPLETE: &str = "the final answer is incomplete: its complete frame never arrived";
+
 /// Close the output and decide the exit status from what the stream said.
 fn finish(
     ctx: &Ctx,
@@ -249,13 +252,22 @@ fn finish(
             "skipped {n} {lines} that {were} not a JSON object; the first, {first}"
         ));
     }
-    let outcome = tracker.outcome();
-    let error = outcome.as_ref().err().map(|e| format!("{e:#}"));
     let found = tracker.answer.answer();
     let answer = found.as_ref().map(|a| (a.text.clone(), a.incomplete));
-    if let Some((_, true)) = &answer {
-        warn("the final answer is incomplete: its complete frame never arrived");
-    }
+    let outcome = match tracker.outcome() {
+        // Exit 0 means a complete answer: chunks of a final message whose complete frame never
+        // came are shown, but end the run as no final answer (as `eval` counts them).
+        Ok(()) if answer.as_ref().is_some_and(|(_, incomplete)| *incomplete) => {
+            Err(crate::exit::fail(Status::NoAnswer, INCOMPLETE))
+        }
+        outcome => {
+            if let Some((_, true)) = &answer {
+                warn(INCOMPLETE);
+            }
+            outcome
+        }
+    };
+    let error = outcome.as_ref().err().map(|e| format!("{e:#}"));
     if found.as_ref().is_some_and(|a| a.from_fallback) {
         warn(
             "no final frame in the stream; the answer is the last complete assistant message (--fallback)",
@@ -271,6 +283,12 @@ fn finish(
         error: error.as_deref(),
     };
     pipeline.finish(&end, ctx.global.quiet)?;
+    if tracker.chat_id.is_none() && !tracker.saw_nothing() && !ctx.global.quiet {
+        // PROTOCOL.md: a client that gets no thread id cannot resume or continue, and says so.
+        warn(
+            "the service sent no thread id (no chatId in __cutoff__): this thread cannot be continued, and a dropped connection could not have been resumed",
+        );
+    }
     if format == Format::Text
         && !ctx.global.quiet
         && let Some(id) = &tracker.chat_id

@@ -15,7 +15,8 @@ pub const DEFAULT_MAX_LINE: usize = 64 * 1024 * 1024;
 pub struct Line<'a> {
     /// 1-based line number, counting blank lines too.
     pub number: u64,
-    /// The bytes as received, with the terminator (`\n` or `\r\n`) when there was one.
+    /// The bytes as received, with the terminator (`\n` or `\r\n`); a last line that had
+    /// none gets a `\n`.
     pub raw: &'a [u8],
     /// The bytes without the terminator.
     pub text: &'a [u8],
@@ -136,7 +137,8 @@ impl Framer {
         self.skipping = false;
     }
 
-    /// End of input: hand out a last line that had no newline.
+    /// End of input: hand out a last line that had no newline, with one (`raw` always ends a
+    /// line, so that output written from it never ends in a partial line).
     pub fn finish<E>(&mut self, on: &mut impl FnMut(Event<'_>) -> Result<(), E>) -> Result<(), E> {
         if self.skipping {
             self.skipping = false;
@@ -146,7 +148,8 @@ impl Framer {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let line = std::mem::take(&mut self.pending);
+        let mut line = std::mem::take(&mut self.pending);
+        line.push(b'\n');
         self.emit_slice(&line, on)
     }
 
@@ -316,7 +319,7 @@ mod tests {
     }
 
     #[test]
-    fn raw_keeps_terminators() {
+    fn raw_keeps_terminators_and_ends_a_last_line() {
         let mut raws = Vec::new();
         let mut framer = Framer::new(100);
         let mut on = |e: Event<'_>| -> Result<(), ()> {
@@ -327,7 +330,9 @@ mod tests {
         };
         framer.feed(b"a\r\nb\nc", &mut on).unwrap();
         framer.finish(&mut on).unwrap();
-        assert_eq!(raws, [b"a\r\n".to_vec(), b"b\n".to_vec(), b"c".to_vec()]);
+        // The last line had no newline: its raw bytes get one, so that nothing written from
+        // them ends in a partial line.
+        assert_eq!(raws, [b"a\r\n".to_vec(), b"b\n".to_vec(), b"c\n".to_vec()]);
     }
 
     #[test]
