@@ -108,12 +108,31 @@ impl StateView {
         }
     }
 
-    /// Rows from the frames, else (servers that send only `__state__`) from the state's messages.
+    /// Rows from the frames, with the messages known only from `__state__` (by an id no frame
+    /// has; `sort: null`) in their place in the thread's order; servers that send only
+    /// `__state__` give all rows from it. A state message without an id cannot be told from a
+    /// frame's, so it is left out when frames came.
     fn rows(&self) -> Vec<Row> {
-        if !self.rows.is_empty() {
-            return self.rows.clone();
+        let from_state = self.state.as_ref().map(rows_from_state).unwrap_or_default();
+        if self.rows.is_empty() {
+            return from_state;
         }
-        self.state.as_ref().map(rows_from_state).unwrap_or_default()
+        let mut rows = Vec::with_capacity(self.rows.len() + from_state.len());
+        let mut next = 0; // frame rows up to here are out
+        for row in from_state {
+            let Some(id) = &row.id else { continue };
+            match self.by_id.get(id) {
+                Some(&at) => {
+                    if at >= next {
+                        rows.extend_from_slice(&self.rows[next..=at]);
+                        next = at + 1;
+                    }
+                }
+                None => rows.push(row),
+            }
+        }
+        rows.extend_from_slice(&self.rows[next..]);
+        rows
     }
 
     /// Write the table; tool calls in cyan and failed ones in red, as `chat -o text` shows them.
@@ -258,5 +277,39 @@ mod tests {
         let mut table = Vec::new();
         v.write_table(&mut table, Style::default()).unwrap();
         assert!(String::from_utf8(table).unwrap().contains("Books"));
+    }
+
+    #[test]
+    fn messages_known_only_from_the_state_keep_their_place_with_no_sort() {
+        let human = |id: &str, text: &str| json!({"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":text,"id":id}});
+        let ai = |id: &str, text: &str| json!({"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":text,"id":id}});
+        let state = json!({"id":"__state__","state":{"messages":[
+            human("h0", "older q"), ai("old-ai", "older answer"), human("u", "Top?"), ai("a", "Books"),
+        ]}});
+        let mut v = StateView::default();
+        for l in [
+            r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c","isStreaming":false}}"#.to_owned(),
+            r#"{"id":"u","sort":1,"role":"user","content":"Top?","isDelta":false}"#.to_owned(),
+            r#"{"id":"a","sort":3,"role":"assistant","content":"Books","isDelta":false,"graphPath":["final"]}"#.to_owned(),
+            state.to_string(),
+        ] {
+            v.frame(&Frame::parse(l.as_bytes()).unwrap());
+        }
+        let doc = v.to_value();
+        let got: Vec<(Value, Value, Value)> = doc["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["id"].clone(), m["sort"].clone(), m["text"].clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (json!("h0"), Value::Null, json!("older q")),
+                (json!("old-ai"), Value::Null, json!("older answer")),
+                (json!("u"), json!(1), json!("Top?")),
+                (json!("a"), json!(3), json!("Books")),
+            ]
+        );
     }
 }
