@@ -126,15 +126,58 @@ pub fn error(message: impl std::fmt::Display) {
     diag(format_args!("analyst: {message}"));
 }
 
-/// Write one line of diagnostics to stderr. Unlike `eprintln!`, a closed stderr is not a panic:
-/// diagnostics are best effort, and the exit status still tells what happened.
+/// The secrets of this run (API keys, tokens), as read: never printed in diagnostics, even when
+/// a server echoes one back in an error or a body shown with `-vv`.
+static SECRETS: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+
+/// Register a secret that diagnostics must never show. Values shorter than 8 bytes are not
+/// masked: they would hide ordinary words, and no real key is that short.
+pub fn never_print(secret: &str) {
+    if secret.len() < 8 {
+        return;
+    }
+    if let Ok(mut all) = SECRETS.write()
+        && !all.iter().any(|s| s == secret)
+    {
+        all.push(secret.to_owned());
+    }
+}
+
+/// `text` with every registered secret replaced by `***`.
+pub fn masked(text: &str) -> std::borrow::Cow<'_, str> {
+    let Ok(all) = SECRETS.read() else {
+        return text.into();
+    };
+    let mut out = std::borrow::Cow::Borrowed(text);
+    for secret in all.iter() {
+        if out.contains(secret.as_str()) {
+            out = out.replace(secret.as_str(), "***").into();
+        }
+    }
+    out
+}
+
+/// Write one line of diagnostics to stderr, secrets masked. Unlike `eprintln!`, a closed stderr
+/// is not a panic: diagnostics are best effort, and the exit status still tells what happened.
 pub fn diag(line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    let text = line.to_string();
+    let _ = writeln!(std::io::stderr().lock(), "{}", masked(&text));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn registered_secrets_are_masked_and_short_values_are_not() {
+        never_print("sk-live-abcdef123");
+        never_print("short");
+        assert_eq!(
+            masked("invalid key sk-live-abcdef123 (sk-live-abcdef123)"),
+            "invalid key *** (***)"
+        );
+        assert_eq!(masked("a short word"), "a short word");
+    }
 
     #[test]
     fn colour_rules() {

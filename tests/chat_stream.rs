@@ -331,3 +331,21 @@ fn a_stream_without_a_thread_id_says_it_cannot_be_continued() {
     let stderr = text(&out.get_output().stderr);
     assert!(stderr.contains("no thread id"), "{stderr}");
 }
+
+/// A server that echoes the API key back in its error: the message is shown, the key is not.
+#[test]
+fn a_key_the_server_echoes_back_is_never_printed() {
+    let home = tempfile::tempdir().unwrap();
+    let server =
+        Server::start(|_, _| Reply::status(401, r#"{"error":"invalid API key: sk-test-secret"}"#));
+    for verbose in [&[][..], &["-vv"][..]] {
+        let out = chat(home.path(), &server)
+            .args(verbose)
+            .args(["-o", "final", "Top?"])
+            .assert()
+            .code(3);
+        let stderr = text(&out.get_output().stderr);
+        assert!(!stderr.contains("sk-test-secret"), "{stderr}");
+        assert!(stderr.contains("invalid API key: ***"), "{stderr}");
+    }
+}

@@ -31,6 +31,8 @@ impl Secret {
         if trimmed.contains(['\n', '\r']) {
             return Err(usage(format!("{origin} holds more than one line")));
         }
+        // Diagnostics never show it, even when a server echoes it back.
+        crate::term::never_print(trimmed);
         Ok(Secret {
             value: trimmed.to_owned(),
         })
