@@ -206,3 +206,34 @@ fn demo_today_fixes_relative_periods_and_is_checked() {
     let err = text(&out.get_output().stderr);
     assert!(err.contains("--today"), "{err}");
 }
+
+/// CLI.md: `--today` fixes the sample's data window too: nothing is dated after the emulated
+/// today. The count is checked against SQL written here over the sample's own tables.
+#[test]
+fn demo_today_ends_the_sample_data_there() {
+    let engine = common::engine::sample();
+    let want = common::engine::hand_number(
+        engine,
+        "SELECT COUNT(*) FROM orders WHERE created_at >= '2025-01-01' \
+         AND substr(created_at, 1, 10) <= '2025-06-15'",
+    );
+    let all = common::engine::hand_number(
+        engine,
+        "SELECT COUNT(*) FROM orders WHERE created_at >= '2025-01-01' AND created_at < '2026-01-01'",
+    );
+    assert!(
+        want < all,
+        "the window must cut something for the test to mean anything"
+    );
+    let home = tempfile::tempdir().unwrap();
+    let out = analyst(home.path())
+        .args(["chat", "--demo", "--today", "2025-06-15", "-o", "final"])
+        .arg("How many orders did we get in 2025?")
+        .assert()
+        .success();
+    let answer = text(&out.get_output().stdout);
+    assert!(
+        answer.contains(&common::engine::count(want)),
+        "{answer} (want {want})"
+    );
+}

@@ -32,10 +32,16 @@ const _: fn() = || {
 impl Engine {
     /// Built-in sample dataset and model (a fixed window, see [`sample_data::FIRST_DAY`]).
     pub fn sample() -> anyhow::Result<Engine> {
+        Engine::sample_until(None)
+    }
+
+    /// The sample, ended at `today` when that falls inside its window (`serve --today`): no
+    /// row dated after the emulator's today.
+    pub fn sample_until(today: Option<(i32, u32, u32)>) -> anyhow::Result<Engine> {
         let model = model_yaml::parse(sample_data::MODEL_YAML, "(built-in sample model)")?;
         Engine::new(
             model,
-            sample_warehouse()?,
+            sample_warehouse(today)?,
             "(built-in sample model)",
             "the sample data",
         )
@@ -49,7 +55,7 @@ impl Engine {
         let warehouse = match data {
             Some(d) => Warehouse::open_file(d)?,
             None if model.is_none() => return Engine::sample(),
-            None => sample_warehouse()?,
+            None => sample_warehouse(None)?,
         };
         let data_name = data.map_or_else(
             || "the sample data".to_string(),
@@ -170,8 +176,11 @@ impl MainBranch for Option<&str> {
     }
 }
 
-fn sample_warehouse() -> anyhow::Result<Warehouse> {
+fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse> {
     let conn = rusqlite::Connection::open_in_memory()?;
     sample_data::build(&conn)?;
+    if let Some(today) = today {
+        sample_data::end_at(&conn, today)?;
+    }
     Warehouse::from_memory(&conn)
 }

@@ -172,6 +172,26 @@ const LAST: &[&str] = &[
 
 const CUSTOMERS: usize = 6000;
 
+/// Ends the built sample at `today` (`serve --today` inside the window): the emulated world has
+/// no order, line or customer after its own today. The rows before it are the same as ever.
+pub fn end_at(conn: &Connection, today: (i32, u32, u32)) -> anyhow::Result<()> {
+    let day = Date::new(today).to_string();
+    conn.execute(
+        "DELETE FROM order_items WHERE order_id IN
+           (SELECT id FROM orders WHERE substr(created_at, 1, 10) > ?1)",
+        params![day],
+    )?;
+    conn.execute(
+        "DELETE FROM orders WHERE substr(created_at, 1, 10) > ?1",
+        params![day],
+    )?;
+    conn.execute(
+        "DELETE FROM customers WHERE substr(created_at, 1, 10) > ?1",
+        params![day],
+    )?;
+    Ok(())
+}
+
 /// Builds the sample tables into `conn`, orders from [`FIRST_DAY`] to [`LAST_DAY`]. One
 /// generator feeds the catalog, the customers and the orders in that order: the draws, and so
 /// every number of the sample, depend on it.

@@ -162,7 +162,7 @@ impl Drop for Running {
 
 /// Start the emulator: load the engine, bind, and serve in the background.
 pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
-    let engine = load_engine(opts.model.clone(), opts.data.clone()).await?;
+    let engine = load_engine(opts.model.clone(), opts.data.clone(), opts.today).await?;
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
@@ -229,11 +229,15 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
     })
 }
 
-/// The engine from the model and data files, or the sample when neither is given; loaded on
-/// a blocking thread.
-async fn load_engine(model: Option<PathBuf>, data: Option<PathBuf>) -> anyhow::Result<Engine> {
+/// The engine from the model and data files, or the sample when neither is given (ended at a
+/// fixed `--today`); loaded on a blocking thread.
+async fn load_engine(
+    model: Option<PathBuf>,
+    data: Option<PathBuf>,
+    today: Option<(i32, u32, u32)>,
+) -> anyhow::Result<Engine> {
     tokio::task::spawn_blocking(move || match (model, data) {
-        (None, None) => Engine::sample(),
+        (None, None) => Engine::sample_until(today),
         (model, data) => Engine::open(model.as_deref(), data.as_deref()),
     })
     .await
