@@ -340,3 +340,37 @@ fn a_closed_stdout_ends_quietly_and_cancels() {
     }
     assert_eq!(cancels(&server).len(), 1);
 }
+
+/// A config file holding a secret that others can read draws its warning once per run, though
+/// `sql` reads its settings for the data API and for the HTTP client separately.
+#[cfg(unix)]
+#[test]
+fn a_readable_config_with_a_secret_is_warned_about_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let server = data_api(vec![schema(&["n"]), rows(1)]);
+    let config = home.path().join("config.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "profiles:\n  p:\n    data_url: {}\n    data_token: {DATA_TOKEN}\n",
+            root(&server)
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = analyst(home.path())
+        .args(["sql", "--config"])
+        .arg(&config)
+        .args(["--profile", "p", "SELECT 1"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("others can read it").count(),
+        1,
+        "one warning: {stderr}"
+    );
+    assert_no_token(&out);
+}
