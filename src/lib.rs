@@ -31,7 +31,12 @@ pub fn run() -> i32 {
         Ok(status) => status.code(),
         Err(e) if exit::is_broken_pipe(&e) => 0,
         Err(e) => {
-            crate::term::diag(format_args!("analyst: {e:#}"));
+            // The message may quote the service: its control characters are shown, not obeyed.
+            let message = format!("{e:#}");
+            crate::term::diag(format_args!(
+                "analyst: {}",
+                crate::term::visible_text(&message)
+            ));
             exit::status_of(&e).code()
         }
     }

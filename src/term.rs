@@ -164,6 +164,52 @@ pub fn diag(line: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{}", masked(&text));
 }
 
+/// Server text as a terminal should show it: every control character (C0, DEL, C1) in caret
+/// notation, as `cat -v`, `less` and `gh` show them (ESC `^[`, BEL `^G`, CR `^M`, DEL `^?`; a
+/// C1 character as its 7-bit form, CSI U+009B `^[[`), so that a value cannot move the cursor,
+/// recolour the screen or ring the bell. For table cells and one-line fields.
+pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    escape_controls(s, false)
+}
+
+/// [`visible`] for running text: LF and tab are kept (the answer's lines and indentation).
+pub fn visible_text(s: &str) -> std::borrow::Cow<'_, str> {
+    escape_controls(s, true)
+}
+
+fn is_control(c: char, keep_lines: bool) -> bool {
+    match c {
+        '\n' | '\t' => !keep_lines,
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' => true,
+        _ => false,
+    }
+}
+
+fn escape_controls(s: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
+    // Nearly all text has none: one look, no copy.
+    if !s.chars().any(|c| is_control(c, keep_lines)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if !is_control(c, keep_lines) {
+            out.push(c);
+            continue;
+        }
+        let code = c as u32;
+        out.push('^');
+        match code {
+            0x7f => out.push('?'),
+            0x80..=0x9f => {
+                out.push('[');
+                out.push(char::from_u32(code - 0x40).unwrap_or('?'));
+            }
+            _ => out.push(char::from_u32(code + 0x40).unwrap_or('?')),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +223,17 @@ mod tests {
             "invalid key *** (***)"
         );
         assert_eq!(masked("a short word"), "a short word");
+    }
+
+    #[test]
+    fn control_characters_are_shown_in_caret_notation() {
+        assert_eq!(visible("plain ünï ✓"), "plain ünï ✓");
+        assert_eq!(
+            visible("esc\u{1b}[31mRED\u{1b}[0m bell\u{7} cr\r lf\n tab\t nul\u{0} del\u{7f}"),
+            "esc^[[31mRED^[[0m bell^G cr^M lf^J tab^I nul^@ del^?"
+        );
+        assert_eq!(visible("csi\u{9b}2J nel\u{85}"), "csi^[[2J nel^[E");
+        assert_eq!(visible_text("a\n\tb\r\u{1b}c"), "a\n\tb^M^[c");
     }
 
     #[test]

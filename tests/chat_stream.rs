@@ -64,6 +64,58 @@ fn text_shows_tools_tables_answer_and_the_thread() {
     assert!(stderr.contains("analyst chat --chat-id c1"), "{stderr}");
 }
 
+/// The service's text cannot drive the terminal in `text`: control characters in the answer,
+/// a tool's title and a result table's cells are shown in caret notation (LF kept in the
+/// answer); `ndjson` and `final` keep them as sent.
+#[test]
+fn text_shows_control_characters_from_the_service_not_their_effect() {
+    let home = tempfile::tempdir().unwrap();
+    let result = serde_json::json!({"queryTitle":"Title\u{7}","sqlQuery":"SELECT 1",
+        "schema":[{"name":"c\u{1b}[2J","column_type":"string"},{"name":"n","column_type":"number"}],
+        "data":[["esc\u{1b}[31mRED\u{1b}[0m","1"],["bell\u{7} cr\r csi\u{9b}1m","2"]],"totalRows":2});
+    let tool = serde_json::json!({"id":"t1","sort":2,"role":"assistant","isInProcess":false,
+        "graphPath":["data_analyst_agent","tools"],
+        "toolCall":{"name":"dataSqlApi","input":{"sqlQuery":"SELECT 1"},"result":result.to_string()}})
+    .to_string();
+    let answer = "Line one\u{1b}]0;pwned\u{7}\nline two\r";
+    let lines = vec![
+        cutoff("c1", true),
+        echo(MID, 1, "Top?"),
+        tool,
+        delta("a1", 3, "Line one\u{1b}]0;"),
+        delta("a1", 4, "pwned\u{7}\nline two\r"),
+        complete("a1", 5, answer),
+        state(answer),
+        usage(),
+    ];
+    let server = Server::always(lines);
+    let out = chat(home.path(), &server)
+        .args(["-o", "text", "Top?"])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    for control in ['\u{1b}', '\u{7}', '\r', '\u{9b}'] {
+        assert!(
+            !stdout.contains(control),
+            "{control:?} reached stdout: {stdout:?}"
+        );
+    }
+    assert!(stdout.contains("esc^[[31mRED^[[0m"), "{stdout}");
+    assert!(stdout.contains("bell^G cr^M csi^[[1m"), "{stdout}");
+    assert!(stdout.contains("Title^G"), "{stdout}");
+    assert!(stdout.contains("^[[2J"), "{stdout}");
+    assert!(
+        stdout.contains("Line one^[]0;pwned^G\nline two^M"),
+        "{stdout}"
+    );
+    // The formats for programs keep the text as sent.
+    let out = chat(home.path(), &server)
+        .args(["-o", "final", "Top?"])
+        .assert()
+        .success();
+    assert_eq!(text(&out.get_output().stdout), format!("{answer}\n"));
+}
+
 #[test]
 fn json_yaml_and_final_documents() {
     let home = tempfile::tempdir().unwrap();

@@ -29,7 +29,7 @@ fn an_error_line_after_rows_keeps_them_and_exits_1() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(
         text(&out.stdout),
-        "n\n1\n2\n",
+        "n\r\n1\r\n2\r\n",
         "the rows already written stay"
     );
     assert!(
@@ -105,7 +105,7 @@ fn no_service_is_exit_6_and_a_lost_connection_says_incomplete() {
     let out = sql(home.path(), &server).arg("SELECT 1").output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(6), "{stderr}");
-    assert_eq!(text(&out.stdout), "n\n1\n2\n3\n");
+    assert_eq!(text(&out.stdout), "n\r\n1\r\n2\r\n3\r\n");
     assert!(stderr.contains("incomplete: 3 rows written"), "{stderr}");
 }
 
@@ -234,7 +234,7 @@ fn limit_stops_after_n_rows_and_cancels_the_query() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "n\n1\n2\n3\n");
+    assert_eq!(text(&out.stdout), "n\r\n1\r\n2\r\n3\r\n");
     let id = queries(&server)[0]
         .header("x-request-id")
         .unwrap()
@@ -275,7 +275,7 @@ fn ctrl_c_cancels_the_query_and_exits_130() {
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
-    assert_eq!(first, "n\n");
+    assert_eq!(first, "n\r\n");
     let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -325,7 +325,7 @@ fn a_closed_stdout_ends_quietly_and_cancels() {
         .env("ANALYST_DATA_TOKEN", DATA_TOKEN)
         .output()
         .unwrap();
-    assert_eq!(text(&out.stdout), "n\n1\n");
+    assert_eq!(text(&out.stdout), "n\r\n1\r\n");
     assert!(
         !text(&out.stderr).contains("analyst:"),
         "{}",
@@ -339,4 +339,38 @@ fn a_closed_stdout_ends_quietly_and_cancels() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert_eq!(cancels(&server).len(), 1);
+}
+
+/// A config file holding a secret that others can read draws its warning once per run, though
+/// `sql` reads its settings for the data API and for the HTTP client separately.
+#[cfg(unix)]
+#[test]
+fn a_readable_config_with_a_secret_is_warned_about_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let server = data_api(vec![schema(&["n"]), rows(1)]);
+    let config = home.path().join("config.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "profiles:\n  p:\n    data_url: {}\n    data_token: {DATA_TOKEN}\n",
+            root(&server)
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = analyst(home.path())
+        .args(["sql", "--config"])
+        .arg(&config)
+        .args(["--profile", "p", "SELECT 1"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("others can read it").count(),
+        1,
+        "one warning: {stderr}"
+    );
+    assert_no_token(&out);
 }

@@ -30,10 +30,11 @@ fn run(format: &str, extra: &[&str]) -> (String, Server) {
 
 #[test]
 fn csv_is_rfc_4180_with_nulls_empty() {
+    // RFC 4180: records end with CRLF; a LF inside a value stays as sent, inside quotes.
     let (out, _) = run("csv", &[]);
     assert_eq!(
         out,
-        "name,note\n\"a,b\",\"say \"\"hi\"\"\"\n\"two\nlines\",\nünïcødé ✓,\ntab\there,\"back\\slash\r\"\n"
+        "name,note\r\n\"a,b\",\"say \"\"hi\"\"\"\r\n\"two\nlines\",\r\nünïcødé ✓,\r\ntab\there,\"back\\slash\r\"\r\n"
     );
     let (out, _) = run("csv", &["--no-header"]);
     assert!(out.starts_with("\"a,b\""), "{out}");
@@ -44,7 +45,7 @@ fn csv_is_the_default_on_a_pipe() {
     let home = tempfile::tempdir().unwrap();
     let server = data_api(tricky());
     let out = sql(home.path(), &server).arg("SELECT 1").output().unwrap();
-    assert!(text(&out.stdout).starts_with("name,note\n\"a,b\""));
+    assert!(text(&out.stdout).starts_with("name,note\r\n\"a,b\""));
 }
 
 #[test]
@@ -133,7 +134,7 @@ fn rows_split_across_chunks_and_object_rows() {
     });
     let out = sql(home.path(), &server).arg("SELECT 1").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "n,s\n1,x\n2,y\n3,z\n");
+    assert_eq!(text(&out.stdout), "n,s\r\n1,x\r\n2,y\r\n3,z\r\n");
 }
 
 #[test]
@@ -142,7 +143,7 @@ fn an_empty_result_is_a_header_only() {
     let server = data_api(vec![schema(&["a"])]);
     let out = sql(home.path(), &server).arg("SELECT 1").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(text(&out.stdout), "a\n");
+    assert_eq!(text(&out.stdout), "a\r\n");
     let out = sql(home.path(), &server)
         .args(["-o", "json", "SELECT 1"])
         .output()
@@ -150,4 +151,100 @@ fn an_empty_result_is_a_header_only() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["rows"], json!([]));
     assert_eq!(doc["rowCount"], 0);
+}
+
+/// Numbers, booleans and nested values the data API sends are written back as the same JSON
+/// values (number text exactly as sent), on the fast path (array rows) and on the serde path
+/// (object rows, nested cells) alike; csv and tsv write their JSON text.
+#[test]
+fn values_of_other_json_types_are_kept_as_sent() {
+    let home = tempfile::tempdir().unwrap();
+    let lines = vec![
+        schema(&["s", "n", "b", "z", "e", "x"]),
+        // Written by hand: `json!` would make `4.50` into `4.5`.
+        r#"{"data":[["a",4.50,true,null,1e5,-7]]}"#.to_owned(),
+        r#"{"data":[{"x":[ 1.10 , "y z" ],"e":1E+2,"z":null,"b":false,"n":12.300,"s":"b"}]}"#
+            .to_owned(),
+    ];
+    let server = data_api(lines);
+    let run = |format: &str| {
+        let out = sql(home.path(), &server)
+            .args(["-o", format, "SELECT 1"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    assert_eq!(
+        run("ndjson"),
+        concat!(
+            r#"{"s":"a","n":4.50,"b":true,"z":null,"e":1e5,"x":-7}"#,
+            "\n",
+            r#"{"s":"b","n":12.300,"b":false,"z":null,"e":1E+2,"x":[1.10,"y z"]}"#,
+            "\n"
+        )
+    );
+    let json = run("json");
+    assert!(
+        json.contains(r#"["a", 4.50, true, null, 1e5, -7]"#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#"["b", 12.300, false, null, 1E+2, [1.10,"y z"]]"#),
+        "{json}"
+    );
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["rows"][0], json!(["a", 4.5, true, null, 100000.0, -7]));
+    let yaml: Value = serde_norway::from_str(&run("yaml")).unwrap();
+    assert_eq!(yaml["rows"], doc["rows"]);
+    assert_eq!(
+        run("csv"),
+        "s,n,b,z,e,x\r\na,4.50,true,,1e5,-7\r\nb,12.300,false,,1E+2,\"[1.10,\"\"y z\"\"]\"\r\n"
+    );
+    assert_eq!(
+        run("tsv"),
+        "s\tn\tb\tz\te\tx\na\t4.50\ttrue\t\t1e5\t-7\nb\t12.300\tfalse\t\t1E+2\t[1.10,\"y z\"]\n"
+    );
+}
+
+/// `-o table` shows control characters in cells and names in caret notation (the service's
+/// text must not drive the terminal); csv, tsv, json and ndjson keep them as sent.
+#[test]
+fn table_shows_control_characters_csv_and_json_keep_them() {
+    let home = tempfile::tempdir().unwrap();
+    let server = data_api(vec![
+        schema(&["name\u{1b}[1m", "note"]),
+        data(json!([
+            ["esc\u{1b}[31mRED\u{1b}[0m", "bell\u{7}"],
+            ["cr\r del\u{7f} csi\u{9b}2J", "lf\nx"]
+        ])),
+    ]);
+    let run = |format: &str| {
+        let out = sql(home.path(), &server)
+            .args(["-o", format, "--color", "never", "SELECT 1"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let table = run("table");
+    for control in ['\u{1b}', '\u{7}', '\r', '\u{7f}', '\u{9b}'] {
+        assert!(
+            !table.contains(control),
+            "{control:?} reached the terminal: {table:?}"
+        );
+    }
+    for shown in [
+        "esc^[[31mRED^[[0m",
+        "bell^G",
+        "cr^M del^? csi^[[2J",
+        "lf^Jx",
+        "name^[[1m",
+    ] {
+        assert!(table.contains(shown), "{shown}: {table}");
+    }
+    let ndjson = run("ndjson");
+    let first: Value = serde_json::from_str(ndjson.lines().next().unwrap()).unwrap();
+    assert_eq!(first["note"], "bell\u{7}");
+    assert!(run("csv").contains("esc\u{1b}[31mRED\u{1b}[0m,bell\u{7}\r\n"));
 }

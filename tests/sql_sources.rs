@@ -70,7 +70,7 @@ fn the_argument_and_stdin() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "n\n1\n2\n");
+    assert_eq!(text(&out.stdout), "n\r\n1\r\n2\r\n");
     assert_eq!(sent(&server), ["SELECT 7", "SELECT 8"]);
 }
 
@@ -131,7 +131,7 @@ fn pick_defaults_to_the_last_and_all_runs_each() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
-        ["n\n1\n2\n"; 4].join("\n"),
+        ["n\r\n1\r\n2\r\n"; 4].join("\r\n"),
         "a blank line between results"
     );
     let out = run(&["--all", "-o", "json"]);

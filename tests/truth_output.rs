@@ -550,6 +550,31 @@ fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
             "completions",
         ),
         (&["serve", "--profile", "p"], "--profile", "serve"),
+        // -v shows request and response diagnostics: a command that sends nothing has none.
+        (&["-v", "extract-final", saved], "-v", "extract-final"),
+        (&["completions", "bash", "-vv"], "-v", "completions"),
+        // --replay renders a saved stream without contacting the service.
+        (
+            &["chat", "--replay", saved, "--dry-run"],
+            "--dry-run",
+            "chat --replay",
+        ),
+        (
+            &["chat", "--replay", saved, "more", "words"],
+            "MESSAGE",
+            "chat --replay",
+        ),
+        (&["-v", "chat", "--replay", saved], "-v", "chat --replay"),
+        (
+            &["chat", "--replay", saved, "--idle-timeout", "5s"],
+            "--idle-timeout",
+            "chat --replay",
+        ),
+        (
+            &["chat", "--replay", saved, "--profile", "p"],
+            "--profile",
+            "chat --replay",
+        ),
     ];
     for (args, option, command) in cases {
         let (code, out, err) = dry(h, args);
@@ -563,6 +588,10 @@ fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
     // What they mean something to still works.
     let (code, out, _) = dry(h, &["-q", "--color", "never", "extract-final", saved]);
     assert_eq!((code, out.as_str()), (0, "Books lead.\n"));
+    let (code, out, err) = dry(h, &["chat", "--replay", saved, "-o", "final", "-q"]);
+    assert_eq!((code, out.as_str()), (0, "Books lead.\n"), "{err}");
+    let (code, _, err) = dry(h, &["-v", "serve", "--listen", "999.0.0.1:0"]);
+    assert!(!err.contains("means nothing"), "{code}: {err}");
     let (code, _, err) = dry(h, &["--dry-run", "-o", "json", "abort", "--chat-id", "c1"]);
     assert_eq!(code, 0, "{err}");
 }

@@ -57,11 +57,13 @@ impl Ctx {
     }
 }
 
-/// Which global options mean something to a command. `-v`, `-q` and `--color` mean something to
-/// every command (each prints something), so they are not listed. The README has this as a table.
+/// Which global options mean something to a command. `-q` and `--color` mean something to every
+/// command (each prints something), so they are not listed. The README has this as a table.
 struct Globals {
     /// `-o`: the command has formats.
     output: bool,
+    /// `-v`: the command sends requests (or, for `serve`, answers them) it can show diagnostics of.
+    verbose: bool,
     /// `--dry-run`: the command sends requests it could show instead.
     dry_run: bool,
     /// `--connect-timeout`, `--idle-timeout`: the command makes HTTP requests.
@@ -72,13 +74,17 @@ struct Globals {
 
 fn globals_of(command: &Command) -> (&'static str, Globals) {
     let (all, none) = (true, false);
+    // Every command that sends requests shows their diagnostics with `-v`.
     let g = |output, dry_run, timeouts, settings| Globals {
         output,
+        verbose: timeouts,
         dry_run,
         timeouts,
         settings,
     };
     match command {
+        // A saved stream is rendered: nothing is sent and no settings are read.
+        Command::Chat(a) if a.replay.is_some() => ("chat --replay", g(all, none, none, none)),
         Command::Chat(_) => ("chat", g(all, all, all, all)),
         Command::State(_) => ("state", g(all, all, all, all)),
         // abort prints nothing on stdout; its only output is a --dry-run (checked below).
@@ -89,7 +95,14 @@ fn globals_of(command: &Command) -> (&'static str, Globals) {
         // stdout carries only the protocol; no request is shown instead of being sent.
         Command::Mcp(_) => ("mcp", g(none, none, all, all)),
         Command::Eval(_) => ("eval", g(all, all, all, all)),
-        Command::Serve(_) => ("serve", g(all, none, none, none)),
+        // `-v` logs a line per request it answers.
+        Command::Serve(_) => (
+            "serve",
+            Globals {
+                verbose: true,
+                ..g(all, none, none, none)
+            },
+        ),
         Command::Completions(_) => ("completions", g(none, none, none, none)),
     }
 }
@@ -99,12 +112,25 @@ fn globals_of(command: &Command) -> (&'static str, Globals) {
 /// `--connect-timeout` bounded a command that connects nowhere.
 fn check_globals(command: &Command, g: &GlobalArgs) -> Result<()> {
     let (name, takes) = globals_of(command);
+    if let Command::Chat(a) = command
+        && a.replay.is_some()
+        && !a.message.is_empty()
+    {
+        return Err(usage(
+            "MESSAGE means nothing to `analyst chat --replay` (it renders a saved stream and sends no message); leave the words out",
+        ));
+    }
     let output_ok = takes.output || (matches!(command, Command::Abort(_)) && g.dry_run);
     let given = [
         (
             g.output.is_some() && !output_ok,
             "-o/--output",
             "it has no output formats",
+        ),
+        (
+            g.verbose > 0 && !takes.verbose,
+            "-v/--verbose",
+            "it sends no request to show diagnostics of",
         ),
         (
             g.dry_run && !takes.dry_run,

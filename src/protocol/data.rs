@@ -9,6 +9,7 @@ use super::tool::Column;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -28,21 +29,25 @@ pub struct QueryRequest {
     pub cache: Option<String>,
 }
 
-/// One value of a row: text as sent (a non-string value as its JSON text), or null.
+/// One value of a row, as sent: a string, null, or a value of another JSON type kept as its
+/// JSON text, so that `4.50` is written back as `4.50` and `true` as `true`, never as strings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cell<'a> {
     /// `null`.
     Null,
-    /// A string (or another value's JSON text).
+    /// A string.
     Text(Cow<'a, str>),
+    /// A number, `true`/`false`, an array or an object: its JSON text as sent (arrays and
+    /// objects without the white space between their tokens, so it stays on one line).
+    Json(Cow<'a, str>),
 }
 
 impl Cell<'_> {
-    /// The text, `None` for null.
+    /// The text (a string's, or another value's JSON text), `None` for null.
     pub fn text(&self) -> Option<&str> {
         match self {
             Cell::Null => None,
-            Cell::Text(t) => Some(t),
+            Cell::Text(t) | Cell::Json(t) => Some(t),
         }
     }
 }
@@ -265,52 +270,46 @@ impl<'de> Visitor<'de> for RowSeed<'_, 'de> {
 
 impl<'de> Deserialize<'de> for Cell<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Cell<'de>, D::Error> {
-        d.deserialize_any(CellVisitor)
+        // The value's text as sent: a number's digits are not known once serde has read it.
+        let raw = <&'de RawValue>::deserialize(d)?;
+        cell_from_json(raw.get()).map_err(serde::de::Error::custom)
     }
 }
 
-struct CellVisitor;
+/// A cell from one JSON value's text (valid JSON, no white space around it).
+fn cell_from_json(json: &str) -> Result<Cell<'_>, serde_json::Error> {
+    match json.as_bytes().first() {
+        Some(b'"') => match json.get(1..json.len() - 1) {
+            Some(inner) if !inner.contains('\\') => Ok(Cell::Text(Cow::Borrowed(inner))),
+            _ => serde_json::from_str::<String>(json).map(|s| Cell::Text(Cow::Owned(s))),
+        },
+        Some(b'n') => Ok(Cell::Null),
+        Some(b'[' | b'{') => Ok(Cell::Json(Cow::Owned(compact(json)))),
+        _ => Ok(Cell::Json(Cow::Borrowed(json))),
+    }
+}
 
-impl<'de> Visitor<'de> for CellVisitor {
-    type Value = Cell<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a value")
+/// JSON text without the white space between its tokens (strings, and so numbers, untouched).
+fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        } else if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
     }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cell<'de>, E> {
-        Ok(Cell::Text(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Cell<'de>, E> {
-        Ok(Cell::Text(Cow::Owned(v.to_owned())))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Cell<'de>, E> {
-        Ok(Cell::Text(Cow::Owned(v)))
-    }
-    fn visit_unit<E>(self) -> Result<Cell<'de>, E> {
-        Ok(Cell::Null)
-    }
-    fn visit_none<E>(self) -> Result<Cell<'de>, E> {
-        Ok(Cell::Null)
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Cell<'de>, E> {
-        Ok(Cell::Text(Cow::Owned(v.to_string())))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Cell<'de>, E> {
-        Ok(Cell::Text(Cow::Owned(v.to_string())))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Cell<'de>, E> {
-        Ok(Cell::Text(Cow::Owned(v.to_string())))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Cell<'de>, E> {
-        Ok(Cell::Text(Cow::Owned(Value::from(v).to_string())))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Cell<'de>, A::Error> {
-        let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-        Ok(Cell::Text(Cow::Owned(v.to_string())))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Cell<'de>, A::Error> {
-        let v = Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-        Ok(Cell::Text(Cow::Owned(v.to_string())))
-    }
+    out
 }
 
 #[cfg(test)]

@@ -67,12 +67,14 @@ impl<W: Write> TextRender<W> {
         if s.is_empty() {
             return Ok(());
         }
+        // The service's text, its control characters shown rather than obeyed (LF, tab kept).
+        self.at_line_start = s.ends_with('\n');
+        let s = crate::term::visible_text(s);
         let shown = match field {
-            Field::Content => s.to_owned(),
-            Field::Thinking => self.style.dim(s),
+            Field::Content => s.into_owned(),
+            Field::Thinking => self.style.dim(&s),
         };
         self.out.write_all(shown.as_bytes())?;
-        self.at_line_start = s.ends_with('\n');
         Ok(())
     }
 
@@ -134,8 +136,10 @@ impl<W: Write> TextRender<W> {
         let tool = classify(&input, Some(&result));
         let line = tool_line(&name, &tool, self.view.rows);
         let line = match tool_error(&result) {
-            Some(e) => self.style.red(&format!("{line} · error: {e}")),
-            None => self.style.cyan(&line),
+            Some(e) => self
+                .style
+                .red(&crate::term::visible(&format!("{line} · error: {e}"))),
+            None => self.style.cyan(&crate::term::visible(&line)),
         };
         writeln!(self.out, "{line}")?;
         match &tool {
@@ -221,7 +225,7 @@ impl<W: Write> ChatRender for TextRender<W> {
         }
         self.end_line()?;
         for (_, name, input) in std::mem::take(&mut self.pending_tools) {
-            let line = tool_summary(&name, &input, None);
+            let line = crate::term::visible(&tool_summary(&name, &input, None)).into_owned();
             let line = self.style.dim(&format!("{line} · no result"));
             writeln!(self.out, "{line}")?;
         }

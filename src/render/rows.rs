@@ -22,7 +22,7 @@ use std::io::Write;
 pub enum RowFormat {
     /// A table of the first rows, then a count.
     Table,
-    /// RFC 4180.
+    /// RFC 4180 (CRLF record ends).
     Csv,
     /// Tab-separated, with `\t`, `\n`, `\r`, `\\` escaped.
     Tsv,
@@ -140,7 +140,8 @@ impl<W: Write> RowWriter<W> {
         match self.opts.format {
             RowFormat::Csv => {
                 if !first {
-                    self.buf.push(b'\n');
+                    // The blank line between results, ended as csv records are.
+                    self.buf.extend_from_slice(b"\r\n");
                 }
                 if header {
                     csv::write_record(&mut self.buf, names.iter().map(String::as_str));
@@ -265,10 +266,11 @@ impl<W: Write> RowWriter<W> {
             RowFormat::Table => {
                 let room = self.opts.table_rows == 0 || self.kept.len() < self.opts.table_rows;
                 if room {
+                    // Control characters from the service shown, never sent to the terminal.
                     self.kept.push(
                         cells
                             .iter()
-                            .map(|c| c.text().unwrap_or("").to_owned())
+                            .map(|c| crate::term::visible(c.text().unwrap_or("")).into_owned())
                             .collect(),
                     );
                 }
@@ -314,10 +316,10 @@ impl<W: Write> RowWriter<W> {
         let mut grid = table(self.opts.style);
         grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
         grid.set_header(self.columns.iter().enumerate().map(|(i, c)| {
-            c.name
-                .0
-                .clone()
-                .unwrap_or_else(|| format!("column{}", i + 1))
+            c.name.0.as_deref().map_or_else(
+                || format!("column{}", i + 1),
+                |n| crate::term::visible(n).into_owned(),
+            )
         }));
         for row in self.kept.drain(..) {
             grid.add_row(row);
@@ -383,10 +385,13 @@ fn write_tsv(out: &mut dyn Write, s: &str) -> std::io::Result<()> {
     out.write_all(&bytes[start..])
 }
 
+/// A cell as JSON: a string quoted, any other value its JSON text as sent (`4.50` stays
+/// `4.50`; in YAML's flow style it is the same number).
 fn write_json(out: &mut dyn Write, cell: &Cell<'_>) -> std::io::Result<()> {
-    match cell.text() {
-        None => out.write_all(b"null"),
-        Some(t) => serde_json::to_writer(out, t).map_err(std::io::Error::from),
+    match cell {
+        Cell::Null => out.write_all(b"null"),
+        Cell::Json(t) => out.write_all(t.as_bytes()),
+        Cell::Text(t) => serde_json::to_writer(out, t.as_ref()).map_err(std::io::Error::from),
     }
 }
 
@@ -454,12 +459,12 @@ mod tests {
         ];
         assert_eq!(
             render(RowFormat::Csv, false, &[&rows]),
-            "a,b\n\"x,y\",\"say \"\"hi\"\"\"\n\"two\nlines\",\nünï,\n"
+            "a,b\r\n\"x,y\",\"say \"\"hi\"\"\"\r\n\"two\nlines\",\r\nünï,\r\n"
         );
         let one = [vec![t("1"), t("2")]];
         assert_eq!(
             render(RowFormat::Csv, true, &[&one, &one]),
-            "a,b\n1,2\n\na,b\n1,2\n"
+            "a,b\r\n1,2\r\n\r\na,b\r\n1,2\r\n"
         );
     }
 

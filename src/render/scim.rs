@@ -5,7 +5,7 @@ use super::{table, write_document};
 use crate::exit::Status;
 use crate::protocol::scim::User;
 use crate::render::Format;
-use crate::term::Style;
+use crate::term::{Style, visible};
 use anyhow::Result;
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -109,11 +109,11 @@ fn write_table(out: &mut impl Write, results: &[PatchResult], style: Style) -> R
             Color::DarkRed
         });
         table.add_row(vec![
-            Cell::new(r.id.clone().unwrap_or_else(|| "-".into())),
+            Cell::new(visible(r.id.as_deref().unwrap_or("-")).into_owned()),
             status,
-            Cell::new(user_name),
+            Cell::new(visible(&user_name).into_owned()),
             Cell::new(active),
-            Cell::new(r.error.clone().unwrap_or_default()),
+            Cell::new(visible(r.error.as_deref().unwrap_or_default()).into_owned()),
         ]);
     }
     // Columns two spaces apart and flush left, like `gh` and `kubectl` tables.

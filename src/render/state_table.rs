@@ -143,7 +143,7 @@ impl StateView {
         grid.set_header(["sort", "role", "kind", "text"]);
         for r in self.rows() {
             let kind = Cell::new(r.kind);
-            let text = Cell::new(shorten(&r.text));
+            let text = Cell::new(crate::term::visible(&shorten(&r.text)).into_owned());
             let (kind, text) = match (r.kind, r.failed) {
                 (_, true) => (kind.fg(Color::DarkRed), text.fg(Color::DarkRed)),
                 ("tool", _) => (kind.fg(Color::DarkCyan), text),

@@ -258,7 +258,7 @@ pub fn render(set: &Dataset, headers: &[String], sql: Option<&str>, opts: &Table
     for row in rows {
         grid.add_row((0..columns).map(|c| {
             let v = row.get(c).unwrap_or(&Value::Null);
-            Cell::new(cell(v, kinds[c]))
+            Cell::new(crate::term::visible(&cell(v, kinds[c])).into_owned())
         }));
     }
     for (c, kind) in kinds.iter().enumerate() {
@@ -313,13 +313,18 @@ fn cell(v: &Value, kind: Kind) -> String {
 }
 
 /// Text cut to `max` columns with an ellipsis; newlines and tabs as spaces, so a cell never
-/// breaks the frame.
+/// breaks the frame, and any other control character in caret notation (`term::visible`), so
+/// that the service's text cannot drive the terminal.
 pub fn cut(s: &str, max: usize) -> String {
+    let folded: String = s
+        .chars()
+        .map(|c| if matches!(c, '\n' | '\t') { ' ' } else { c })
+        .collect();
+    let s = crate::term::visible(&folded);
     let mut out = String::new();
     let mut width = 0;
     let total: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
     for c in s.chars() {
-        let c = if c.is_control() { ' ' } else { c };
         let w = c.width().unwrap_or(0);
         if total > max && width + w > max.saturating_sub(1) {
             out.push('…');
@@ -363,6 +368,7 @@ mod tests {
         assert_eq!(cut("abcdef", 4), "abc…");
         assert_eq!(cut("abcd", 4), "abcd");
         assert_eq!(cut("a\nb", 4), "a b");
+        assert_eq!(cut("a\u{1b}[2Jb\r\u{7}", 20), "a^[[2Jb^M^G");
     }
 
     #[test]

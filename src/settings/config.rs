@@ -129,9 +129,18 @@ impl Config {
     }
 }
 
+/// Once per file and run: a command may load its settings more than once (`sql` resolves the
+/// data API and the HTTP client separately), and one warning says it all.
 #[cfg(unix)]
 fn warn_if_readable_by_others(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
+    static WARNED: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if warned.iter().any(|p| p == path) {
+        return;
+    }
     if let Ok(meta) = std::fs::metadata(path) {
         let mode = meta.permissions().mode();
         if mode & 0o044 != 0 {
@@ -141,6 +150,7 @@ fn warn_if_readable_by_others(path: &Path) {
                 mode & 0o777,
                 path.display()
             ));
+            warned.push(path.to_owned());
         }
     }
 }

@@ -32,7 +32,7 @@ impl DataApi {
 }
 
 /// The rows so far, from the answer's lines (read by the one reader of the data API's lines,
-/// as `analyst sql` reads them: values are strings or nulls, rows sent as objects are put in
+/// as `analyst sql` reads them: values as sent, rows sent as objects are put in
 /// schema order).
 #[derive(Default)]
 struct Rows {
@@ -72,9 +72,13 @@ impl RowSink for Rows {
         self.rows.push(Value::Array(
             cells
                 .iter()
-                .map(|c| {
-                    c.text()
-                        .map_or(Value::Null, |t| Value::String(t.to_owned()))
+                .map(|c| match c {
+                    Cell::Null => Value::Null,
+                    Cell::Text(t) => Value::String(t.to_string()),
+                    // Valid JSON already (the reader checked it).
+                    Cell::Json(t) => {
+                        serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.to_string()))
+                    }
                 })
                 .collect(),
         ));

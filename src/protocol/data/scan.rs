@@ -2,11 +2,10 @@
 //! carries nearly every byte of an answer, `{"data":[[cell,...],...]}` (any JSON white space
 //! between tokens), walking its bytes once.
 //!
-//! Cells are handed over as they are today: a string without escapes is borrowed from the
-//! line, one with escapes is decoded into a `String` (taken from a pool the line's rows give
-//! back, so not allocated row after row), `true`/`false` are their text, `null` is null, and an
-//! integer that serde_json would print back unchanged is borrowed as its text; any other number
-//! goes through serde_json itself (`1e5` is `100000.0`).
+//! Cells are handed over as the serde path hands them: a string without escapes is borrowed
+//! from the line, one with escapes is decoded into a `String` (taken from a pool the line's rows
+//! give back, so not allocated row after row), `null` is null, and `true`, `false` and numbers
+//! are borrowed as their JSON text, exactly as sent (`4.50` stays `4.50`, `1e5` stays `1e5`).
 //!
 //! A sink that takes csv ([`RowSink::csv_buffer`], `analyst sql -o csv`) gets each row appended
 //! to its output as a record instead, by the rules of `render/csv.rs`: a string without escapes
@@ -368,11 +367,12 @@ impl<'l> Scanner<'l> {
                     self.literal(b"false", Cell::Null)?;
                     out.extend_from_slice(b"false");
                 }
-                Some(b'-' | b'0'..=b'9') => match self.number()? {
-                    // An integer as sent: digits and a sign, nothing to quote.
-                    Cell::Text(Cow::Borrowed(t)) => out.extend_from_slice(t.as_bytes()),
-                    cell => csv::write_field(out, cell.text().unwrap_or("").as_bytes()),
-                },
+                Some(b'-' | b'0'..=b'9') => {
+                    // A number as sent: digits, sign, point and exponent, nothing to quote.
+                    let start = self.pos;
+                    self.number()?;
+                    out.extend_from_slice(&self.b[start..self.pos]);
+                }
                 _ => return Err(Bail),
             }
             match self.peek() {
@@ -450,8 +450,8 @@ impl<'l> Scanner<'l> {
                     self.string(pool)?
                 }
                 Some(b'n') => self.literal(b"null", Cell::Null)?,
-                Some(b't') => self.literal(b"true", Cell::Text(Cow::Borrowed("true")))?,
-                Some(b'f') => self.literal(b"false", Cell::Text(Cow::Borrowed("false")))?,
+                Some(b't') => self.literal(b"true", Cell::Json(Cow::Borrowed("true")))?,
+                Some(b'f') => self.literal(b"false", Cell::Json(Cow::Borrowed("false")))?,
                 Some(b'-' | b'0'..=b'9') => self.number()?,
                 _ => return Err(Bail),
             };
@@ -558,17 +558,14 @@ impl<'l> Scanner<'l> {
         }
     }
 
-    /// A number. An integer of up to 18 digits (not `-0`) is what serde_json prints back, so
-    /// its text is borrowed; any other number is parsed and printed by serde_json as today.
+    /// A number (JSON's grammar, as serde_json checks it), borrowed as its text.
     fn number(&mut self) -> Result<Cell<'l>, Bail> {
         let b = self.b;
         let start = self.pos;
         let mut i = start;
-        let negative = b[i] == b'-';
-        if negative {
+        if b[i] == b'-' {
             i += 1;
         }
-        let digits = i;
         match b.get(i) {
             Some(b'0') => i += 1,
             Some(b'1'..=b'9') => {
@@ -577,11 +574,6 @@ impl<'l> Scanner<'l> {
                 }
             }
             _ => return Err(Bail),
-        }
-        let integer = !matches!(b.get(i), Some(b'.' | b'e' | b'E'));
-        if integer && i - digits <= 18 && !(negative && &b[digits..i] == b"0") {
-            self.pos = i;
-            return Ok(Cell::Text(Cow::Borrowed(&self.text[start..i])));
         }
         if b.get(i) == Some(&b'.') {
             i += 1;
@@ -606,13 +598,8 @@ impl<'l> Scanner<'l> {
                 return Err(Bail);
             }
         }
-        match serde_json::from_str::<Cell<'_>>(&self.text[start..i]) {
-            Ok(Cell::Text(t)) => {
-                self.pos = i;
-                Ok(Cell::Text(Cow::Owned(t.into_owned())))
-            }
-            _ => Err(Bail),
-        }
+        self.pos = i;
+        Ok(Cell::Json(Cow::Borrowed(&self.text[start..i])))
     }
 }
 
