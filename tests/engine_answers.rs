@@ -1015,6 +1015,32 @@ fn growing_fastest_ranks_by_the_rate_of_growth() {
     has(&run, &format!("+{pct:.1}%"), "fastest rate");
 }
 
+/// "Which category declined fastest from 2024 to 2025?" named the category with the smallest
+/// growth as having "the fastest decline (+15.6%)": when none declined, the answer says so.
+#[test]
+fn a_decline_when_every_group_grew_says_none_declined() {
+    let y2024 = "o.created_at >= '2024-01-01' AND o.created_at < '2025-01-01'";
+    let least = hand(
+        sample(),
+        &format!(
+            "SELECT c.name, SUM(CASE WHEN {Y2025} THEN i.amount ELSE 0 END) - SUM(CASE WHEN {y2024} THEN i.amount ELSE 0 END) d {J} GROUP BY 1 ORDER BY d ASC LIMIT 1"
+        ),
+    );
+    assert!(
+        least[0][1].parse::<f64>().unwrap() > 0.0,
+        "the sample must make the bug visible"
+    );
+    let run = ask(&["Which category had the biggest decline in revenue from 2024 to 2025?"]);
+    has(
+        &run,
+        &format!(
+            "no category declined; {} had the smallest growth",
+            least[0][0]
+        ),
+        "no decline",
+    );
+}
+
 #[test]
 fn a_statistic_share_or_count_it_has_no_measure_for_is_refused() {
     // "Orders, in 2024: 34,670" for a median; "Orders for returned: 1,744" for a percentage;

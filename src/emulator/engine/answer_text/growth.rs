@@ -65,8 +65,22 @@ pub fn growth(
     let dim_title: Vec<String> = cols[1..mi].iter().map(|c| c.title.to_lowercase()).collect();
     let most = if plan.decline { "decline" } else { "growth" };
     let how = if plan.by_rate { "fastest" } else { "biggest" };
+    // "Which category declined most?" when every one grew: "the biggest decline (+15.6%)" would
+    // answer another question; say none did, and which came closest.
+    let none = if plan.decline { y >= x } else { y <= x };
+    let lead = match (none, plan.decline) {
+        (true, true) => format!(
+            "no {} declined; {k} had the smallest growth",
+            dim_title.join(" and ")
+        ),
+        (true, false) => format!(
+            "no {} grew; {k} had the smallest decline",
+            dim_title.join(" and ")
+        ),
+        (false, _) => format!("{k} had the {how} {most}"),
+    };
     let mut out = format!(
-        "{title}{} by {}, {la} to {lb}: {k} had the {how} {most} ({}), from {} to {}.",
+        "{title}{} by {}, {la} to {lb}: {lead} ({}), from {} to {}.",
         scope.filters,
         dim_title.join(" and "),
         change(*x, *y),
