@@ -856,6 +856,200 @@ fn a_numeric_filter_it_cannot_map_is_refused_not_dropped() {
     );
 }
 
+// ---- Found by the review: a word it could not read was dropped and the number stated. ----
+
+/// A refusal names what the model lacks and runs no SQL.
+fn refused_naming(q: &str, name: &str) {
+    let run = ask(&[q]);
+    assert!(
+        run.answer.starts_with("I can't answer that")
+            && run.answer.contains(&format!("nothing called \"{name}\""))
+            && sql_result(&run).is_none(),
+        "{q}: {}",
+        run.answer
+    );
+}
+
+#[test]
+fn a_filter_value_it_cannot_find_is_refused_not_dropped() {
+    // "Revenue for iPhone in 2024" was the total revenue of 2024: "iPhone" was ignored.
+    refused_naming("Revenue for iPhone in 2024", "iPhone");
+    refused_naming("orders from Acme Corp in 2025", "Acme Corp");
+    refused_naming("units sold of the Turbo Blender last year", "Turbo Blender");
+    // A person's name ("How many orders did Hugo B. Dubois place?" was every order, 103,278).
+    let theirs = hand_number(
+        sample(),
+        "SELECT COUNT(*) FROM orders o JOIN customers u ON u.id = o.customer_id WHERE u.name = 'Hugo B. Dubois'",
+    );
+    let all = hand_number(sample(), "SELECT COUNT(*) FROM orders");
+    assert!(
+        theirs > 0.0 && theirs < all,
+        "the sample has Hugo B. Dubois"
+    );
+    refused_naming(
+        "How many orders did Hugo B. Dubois place?",
+        "Hugo B. Dubois",
+    );
+    // What it knows after the same words still answers.
+    let books = hand_number(
+        sample(),
+        &format!("SELECT ROUND(SUM(i.amount), 2) {J} WHERE {Y2024} AND c.name = 'Books'"),
+    );
+    has(&ask(&["Revenue for Books in 2024"]), &money(books), "books");
+    let total = hand_number(
+        sample(),
+        &format!("SELECT ROUND(SUM(i.amount), 2) {J} WHERE {Y2024}"),
+    );
+    has(
+        &ask(&["total revenue in the shop in 2024"]),
+        &money(total),
+        "in the shop",
+    );
+}
+
+#[test]
+fn customers_who_ordered_in_a_period_are_counted_by_order_date() {
+    let e = sample();
+    let buyers = hand_number(
+        e,
+        &format!("SELECT COUNT(DISTINCT o.customer_id) FROM orders o WHERE {Y2024}"),
+    );
+    let orders = hand_number(e, &format!("SELECT COUNT(*) FROM orders o WHERE {Y2024}"));
+    let signups = hand_number(
+        e,
+        "SELECT COUNT(*) FROM customers WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01'",
+    );
+    assert_ne!(buyers, signups, "the sample must make the bug visible");
+    // It said "Customers, in 2024: 1,569; orders: 26,850": both filtered on the signup date.
+    let run = ask(&["How many customers placed an order in 2024?"]);
+    has(&run, &count(buyers), "placed an order");
+    has(&run, &count(orders), "placed an order: its orders");
+    assert!(!run.answer.contains(&count(signups)), "{}", run.answer);
+    let run = ask(&["Number of active customers in 2024"]);
+    has(&run, &count(buyers), "active customers");
+    assert!(!run.answer.contains(&count(signups)), "{}", run.answer);
+    // Signups are still counted by the signup date.
+    has(
+        &ask(&["How many customers signed up in 2024?"]),
+        &count(signups),
+        "signups",
+    );
+}
+
+/// "December 2025" for "2025-12", written independently of the engine.
+fn month_words(ym: &str) -> String {
+    const NAMES: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let (y, m) = ym.split_once('-').expect("YYYY-MM");
+    format!("{} {y}", NAMES[m.parse::<usize>().expect("month") - 1])
+}
+
+#[test]
+fn the_best_month_ranks_months_not_the_total() {
+    let e = sample();
+    let best = hand(
+        e,
+        &format!(
+            "SELECT strftime('%Y-%m', o.created_at) m, ROUND(SUM(i.amount), 2) r {J} GROUP BY m ORDER BY r DESC LIMIT 1"
+        ),
+    );
+    let (month, value) = (&best[0][0], best[0][1].parse::<f64>().unwrap());
+    // It answered the all-time total.
+    let run = ask(&["What was our best month ever for revenue?"]);
+    has(&run, &money(value), "best month");
+    has(&run, &month_words(month), "best month");
+    let worst = hand(
+        e,
+        &format!(
+            "SELECT (CAST(strftime('%m', o.created_at) AS INTEGER) + 2) / 3 q, COUNT(*) n FROM orders o WHERE {Y2024} GROUP BY q ORDER BY n ASC LIMIT 1"
+        ),
+    );
+    let run = ask(&["Which quarter had the fewest orders in 2024?"]);
+    has(&run, &format!("Q{} 2024", worst[0][0]), "worst quarter");
+    has(
+        &run,
+        &count(worst[0][1].parse().unwrap()),
+        "worst quarter's orders",
+    );
+}
+
+#[test]
+fn growing_fastest_ranks_by_the_rate_of_growth() {
+    let y2023 = "o.created_at >= '2023-01-01' AND o.created_at < '2024-01-01'";
+    let rows = hand(
+        sample(),
+        &format!(
+            "SELECT c.name, SUM(CASE WHEN {Y2024} THEN i.amount ELSE 0 END) / SUM(CASE WHEN {y2023} THEN i.amount ELSE 0 END) r {J} GROUP BY 1 ORDER BY r DESC LIMIT 1"
+        ),
+    );
+    let biggest = hand(
+        sample(),
+        &format!(
+            "SELECT c.name, SUM(CASE WHEN {Y2024} THEN i.amount ELSE 0 END) - SUM(CASE WHEN {y2023} THEN i.amount ELSE 0 END) d {J} GROUP BY 1 ORDER BY d DESC LIMIT 1"
+        ),
+    );
+    assert_ne!(
+        rows[0][0], biggest[0][0],
+        "the sample must make the bug visible"
+    );
+    let pct = (rows[0][1].parse::<f64>().unwrap() - 1.0) * 100.0;
+    // It ranked by the amount: "Electronics had the biggest growth (+26.2%)".
+    let run = ask(&["Which category grew fastest from 2023 to 2024?"]);
+    has(
+        &run,
+        &format!("{} had the fastest growth", rows[0][0]),
+        "fastest",
+    );
+    has(&run, &format!("+{pct:.1}%"), "fastest rate");
+}
+
+/// "Which category declined fastest from 2024 to 2025?" named the category with the smallest
+/// growth as having "the fastest decline (+15.6%)": when none declined, the answer says so.
+#[test]
+fn a_decline_when_every_group_grew_says_none_declined() {
+    let y2024 = "o.created_at >= '2024-01-01' AND o.created_at < '2025-01-01'";
+    let least = hand(
+        sample(),
+        &format!(
+            "SELECT c.name, SUM(CASE WHEN {Y2025} THEN i.amount ELSE 0 END) - SUM(CASE WHEN {y2024} THEN i.amount ELSE 0 END) d {J} GROUP BY 1 ORDER BY d ASC LIMIT 1"
+        ),
+    );
+    assert!(
+        least[0][1].parse::<f64>().unwrap() > 0.0,
+        "the sample must make the bug visible"
+    );
+    let run = ask(&["Which category had the biggest decline in revenue from 2024 to 2025?"]);
+    has(
+        &run,
+        &format!(
+            "no category declined; {} had the smallest growth",
+            least[0][0]
+        ),
+        "no decline",
+    );
+}
+
+#[test]
+fn a_statistic_share_or_count_it_has_no_measure_for_is_refused() {
+    // "Orders, in 2024: 34,670" for a median; "Orders for returned: 1,744" for a percentage;
+    // revenue by product for how many products.
+    refused_naming("Median order value in 2024", "Median");
+    refused_naming("Percentage of orders returned in 2024", "Percentage");
+    refused_naming("How many products do we sell?", "number of products");
+}
+
 // ---- Numeric filters: an order's total per row, and thresholds per group (HAVING). ----
 
 /// Each order's total, by hand: the sum of its lines (the orders table has no amount).

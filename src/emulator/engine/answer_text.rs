@@ -163,6 +163,13 @@ pub fn write(
     };
     let mut out = match (time, dims.is_empty()) {
         (None, true) => shape.single(),
+        // "Best month ever": the periods ranked, not a trend read in the ranking's order.
+        (Some(ti), true) if plan.descending.is_some() && plan.limit.is_some() => {
+            match shape.top_periods(ti) {
+                Some(text) => text,
+                None => return String::new(),
+            }
+        }
         (Some(ti), true) => match shape.trend(ti) {
             Some(text) => text,
             None => return String::new(),
@@ -236,6 +243,42 @@ impl Shape<'_> {
         }
         out.push('.');
         out
+    }
+
+    /// Periods ranked by the first measure, as the query ordered them ("best month ever"): the
+    /// leader and the next ones. `None` if column `ti` is no time bucket.
+    fn top_periods(&self, ti: usize) -> Option<String> {
+        let Role::Time(g) = self.cols[ti].role else {
+            return None;
+        };
+        let (mi, f) = (self.mi, self.f);
+        let at = |row: &[Cell]| period(&row[ti].text().unwrap_or_default(), g);
+        let value = |row: &[Cell]| format_value(num(row, mi).unwrap_or(0.0), f);
+        let top = self.rows[0];
+        let mut out = format!(
+            "{} by {}{}{}: the {} was {}, with {}{}.",
+            self.cols[mi].title,
+            g.as_str(),
+            self.scope.filters,
+            self.scope.range,
+            if self.plan.descending == Some(false) {
+                "lowest"
+            } else {
+                "highest"
+            },
+            at(top),
+            value(top),
+            self.others(top)
+        );
+        let rest: Vec<String> = self.rows[1..]
+            .iter()
+            .take(4)
+            .map(|row| format!("{} ({})", at(row), value(row)))
+            .collect();
+        if !rest.is_empty() {
+            out.push_str(&format!(" Next: {}.", rest.join(", ")));
+        }
+        Some(out)
     }
 
     /// A series over time: its span, the whole, first to last (with the change), the peak.

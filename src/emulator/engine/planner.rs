@@ -11,6 +11,7 @@ use super::words::{Vocabulary, number_word, words};
 
 mod follow_up;
 mod reading;
+mod unresolved;
 
 pub use follow_up::{from_memory, to_memory};
 use follow_up::{merge, rebind};
@@ -81,6 +82,8 @@ pub struct QueryPlan {
     pub compare: Option<(Range, Range, Grain)>,
     /// A comparison ranks by decline ("biggest drop") rather than growth.
     pub decline: bool,
+    /// A comparison ranks by the rate of change ("grew fastest") rather than the amount.
+    pub by_rate: bool,
     /// Words after "by"/"per" that name nothing in the model: the question cannot be answered.
     pub unknown: Vec<String>,
     /// Periods the plan cannot honour, in words (a period left out; several periods outside a
@@ -187,15 +190,54 @@ const DECLINE: &[&str] = &[
     "shrank",
     "worst",
 ];
+/// Words that make a comparison rank by the rate of change: "grew fastest", "growth rate".
+const RATE: &[&str] = &[
+    "fastest",
+    "faster",
+    "fast",
+    "quickest",
+    "quickly",
+    "rate",
+    "percent",
+    "percentage",
+    "relative",
+];
+/// Statistics no measure computes: "median order value" was answered with the order count.
+const STATISTICS: &[&str] = &[
+    "median",
+    "percentile",
+    "quartile",
+    "mode",
+    "variance",
+    "deviation",
+    "stddev",
+];
+/// Words asking for a share of a whole ("percentage of orders returned"): without a grouping
+/// or a comparison, the answer would be the filtered amount, not its share.
+const SHARES: &[&str] = &[
+    "percentage",
+    "percent",
+    "proportion",
+    "fraction",
+    "ratio",
+    "share",
+    "rate",
+];
+
 /// Words that tie a count of people to their purchases rather than to their own dates.
 const PURCHASE: &[&str] = &[
     "bought",
     "buy",
     "ordered",
     "purchased",
+    "purchase",
     "spent",
     "spend",
     "buying",
+    "placed",
+    "place",
+    "active",
+    "shopped",
 ];
 
 /// Resolved comparisons into the plan: row filters as conditions, thresholds as `having` (which
@@ -266,6 +308,7 @@ pub fn plan(
         orphans,
         periods,
         negated_period,
+        used,
     } = best;
     // "And the quarter before?": the period before the thread's previous range.
     if let (Some(g), Some(p)) = (before, prev.as_ref().and_then(|p| p.range.as_ref())) {
@@ -303,6 +346,7 @@ pub fn plan(
         plan.limit = Some(1);
     }
     compare(&mut plan, &t);
+    rank_periods(&mut plan, &t, &used);
     if let Some(p) = negated_period {
         plan.unread_periods
             .push(format!("a period left out (\"{p}\")"));
@@ -321,6 +365,19 @@ pub fn plan(
             u.clone_from(r);
         }
     }
+    let lex = &lexicons[plan.view];
+    let written = unresolved::as_written(question);
+    unanswerable(&mut plan, lex, view, &t, &written);
+    let known = |w: &str| {
+        [PURCHASE, GROWTH, DECLINE, RATE, STATISTICS, SHARES]
+            .iter()
+            .any(|list| list.contains(&w))
+    };
+    for name in unresolved::names(question, &t, &used, &known) {
+        if !plan.unknown.contains(&name) {
+            plan.unknown.push(name);
+        }
+    }
     Some(plan)
 }
 
@@ -337,6 +394,67 @@ fn asks_one_row(question: &str) -> bool {
             && !w[1].ends_with('s')
             && w[1] != "the"
     })
+}
+
+/// Questions the plan would answer with another number: a statistic no measure computes ("median
+/// order value"), a share with nothing to share out ("percentage of orders returned"), a count
+/// of what no measure counts ("how many products": the model has products, not their count).
+fn unanswerable(plan: &mut QueryPlan, lex: &Lexicon, view: &ViewCat, t: &[String], raw: &[String]) {
+    let mut unknown = Vec::new();
+    for (j, w) in t.iter().enumerate() {
+        let said = raw.get(j).unwrap_or(w);
+        if STATISTICS.contains(&w.as_str()) {
+            unknown.push(said.clone());
+        }
+        let grouped = !plan.dimensions.is_empty() || plan.grain.is_some();
+        if SHARES.contains(&w.as_str()) && !grouped && plan.compare.is_none() {
+            unknown.push(said.clone());
+        }
+    }
+    for k in t
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| w[0] == "how" && w[1] == "many")
+        .map(|(k, _)| k)
+    {
+        let Some(j) = (k + 2..t.len()).find(|&j| !FILLERS.contains(&t[j].as_str())) else {
+            continue;
+        };
+        let named: Vec<usize> = lex
+            .phrases
+            .iter()
+            .filter(|(p, _)| t.get(j..j + p.len()) == Some(&p[..]))
+            .map(|(_, m)| *m)
+            .collect();
+        if !named.is_empty() && !named.iter().any(|&m| view.members[m].is_measure()) {
+            unknown.push(format!("number of {}", raw.get(j).unwrap_or(&t[j])));
+        }
+    }
+    for u in unknown {
+        if !plan.unknown.contains(&u) {
+            plan.unknown.push(u);
+        }
+    }
+}
+
+/// "Best month ever", "which quarter had the lowest orders": a rank over periods of a grain
+/// named by a word nothing else took is a ranking of those periods, one unless a number said
+/// more ("top 3 months"); without it, the rank word was dropped and the answer was the total.
+fn rank_periods(plan: &mut QueryPlan, t: &[String], used: &[bool]) {
+    if plan.descending.is_none() || plan.compare.is_some() || !plan.dimensions.is_empty() {
+        return;
+    }
+    let grain = t
+        .iter()
+        .zip(used)
+        .filter(|(w, u)| !**u && *w != "date")
+        .find_map(|(w, _)| Grain::parse(w));
+    if let (Some(g), None) = (grain, plan.grain) {
+        plan.grain = Some(g);
+    }
+    if plan.grain.is_some() && plan.limit.is_none() {
+        plan.limit = Some(1);
+    }
 }
 
 /// The time dimension a period, grain or comparison needs, when no phrase named one: the
@@ -364,9 +482,12 @@ fn time_dimension(plan: &mut QueryPlan, view: &ViewCat, t: &[String]) {
 /// another cube, or a purchase verb ("customers who bought books") keeps the view's first one.
 fn own_time(plan: &QueryPlan, view: &ViewCat, t: &[String]) -> Option<usize> {
     let cube = &view.members[*plan.measures.first()?].cube;
+    // A measure of another cube ("customers who placed an order": orders) ties the question to
+    // the view's time too; one time dimension serves every measure of the query.
     let other = plan
-        .dimensions
+        .measures
         .iter()
+        .chain(&plan.dimensions)
         .chain(plan.filters.iter().map(|(m, _)| m))
         .chain(plan.conditions.iter().map(|(m, _)| m))
         .chain(plan.having.iter().map(|(m, _)| m))
@@ -411,6 +532,7 @@ fn compare(plan: &mut QueryPlan, t: &[String]) {
             plan.grain = None;
             plan.limit = None;
             plan.decline = t.iter().any(|w| DECLINE.contains(&w.as_str()));
+            plan.by_rate = t.iter().any(|w| RATE.contains(&w.as_str()));
         }
         _ => plan.notes.push(
             "I can compare two whole years, quarters or months of the same kind; these periods are not".into(),

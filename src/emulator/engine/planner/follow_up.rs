@@ -166,6 +166,7 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<QueryPlan> {
             .collect(),
         compare: None,
         decline: false,
+        by_rate: false,
         unknown: Vec::new(),
         unread_periods: Vec::new(),
         notes: Vec::new(),

@@ -36,6 +36,8 @@ pub(super) struct Reading {
     pub(super) periods: Vec<String>,
     /// A period after a negation ("excluding December"), in the question's words.
     pub(super) negated_period: Option<String>,
+    /// The words a period, rank, value, member or comparison took.
+    pub(super) used: Vec<bool>,
 }
 
 /// Words that negate the value after them: "except Electronics", "not Germany".
@@ -131,6 +133,7 @@ pub(super) fn read(
         orphans,
         periods: tw.labels,
         negated_period,
+        used,
     }
 }
 
