@@ -103,7 +103,7 @@ pub enum Command {
     Mcp(McpArgs),
     /// Run suites of questions with expectations; report for people and CI (JUnit)
     Eval(EvalArgs),
-    /// Run the built-in local emulator of the service (chat, abort, SCIM)
+    /// Run the built-in local emulator of the service (chat, abort, SCIM, data API)
     Serve(ServeArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
