@@ -45,7 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'Run SQL on the data query API and stream every row (the full results behind an answer)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the agent to AI assistants over the Model Context Protocol (stdio)')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Run suites of questions with expectations; report for people and CI (JUnit)')
-            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM)')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -450,7 +450,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'Run SQL on the data query API and stream every row (the full results behind an answer)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the agent to AI assistants over the Model Context Protocol (stdio)')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Run suites of questions with expectations; report for people and CI (JUnit)')
-            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM)')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break

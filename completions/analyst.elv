@@ -42,7 +42,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand sql 'Run SQL on the data query API and stream every row (the full results behind an answer)'
             cand mcp 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
             cand eval 'Run suites of questions with expectations; report for people and CI (JUnit)'
-            cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM)'
+            cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -432,7 +432,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand sql 'Run SQL on the data query API and stream every row (the full results behind an answer)'
             cand mcp 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
             cand eval 'Run suites of questions with expectations; report for people and CI (JUnit)'
-            cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM)'
+            cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }

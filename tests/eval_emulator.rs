@@ -4,7 +4,7 @@
 
 mod common;
 
-use analyst::emulator::server::{Clock, Fault, Running, ServeOptions, start};
+use analyst::emulator::server::{Clock, Dialect, Fault, Running, ServeOptions, start};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,6 +18,10 @@ struct Emulator {
 }
 
 fn emulator(faults: &[&str]) -> Emulator {
+    emulator_speaking(faults, Dialect::Seed)
+}
+
+fn emulator_speaking(faults: &[&str], dialect: Dialect) -> Emulator {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -27,6 +31,7 @@ fn emulator(faults: &[&str]) -> Emulator {
         faults: faults.iter().map(|f| f.parse::<Fault>().unwrap()).collect(),
         pace: Duration::ZERO,
         clock: Clock::manual(DEMO_NOW_MS),
+        dialect,
         ..ServeOptions::demo()
     };
     let running = runtime.block_on(start(opts)).unwrap();
@@ -105,4 +110,33 @@ fn a_turn_past_its_timeout_fails_the_case_and_the_run_goes_on() {
     );
     assert!(cases[0]["chatId"].is_string(), "the held thread is named");
     assert_eq!(cases[1]["passed"], true, "{}", cases[1]);
+}
+
+#[test]
+fn refused_credentials_exit_3_in_every_dialect() {
+    // `seed` refuses with a 401; `docs` and `legacy` with a JSON-RPC error object in a 200,
+    // which is a refusal, not a stream.
+    for dialect in [Dialect::Seed, Dialect::Docs, Dialect::Legacy] {
+        let home = tempfile::tempdir().unwrap();
+        let emu = emulator_speaking(&[], dialect);
+        let suite = home.path().join("s.yaml");
+        std::fs::write(
+            &suite,
+            "cases:\n  - {name: one, question: Total revenue in 2025}\n",
+        )
+        .unwrap();
+        let out = common::isolation::isolated(home.path())
+            .env("ANALYST_API_KEY", "wrong")
+            .args(["eval", "-o", "json", "--fallback", "--external-id", "x"])
+            .args(["--url", &emu.running.chat_url])
+            .arg(&suite)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{dialect:?}: {stderr}");
+        assert!(
+            stderr.contains("no case got an answer"),
+            "{dialect:?}: {stderr}"
+        );
+    }
 }

@@ -124,6 +124,42 @@ fn bad_fault_specs_are_usage_errors_naming_the_spec() {
         err.contains("--fault \"explode=1\"") && err.contains("explode"),
         "{err}"
     );
+    // Selectors alone inject nothing: that is a mistake to say, not a server to start.
+    for spec in ["on=chat", "on=scim,times=2"] {
+        // A server that accepts the spec would run until stopped: `-o json` makes it say so
+        // on stdout at once, and it is then stopped and the test fails, instead of hanging.
+        let mut child = analyst()
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "-o",
+                "json",
+                "--fault",
+                spec,
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut banner = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut banner,
+        )
+        .unwrap();
+        if !banner.is_empty() {
+            let _ = child.kill();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(banner.is_empty(), "{spec}: the server started: {banner}");
+        assert_eq!(out.status.code(), Some(2), "{spec}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("--fault {spec:?}")) && err.contains("names no failure"),
+            "{err}"
+        );
+    }
     let out = analyst()
         .args(["serve", "--pace", "fast"])
         .output()

@@ -9,6 +9,7 @@ pub mod dialect;
 pub mod emit;
 pub mod frame;
 mod lenient;
+pub mod redact;
 pub mod scim;
 pub mod thread;
 pub mod tool;

@@ -101,6 +101,8 @@ pub struct Tracker {
     first_skipped: Option<String>,
     /// JSON objects seen in the whole run.
     objects: u64,
+    /// Of those, error lines and error documents (`{"error": ...}`, JSON-RPC errors).
+    errors: u64,
 }
 
 /// Where a tracker's lines come from, for messages about lines that are not JSON.
@@ -144,6 +146,7 @@ impl Tracker {
             skipped: 0,
             first_skipped: None,
             objects: 0,
+            errors: 0,
         }
     }
 
@@ -174,6 +177,12 @@ impl Tracker {
     /// Whether no JSON object has arrived at all (an empty stream or file).
     pub fn saw_nothing(&self) -> bool {
         self.objects == 0
+    }
+
+    /// Whether the service streamed anything but errors: a 200 whose body is only an error
+    /// document (how `docs`/`legacy` servers refuse credentials) is a refusal, not a stream.
+    pub fn saw_stream(&self) -> bool {
+        self.objects > self.errors
     }
 
     /// Lines skipped because they were not JSON objects, with the first one's description.
@@ -293,7 +302,10 @@ impl Tracker {
                 self.ended = self.suspended.is_none();
                 self.usage = f.usage.0.clone();
             }
-            FrameKind::Error => self.error = Some(self.classify_error(f)),
+            FrameKind::Error => {
+                self.errors += 1;
+                self.error = Some(self.classify_error(f));
+            }
             FrameKind::Aborted => {
                 let why = f.error_message().unwrap_or_else(|| "chat_aborted".into());
                 self.error = Some(StreamError {

@@ -1,6 +1,7 @@
 //! What `-v` and `-vv` show of a request and its answer, with every secret masked: the method
 //! and URL, the headers (credentials and API keys shown as `***`), the body, and the status.
 
+use crate::protocol::redact::is_secret_name;
 use crate::settings::Secret;
 use anyhow::Result;
 use reqwest::Method;
@@ -109,25 +110,10 @@ fn shown<'a>(name: &str, value: &'a HeaderValue) -> &'a str {
 /// The one rule for what `-v`, `-vv` and `--dry-run` may show, for requests and responses alike:
 /// a value is secret when we marked it sensitive, or when its header's name says it can carry a
 /// credential (what a server sends back, a cookie or a fresh token, is never marked). Names are
-/// matched case-insensitively: the usual auth and cookie headers, and any `*-token`, `*-key` or
-/// `*-secret`.
+/// judged by [`is_secret_name`] (auth and cookie headers, `*-token`, `*-secret`, API keys: the
+/// rule `serve -vv` masks bodies by), and any `*-key` header too.
 pub fn is_secret_header(name: &str, value: &HeaderValue) -> bool {
-    if value.is_sensitive() {
-        return true;
-    }
-    let name = name.to_ascii_lowercase();
-    matches!(
-        name.as_str(),
-        "authorization"
-            | "proxy-authorization"
-            | "cookie"
-            | "set-cookie"
-            | "x-cube-auth-token"
-            | "token"
-            | "apikey"
-    ) || ["-token", "-key", "-secret"]
-        .iter()
-        .any(|end| name.ends_with(end))
+    value.is_sensitive() || is_secret_name(name) || name.to_ascii_lowercase().ends_with("-key")
 }
 
 /// A header value that carries a secret: marked sensitive so it is masked everywhere.

@@ -28,8 +28,12 @@ pub fn numbers(text: &str) -> Vec<Found> {
             }
             continue;
         }
-        let start = i;
-        let mut digits = String::new();
+        // ".5" is a half: a point with no digit before it starts the number, unless it ends
+        // a word ("v.5") or follows another number.
+        let bare_point =
+            i > 0 && chars[i - 1].1 == '.' && (i == 1 || !chars[i - 2].1.is_alphanumeric());
+        let start = if bare_point { i - 1 } else { i };
+        let mut digits = String::from(if bare_point { "0." } else { "" });
         while i < chars.len() {
             let c = chars[i].1;
             if c.is_ascii_digit() {
@@ -41,7 +45,11 @@ pub fn numbers(text: &str) -> Vec<Found> {
                 break;
             }
         }
-        if i + 1 < chars.len() && chars[i].1 == '.' && chars[i + 1].1.is_ascii_digit() {
+        if !bare_point
+            && i + 1 < chars.len()
+            && chars[i].1 == '.'
+            && chars[i + 1].1.is_ascii_digit()
+        {
             digits.push('.');
             i += 1;
             while i < chars.len() && chars[i].1.is_ascii_digit() {
@@ -110,8 +118,9 @@ fn sign_start(chars: &[(usize, char)], start: usize, negative: bool) -> usize {
     j
 }
 
-/// A scale or percent after the number: `k`, `K`, `M`, `mn`, `B`, `bn`, `%`, or the words
-/// `thousand`, `million`, `billion` after a space. Returns (factor, percent, end).
+/// A scale or percent after the number: `k`, `K`, `M`, `mn`, `B`, `bn` (right after it or
+/// after a space), `%`, or the words `thousand`, `million`, `billion` after a space. Returns
+/// (factor, percent, end).
 fn suffix(chars: &[(usize, char)], at: usize) -> (f64, bool, usize) {
     let word_end = |from: usize| {
         let mut j = from;
@@ -140,15 +149,22 @@ fn suffix(chars: &[(usize, char)], at: usize) -> (f64, bool, usize) {
     }
     if c == ' ' {
         let end = word_end(at + 1);
-        let word: String = chars[at + 1..end]
-            .iter()
-            .map(|c| c.1.to_ascii_lowercase())
-            .collect();
+        // "2024 B2B" is a year before a word, not 2024 billion.
+        if chars.get(end).is_some_and(|c| c.1.is_ascii_digit()) {
+            return (1.0, false, at);
+        }
+        let word: String = chars[at + 1..end].iter().map(|c| c.1).collect();
         let factor = match word.as_str() {
-            "thousand" => 1e3,
-            "million" => 1e6,
-            "billion" => 1e9,
-            _ => return (1.0, false, at),
+            // "3.9 M", as the abbreviations are also written after a space.
+            "k" | "K" => 1e3,
+            "M" | "mn" => 1e6,
+            "B" | "bn" => 1e9,
+            _ => match word.to_ascii_lowercase().as_str() {
+                "thousand" => 1e3,
+                "million" => 1e6,
+                "billion" => 1e9,
+                _ => return (1.0, false, at),
+            },
         };
         return (factor, false, end);
     }
@@ -195,6 +211,21 @@ mod tests {
         assert_eq!(pct.values, [42.5, 0.425]);
         assert_eq!(pct.text, "42.5%");
         assert_eq!(numbers("cost -$5 today")[0].text, "-$5");
+        assert_eq!(values("a share of .5 and -.25, $.75"), [0.5, -0.25, 0.75]);
+        assert_eq!(numbers("of .5 today")[0].text, ".5");
+        assert_eq!(values("v.5 and 1.2.5"), [5.0, 1.2, 5.0]);
+        assert_eq!(
+            values("3.9 M, 2 K, 1.5 bn, 4 Months"),
+            [3.9e6, 2e3, 1.5e9, 4.0]
+        );
+        assert_eq!(values("in 2024 B2B"), [2024.0]);
+    }
+
+    #[test]
+    fn a_bare_point_is_no_whole_number() {
+        assert!(find_near("rose by .5 points", 5.0, 0.0).is_none());
+        assert!(find_near("rose by .5 points", 0.5, 0.0).is_some());
+        assert!(find_near("Revenue: 3.9 M", 3_900_000.0, 0.0).is_some());
     }
 
     #[test]

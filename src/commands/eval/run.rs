@@ -266,7 +266,7 @@ impl<'a> Runner<'a> {
         let calls = std::mem::take(&mut sink.calls);
         result.chat_id = tracker.chat_id.clone().or(result.chat_id.take());
         add_usage(&mut result.usage, tracker.usage.as_ref());
-        let got_stream = !tracker.saw_nothing();
+        let got_stream = tracker.saw_stream();
         let error = match conversed {
             None => {
                 let limit = timeout.unwrap_or_default();

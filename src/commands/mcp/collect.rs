@@ -6,6 +6,7 @@ use crate::protocol::tool::{Tool, classify, parse_input, parse_result, tool_erro
 use crate::protocol::{Frame, FrameKind};
 use crate::render::chat_text::tool_summary;
 use crate::render::state_table::StateView;
+use crate::render::table::Dataset;
 use crate::stream::tracker::Sink;
 use anyhow::Result;
 use serde_json::{Value, json};
@@ -112,13 +113,31 @@ pub fn queries(messages: &Value, rows: usize) -> Vec<Value> {
                 .clone()
                 .or_else(|| input.sql().map(str::to_owned));
             let vega = result.vega_spec.0.clone().or_else(|| input.vega_spec.0.clone());
-            let data = result.data.clone().unwrap_or_default();
-            let total = result.total_rows.unwrap_or(data.len() as i64);
+            // Rows as objects with `annotation` (docs, legacy) read as `schema` and rows as
+            // arrays, as text output reads them, so every wire variant gives one shape.
+            let set = Dataset::from_result(&result);
+            let arrived = set.as_ref().map_or(0, |s| s.rows.len());
+            let total = result.total_rows.unwrap_or(arrived as i64);
+            let schema = set.as_ref().map(|s| {
+                s.fields
+                    .iter()
+                    .map(|f| {
+                        let mut c = json!({"name": f.name, "column_type": f.kind});
+                        if let Some(title) = &f.title {
+                            c["title"] = Value::String(title.clone());
+                        }
+                        c
+                    })
+                    .collect::<Vec<_>>()
+            });
+            let rows: Vec<Vec<Value>> = set
+                .map(|s| s.rows.into_iter().take(rows).collect())
+                .unwrap_or_default();
             let mut q = json!({
                 "title": result.query_title.0.clone().or_else(|| input.query_title.0.clone()),
                 "sql": sql,
-                "schema": result.schema,
-                "rows": data.into_iter().take(rows).collect::<Vec<_>>(),
+                "schema": schema,
+                "rows": rows,
                 "totalRows": total,
                 // The spec is JSON text on the wire; an assistant gets it as JSON.
                 "vegaSpec": vega.map(|v| serde_json::from_str::<Value>(&v).unwrap_or(Value::String(v))),

@@ -5,6 +5,7 @@
 
 mod collect;
 mod data;
+mod stdio;
 mod tools;
 
 use super::Ctx;
@@ -71,13 +72,16 @@ async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
             if args.demo { " (--demo)" } else { "" }
         ));
     }
-    let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| {
+    let (transport, writer) = stdio::transport();
+    let running = server.serve(transport).await.map_err(|e| {
         fail(
             Status::Failure,
             format!("mcp: the session did not start: {e}"),
         )
     })?;
     let end = running.waiting().await;
+    // The service has dropped its end of the pipe: the writer ends once all is on stdout.
+    let _ = writer.await;
     drop(demo);
     match end {
         Ok(_) => Ok(Status::Success),

@@ -120,6 +120,15 @@ impl FromStr for Fault {
         if fault.retry_after.is_some() && fault.status.is_none() {
             return Err("retry-after needs a status=CODE in the same spec".into());
         }
+        // `on=`, `times=` and `every` only select requests: a spec of nothing else would be
+        // accepted and do nothing, which a user testing a client would not notice.
+        if fault.status.is_none() && fault.delay.is_none() && fault.lines == LineFaults::default() {
+            return Err(
+                "it names no failure: give status=CODE, delay=DURATION or one of \
+                 drop-after, cut-after, malformed-after, stall-after, suspend-after, hold-after"
+                    .into(),
+            );
+        }
         Ok(fault)
     }
 }
@@ -242,6 +251,8 @@ mod tests {
         assert!(err("retry-after=1").contains("status"));
         assert!(err("delay").contains("KEY=VALUE"));
         assert!(err("on=web").contains("chat, abort or scim"));
+        assert!(err("on=chat").contains("names no failure"));
+        assert!(err("times=2").contains("names no failure"));
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! `serve -v`: one line per request on stderr (method, path, status, duration, user); `-vv`
 //! adds the request body with secrets masked. The outermost layer, so faults are logged too.
 
+use super::auth;
 use super::shared::{Shared, read_body};
+use crate::protocol::redact;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header;
+use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::Value;
@@ -13,8 +15,9 @@ use std::time::Instant;
 
 /// Largest body the log reads; larger ones are passed on unread and logged without a user.
 const MAX_LOGGED: usize = 10 << 20;
-/// Fields whose values never appear in the log.
-const SECRET_KEYS: &[&str] = &["password", "securityContext", "data", "token", "apiKey"];
+/// Fields masked besides credentials ([`redact::is_secret_name`]): the row-level security
+/// context, and image data (long, and the user's own).
+const ALSO_MASKED: &[&str] = &["securityContext", "data"];
 
 /// Log the request after it is answered (a stream: when its head is sent).
 pub(crate) async fn log_requests(
@@ -27,25 +30,12 @@ pub(crate) async fn log_requests(
     }
     let started = Instant::now();
     let (method, path) = (req.method().clone(), req.uri().path().to_owned());
-    let token_user = req
-        .headers()
-        .get("x-cube-auth-token")
-        .map(|_| "(token)".to_owned());
-    let scim = req.headers().contains_key(header::AUTHORIZATION) && path.starts_with("/api/scim/");
     let (parts, body) = req.into_parts();
     let bytes = read_body(body, MAX_LOGGED).await.unwrap_or_default();
     let json: Option<Value> = serde_json::from_slice(&bytes).ok();
-    let user = json
-        .as_ref()
-        .and_then(|v| v.get("sessionSettings"))
-        .and_then(|s| s.get("externalId").or_else(|| s.get("internalId")))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or(token_user)
-        .or_else(|| scim.then(|| "(scim token)".to_owned()))
-        .unwrap_or_else(|| "-".to_owned());
+    let user = user(&shared, &path, &parts.headers, json.as_ref()).unwrap_or_else(|| "-".into());
     let body_text = (shared.log >= 2 && !bytes.is_empty()).then(|| match &json {
-        Some(v) => masked(v.clone()).to_string(),
+        Some(v) => redact::masked(v.clone(), ALSO_MASKED).to_string(),
         None => format!("({} bytes, not JSON)", bytes.len()),
     });
     let resp = next
@@ -65,40 +55,43 @@ pub(crate) async fn log_requests(
     resp
 }
 
-/// The value with every secret field's value replaced by `***`.
-fn masked(v: Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| {
-                    let secret = SECRET_KEYS.iter().any(|s| s.eq_ignore_ascii_case(&k));
-                    (
-                        k,
-                        if secret {
-                            Value::from("***")
-                        } else {
-                            masked(v)
-                        },
-                    )
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(masked).collect()),
-        other => other,
+/// Who the request authenticated as, by the routes' own checks: the data API token's `sub`;
+/// for SCIM the token, when it is accepted; for chat and abort the token's identity or, with a
+/// valid API key, the body's `sessionSettings`. `None` when the credentials are refused.
+fn user(shared: &Shared, path: &str, headers: &HeaderMap, body: Option<&Value>) -> Option<String> {
+    if path.starts_with("/cubejs-api/") {
+        let token = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+        let token = token.strip_prefix("Bearer ").unwrap_or(token);
+        let claims = auth::verified_claims(token, &shared.data_secret, &shared.clock).ok()?;
+        return claims.get("sub").and_then(Value::as_str).map(str::to_owned);
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn secrets_are_masked_at_any_depth() {
-        let v = json!({"userName": "a", "password": "p", "x": [{"securityContext": {"k": 1}}]});
-        assert_eq!(
-            masked(v),
-            json!({"userName": "a", "password": "***", "x": [{"securityContext": "***"}]})
-        );
+    if path.starts_with("/api/scim/") {
+        return auth::scim_caller(headers, &shared.scim_token)
+            .ok()
+            .map(|()| "(scim token)".to_owned());
+    }
+    let token_only = path.contains("/deployments/");
+    let caller = auth::chat_caller(
+        headers,
+        &shared.api_key,
+        &shared.data_secret,
+        &shared.clock,
+        token_only,
+        shared.dialect,
+    )
+    .ok()?;
+    let named = |s: &Value| {
+        s.get("externalId")
+            .or_else(|| s.get("internalId"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    match caller {
+        auth::ChatCaller::ApiKey => named(body?.get("sessionSettings")?),
+        auth::ChatCaller::Token(settings) => settings
+            .external_id
+            .clone()
+            .or_else(|| settings.internal_id.clone())
+            .or(Some("(token)".to_owned())),
     }
 }

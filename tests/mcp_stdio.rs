@@ -1,0 +1,162 @@
+//! `analyst mcp` spoken to line by line over stdio, as JSON-RPC 2.0 and MCP say: a line that is
+//! not JSON gets a Parse error and the server goes on; `ask` gives the same structured content
+//! (schema an array, rows arrays in schema order) whatever wire variant the service speaks.
+
+mod common;
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+/// A safety net only: a server that never answers fails the test instead of hanging it.
+const NO_ANSWER: Duration = Duration::from_secs(120);
+
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    _home: tempfile::TempDir,
+}
+
+impl Session {
+    fn start(args: &[&str]) -> Session {
+        let home = tempfile::tempdir().unwrap();
+        let mut child = common::isolation::isolated(home.path())
+            .args(["mcp", "--demo", "-q"])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            child,
+            stdin,
+            lines,
+            _home: home,
+        }
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, msg: Value) {
+        self.send_raw(&msg.to_string());
+    }
+
+    /// The next message that is not a notification.
+    fn response(&mut self) -> Value {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(NO_ANSWER)
+                .expect("the server answers");
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
+            if v.get("method").is_none() {
+                return v;
+            }
+        }
+    }
+
+    fn initialize(&mut self) {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}),
+        );
+        let r = self.response();
+        assert_eq!(r["id"], 1, "{r}");
+        assert!(r["result"].is_object(), "{r}");
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
+    fn ask(&mut self, id: u64, question: &str) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "ask", "arguments": {"question": question}}}));
+        let r = self.response();
+        assert_eq!(r["id"], id, "{r}");
+        r["result"].clone()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
+    let mut s = Session::start(&[]);
+    s.send_raw("this is not json");
+    let r = s.response();
+    assert_eq!(r["jsonrpc"], "2.0", "{r}");
+    assert_eq!(r["id"], Value::Null, "{r}");
+    assert!(
+        r.as_object().unwrap().contains_key("id"),
+        "id: null is sent: {r}"
+    );
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    s.send_raw("{\"jsonrpc\": \"2.0\", \"id\": ");
+    assert_eq!(s.response()["error"]["code"], -32700);
+    // Still serving.
+    s.initialize();
+}
+
+#[test]
+fn ask_gives_the_same_shape_of_queries_in_every_dialect() {
+    for dialect in ["seed", "docs", "legacy"] {
+        let mut s = Session::start(&["--dialect", dialect, "--fallback"]);
+        s.initialize();
+        let result = s.ask(2, "Revenue by category last year");
+        assert_ne!(result["isError"], true, "{dialect}: {result}");
+        let content = &result["structuredContent"];
+        let queries = content["queries"].as_array().unwrap();
+        assert!(!queries.is_empty(), "{dialect}: {content}");
+        let q = queries.last().unwrap();
+        let schema = q["schema"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{dialect}: schema is an array: {q}"));
+        let names: Vec<&str> = schema.iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(names.len(), 2, "{dialect}: {q}");
+        assert!(
+            schema.iter().all(|c| c["column_type"].is_string()),
+            "{dialect}: every column has a type: {q}"
+        );
+        let rows = q["rows"].as_array().unwrap();
+        assert!(!rows.is_empty(), "{dialect}: {q}");
+        for row in rows {
+            let cells = row
+                .as_array()
+                .unwrap_or_else(|| panic!("{dialect}: rows are arrays: {q}"));
+            assert_eq!(cells.len(), schema.len(), "{dialect}: {q}");
+            // The category comes first and is text; the revenue is a number.
+            let text = |v: &Value| v.as_str().map(str::to_owned).unwrap_or(v.to_string());
+            let category = cells[names.iter().position(|n| n.contains("categor")).unwrap()].clone();
+            assert!(text(&category).parse::<f64>().is_err(), "{dialect}: {q}");
+        }
+        if dialect == "legacy" {
+            assert!(
+                schema.iter().all(|c| c["title"].is_string()),
+                "legacy columns keep the annotation's titles: {q}"
+            );
+        }
+    }
+}
