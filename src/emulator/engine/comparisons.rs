@@ -42,23 +42,14 @@ struct Seg {
 
 /// The question's words (split as [`super::words::words`] splits) with their byte offsets.
 fn segments(question: &str) -> Vec<Seg> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in question.char_indices().chain([(question.len(), ' ')]) {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                out.push(Seg {
-                    word: question[s..i].to_lowercase(),
-                    from: s,
-                    to: i,
-                });
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    out
+    super::words::word_spans(question)
+        .into_iter()
+        .map(|(from, to)| Seg {
+            word: question[from..to].to_lowercase(),
+            from,
+            to,
+        })
+        .collect()
 }
 
 const MONEY_UNITS: &[&str] = &["dollar", "dollars", "usd", "bucks", "eur", "euro", "euros"];

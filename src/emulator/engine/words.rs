@@ -2,6 +2,24 @@
 
 use std::collections::BTreeSet;
 
+/// The byte spans of the text's runs of alphanumeric characters, in order: where each word
+/// [`words`] reads stands in the text as written.
+pub fn word_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Lowercase alphanumeric words of a text, singularised; `&`, punctuation and quotes split words.
 pub fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))

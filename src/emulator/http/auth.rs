@@ -34,6 +34,22 @@ pub(crate) enum ChatCaller {
     Token(Box<SessionSettings>),
 }
 
+/// [`chat_caller`] with this server's credentials, clock and dialect.
+pub(crate) fn caller_of(
+    shared: &super::shared::Shared,
+    headers: &HeaderMap,
+    token_only: bool,
+) -> Result<ChatCaller, Response> {
+    chat_caller(
+        headers,
+        &shared.api_key,
+        &shared.data_secret,
+        &shared.clock,
+        token_only,
+        shared.dialect,
+    )
+}
+
 /// Check a chat or abort request's credentials. `token_only` is the deployments URL form, which
 /// refuses API keys with 403 as the protocol says. `Authorization` wins over the token.
 pub(crate) fn chat_caller(

@@ -108,14 +108,7 @@ async fn admit(
             format!("{what} {agent:?} not found in account {account:?}"),
         ));
     }
-    let caller = auth::chat_caller(
-        headers,
-        &shared.api_key,
-        &shared.data_secret,
-        &shared.clock,
-        token_only,
-        shared.dialect,
-    )?;
+    let caller = auth::caller_of(shared, headers, token_only)?;
     let bytes = read_body(body, limit).await.map_err(|too_big| {
         error(
             too_big,

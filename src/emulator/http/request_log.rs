@@ -71,15 +71,7 @@ fn user(shared: &Shared, path: &str, headers: &HeaderMap, body: Option<&Value>) 
             .map(|()| "(scim token)".to_owned());
     }
     let token_only = path.contains("/deployments/");
-    let caller = auth::chat_caller(
-        headers,
-        &shared.api_key,
-        &shared.data_secret,
-        &shared.clock,
-        token_only,
-        shared.dialect,
-    )
-    .ok()?;
+    let caller = auth::caller_of(shared, headers, token_only).ok()?;
     let named = |s: &Value| {
         s.get("externalId")
             .or_else(|| s.get("internalId"))

@@ -3,7 +3,7 @@
 //! period or known word. Dropping it would answer a wider question than the one asked (total
 //! revenue for "revenue for iPhone"), so the plan names it and the question is refused.
 
-use crate::emulator::engine::words::number_word;
+use crate::emulator::engine::words::{number_word, word_spans};
 
 /// Prepositions a filter value follows: "for Electronics", "in Germany", "from France".
 const PREPOSITIONS: &[&str] = &["for", "of", "in", "from"];
@@ -43,23 +43,14 @@ pub(super) fn as_written(question: &str) -> Vec<String> {
 }
 
 fn written(question: &str) -> Vec<Written<'_>> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in question.char_indices().chain([(question.len(), ' ')]) {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                out.push(Written {
-                    text: &question[s..i],
-                    start: s,
-                    end: i,
-                });
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    out
+    word_spans(question)
+        .into_iter()
+        .map(|(start, end)| Written {
+            text: &question[start..end],
+            start,
+            end,
+        })
+        .collect()
 }
 
 /// A word that names nothing but could be a name: no number, no grammar word, none of the
