@@ -577,3 +577,19 @@ fn a_closed_stdout_ends_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `-vv` shows the request body for reading, with a password set through it masked; the
+/// request itself carries it.
+#[test]
+fn very_verbose_masks_a_password_in_the_body_it_shows() {
+    let server = Server::start(|_, _| Answer::user("u1", json!(true)));
+    let (code, _, stderr) = patch(
+        &server,
+        &["-vv", "u1", "--replace", "password=hunter2-secret"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("hunter2-secret"), "{stderr}");
+    assert!(stderr.contains(r#""value":"***""#), "{stderr}");
+    let sent = server.requests()[0].json();
+    assert_eq!(sent["Operations"][0]["value"], "hunter2-secret");
+}

@@ -79,7 +79,19 @@ impl RequestLog {
             crate::term::diag(format_args!("> {} {}", self.method, self.url));
             return;
         }
-        for line in self.render().lines() {
+        // A JSON body's credentials (a SCIM password, a token in a body) are masked too: the log
+        // is for reading, unlike `--dry-run`, whose output is the request itself.
+        let body = self.body.as_deref().map(|text| {
+            serde_json::from_str(text).map_or_else(
+                |_| text.to_owned(),
+                |v| crate::protocol::redact::masked(v, &[]).to_string(),
+            )
+        });
+        let shown = RequestLog {
+            body,
+            ..self.clone()
+        };
+        for line in shown.render().lines() {
             crate::term::diag(format_args!("> {line}"));
         }
     }
