@@ -185,8 +185,11 @@ pub fn end_at(conn: &Connection, today: (i32, u32, u32)) -> anyhow::Result<()> {
         "DELETE FROM orders WHERE substr(created_at, 1, 10) > ?1",
         params![day],
     )?;
+    // A customer who signed up later but already has an order stays (the sample has orders
+    // before their customer's signup date): an order must never lose its customer.
     conn.execute(
-        "DELETE FROM customers WHERE substr(created_at, 1, 10) > ?1",
+        "DELETE FROM customers WHERE substr(created_at, 1, 10) > ?1
+           AND id NOT IN (SELECT customer_id FROM orders)",
         params![day],
     )?;
     Ok(())
@@ -349,4 +352,43 @@ fn orders(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ending_at_a_day_leaves_nothing_after_it_and_no_order_without_its_customer() {
+        let conn = Connection::open_in_memory().unwrap();
+        build(&conn).unwrap();
+        end_at(&conn, (2025, 6, 15)).unwrap();
+        let one = |sql: &str| -> String { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(
+            one("SELECT substr(MAX(created_at), 1, 10) FROM orders"),
+            "2025-06-15"
+        );
+        let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(
+            count(
+                "SELECT COUNT(*) FROM orders o LEFT JOIN customers c ON c.id = o.customer_id
+                 WHERE c.id IS NULL"
+            ),
+            0
+        );
+        assert_eq!(
+            count(
+                "SELECT COUNT(*) FROM order_items i LEFT JOIN orders o ON o.id = i.order_id
+                 WHERE o.id IS NULL"
+            ),
+            0
+        );
+        assert_eq!(
+            count(
+                "SELECT COUNT(*) FROM customers c WHERE substr(c.created_at, 1, 10) > '2025-06-15'
+                 AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id)"
+            ),
+            0
+        );
+    }
 }
