@@ -908,6 +908,27 @@ fn a_filter_value_it_cannot_find_is_refused_not_dropped() {
 }
 
 #[test]
+fn what_a_ranking_word_asks_to_group_by_is_refused_when_unknown() {
+    // "Which city had the most revenue in 2024?" was all of 2024's revenue: the sample's model
+    // has no city, and "top cities" was the all-time total.
+    refused_naming("Which city had the most revenue in 2024?", "city");
+    refused_naming("Top city by revenue", "city");
+    refused_naming("top 3 cities", "cities");
+    // A grouping it knows after the same words still ranks.
+    let first = hand(
+        sample(),
+        &format!(
+            "SELECT co.region, ROUND(SUM(i.amount), 2) AS r FROM order_items i
+             JOIN orders o ON o.id = i.order_id JOIN customers co ON co.id = o.customer_id
+             WHERE {Y2024} GROUP BY 1 ORDER BY r DESC LIMIT 1"
+        ),
+    );
+    let answer = ask(&["Which region had the most revenue in 2024?"]);
+    has(&answer, &first[0][0], "region");
+    has(&answer, &money(first[0][1].parse().unwrap()), "region");
+}
+
+#[test]
 fn customers_who_ordered_in_a_period_are_counted_by_order_date() {
     let e = sample();
     let buyers = hand_number(

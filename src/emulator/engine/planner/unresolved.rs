@@ -8,6 +8,11 @@ use crate::emulator::engine::words::{number_word, word_spans};
 /// Prepositions a filter value follows: "for Electronics", "in Germany", "from France".
 const PREPOSITIONS: &[&str] = &["for", "of", "in", "from"];
 
+/// Words a grouping follows: "top city", "which city", "what region". The word after one (past
+/// numbers and determiners) is what to rank or group by; left unread, the answer would be a
+/// total ("Which city had the most revenue?" answered with all revenue).
+const RANKS: &[&str] = &["top", "which", "what"];
+
 /// Words between a preposition and what it names: "for the iPhone", "of our customers".
 const DETERMINERS: &[&str] = &[
     "the", "a", "an", "our", "my", "their", "its", "your", "all", "each", "every", "any", "this",
@@ -17,12 +22,101 @@ const DETERMINERS: &[&str] = &[
 /// Words a preposition may govern that name nothing to filter on: "in total", "for each",
 /// "of all time", "in the shop", "for which".
 const BENIGN: &[&str] = &[
-    "total", "general", "term", "which", "what", "whom", "who", "it", "them", "us", "me", "ever",
-    "time", "now", "far", "shop", "store", "company", "business", "data", "sample", "whole",
-    "overall", "sum", "last", "past", "previous", "next", "current", "recent", "same", "period",
-    "date", "so", "one", "how", "many", "much", "and", "or", "to", "with", "by", "per", "during",
-    "between", "over", "under", "above", "below", "than", "at", "on", "is", "are", "was", "were",
-    "do", "did", "we", "there", "here", "average", "number", "count", "amount",
+    "total",
+    "general",
+    "term",
+    "which",
+    "what",
+    "whom",
+    "who",
+    "it",
+    "them",
+    "us",
+    "me",
+    "ever",
+    "time",
+    "now",
+    "far",
+    "shop",
+    "store",
+    "company",
+    "business",
+    "data",
+    "sample",
+    "whole",
+    "overall",
+    "sum",
+    "last",
+    "past",
+    "previous",
+    "next",
+    "current",
+    "recent",
+    "same",
+    "period",
+    "date",
+    "so",
+    "one",
+    "how",
+    "many",
+    "much",
+    "and",
+    "or",
+    "to",
+    "with",
+    "by",
+    "per",
+    "during",
+    "between",
+    "over",
+    "under",
+    "above",
+    "below",
+    "than",
+    "at",
+    "on",
+    "is",
+    "are",
+    "was",
+    "were",
+    "do",
+    "did",
+    "we",
+    "there",
+    "here",
+    "average",
+    "number",
+    "count",
+    "amount",
+    "had",
+    "has",
+    "have",
+    "does",
+    "s",
+    "kind",
+    "kinds",
+    "type",
+    "types",
+    "sort",
+    "selling",
+    "seller",
+    "sellers",
+    "performing",
+    "performer",
+    "performers",
+    "grossing",
+    "earning",
+    "popular",
+    "ranked",
+    "rated",
+    "happened",
+    "about",
+    "share",
+    "day",
+    "week",
+    "month",
+    "quarter",
+    "year",
 ];
 
 /// One word of the question as written, with its byte span (the same words as
@@ -95,8 +189,19 @@ pub(super) fn names(
             }
             PREPOSITIONS.contains(&t[k].as_str())
         };
+        let after_rank = j > 0 && {
+            let mut k = j - 1;
+            while k > 0
+                && (DETERMINERS.contains(&t[k].as_str())
+                    || t[k].chars().all(|c| c.is_ascii_digit())
+                    || number_word(&t[k]).is_some())
+            {
+                k -= 1;
+            }
+            RANKS.contains(&t[k].as_str())
+        };
         let name = j > 0 && !title_case && capital(j) && w[j].text != "I";
-        if !(free(j) && (after_preposition || name)) {
+        if !(free(j) && (after_preposition || after_rank || name)) {
             j += 1;
             continue;
         }
@@ -136,6 +241,18 @@ mod tests {
         assert_eq!(
             unresolved("revenue for the Acme Pro line", &["revenue"]),
             ["Acme Pro line"]
+        );
+        // What a ranking word asks to group by.
+        assert_eq!(
+            unresolved(
+                "Which city had the most revenue in 2024?",
+                &["revenue", "most", "2024"]
+            ),
+            ["city"]
+        );
+        assert_eq!(
+            unresolved("top 3 cities by revenue", &["revenue", "top", "3"]),
+            ["cities"]
         );
         // Grammar words after a preposition, and title case, name nothing.
         assert!(unresolved("total revenue in the shop in 2024", &["revenue", "2024"]).is_empty());
