@@ -283,7 +283,7 @@ fn finish(
         error: error.as_deref(),
     };
     pipeline.finish(&end, ctx.global.quiet)?;
-    if tracker.chat_id.is_none() && !tracker.saw_nothing() && !ctx.global.quiet {
+    if tracker.chat_id.is_none() && tracker.saw_stream() && !ctx.global.quiet {
         // PROTOCOL.md: a client that gets no thread id cannot resume or continue, and says so.
         warn(
             "the service sent no thread id (no chatId in __cutoff__): this thread cannot be continued, and a dropped connection could not have been resumed",
