@@ -4,9 +4,9 @@
 //! and the two a chat relay needs to pass a frame on without parsing it (`sort`, `type`).
 //!
 //! Two scanners share the work. [`index`] classifies the line 64 bytes at a time into bit masks
-//! (AVX2 when the CPU has it, else SSE2, else a portable table) and checks the grammar from the
-//! positions where tokens start, so the bytes inside strings cost almost nothing; it only says
-//! yes or no. A line it refuses goes to [`precise`], the byte-at-a-time scanner, which says
+//! (AVX-512 or AVX2 when the CPU has it, else SSE2, else a portable table) and checks the
+//! grammar from the positions where tokens start, so the bytes inside strings cost almost
+//! nothing; it only says yes or no. A line it refuses goes to [`precise`], the byte-at-a-time scanner, which says
 //! where and why ([`Invalid`]). Both accept exactly the same lines (the property tests in
 //! `jsonscan/tests/props.rs` hold them, and a reference scanner, to serde_json's verdict).
 //!

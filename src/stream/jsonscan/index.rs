@@ -12,22 +12,25 @@
 //! the byte-at-a-time scanner ([`super::precise`]) where and why a rejected line is not, so
 //! both must agree on every input (the property tests check that against serde_json).
 //!
-//! Classification runs on AVX2 when the CPU has it (detected once at run time), else on SSE2
-//! (part of every x86_64), else on a portable table lookup. With AVX2 the whole scan of a line
-//! is one function compiled for it (and PCLMULQDQ, for the prefix XOR of the quotes), so that
-//! the cursor lives in registers, and a chunk's classification is one call compiled for them.
+//! Classification runs on AVX-512 (F and BW) or AVX2 when the CPU has it (detected once at run
+//! time), else on SSE2 (part of every x86_64), else on a portable table lookup. With AVX-512 or
+//! AVX2 the whole scan of a line is one function compiled for it (and PCLMULQDQ, for the prefix
+//! XOR of the quotes), so that the cursor lives in registers, and a chunk's classification is
+//! one call compiled for them.
 
 use super::{BitStack, GraphPath, Key, MAX_DEPTH, Span, TopFields, key_of, unescape};
 
 mod classify;
 
+pub(super) use classify::Classify;
+#[cfg(test)]
+pub(super) use classify::Masks;
 #[cfg(test)]
 pub(super) use classify::portable;
 #[cfg(not(target_arch = "x86_64"))]
 use classify::portable::Portable;
 #[cfg(target_arch = "x86_64")]
-pub(super) use classify::{Avx2, Sse2};
-pub(super) use classify::{Classify, Masks};
+pub(super) use classify::{Avx2, Avx512, Sse2};
 
 /// Whether `s` is one JSON object ("invalid" is all a false says); if it is, its fields are
 /// in `top`.
@@ -35,11 +38,14 @@ pub(super) use classify::{Classify, Masks};
 pub(super) fn scan(s: &[u8], top: &mut TopFields) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        match Avx2::detect() {
-            // SAFETY: an `Avx2` exists only when the CPU has the features the scan is compiled
-            // for.
-            Some(avx2) => unsafe { classify::scan_avx2(s, avx2, top) },
-            None => scan_into(s, Sse2, top),
+        // SAFETY: an `Avx512` or an `Avx2` exists only when the CPU has the features its scan
+        // is compiled for.
+        if let Some(avx512) = Avx512::detect() {
+            unsafe { classify::scan_avx512(s, avx512, top) }
+        } else if let Some(avx2) = Avx2::detect() {
+            unsafe { classify::scan_avx2(s, avx2, top) }
+        } else {
+            scan_into(s, Sse2, top)
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -423,29 +429,7 @@ impl<C: Classify> Lexer<C> {
     #[inline(always)]
     fn fill(&mut self, s: &[u8]) -> (u64, u64) {
         let base = self.next_block;
-        let rest = s.len() - base;
-        let (m, valid) = if let Some(block) = s[base..].first_chunk::<64>() {
-            (self.classify.classify(block), !0)
-        } else if let Some(tail) = s.last_chunk::<64>() {
-            // The last, short block of a long line: the line's last 64 bytes, shifted so that
-            // bit 0 is `base`; bits past the end come in as zero.
-            let m = self.classify.classify(tail);
-            let shift = 64 - rest;
-            let m = Masks {
-                quote: m.quote >> shift,
-                backslash: m.backslash >> shift,
-                op: m.op >> shift,
-                space: m.space >> shift,
-                low: m.low >> shift,
-                high: m.high >> shift,
-            };
-            (m, (1u64 << rest) - 1)
-        } else {
-            // A line shorter than a block: padded with spaces.
-            let mut block = [b' '; 64];
-            block[..rest].copy_from_slice(&s[base..]);
-            (self.classify.classify(&block), (1u64 << rest) - 1)
-        };
+        let (m, valid) = self.classify.classify_at(s, base);
         self.next_block = base + 64;
         let escaped = escaped_bytes(m.backslash, &mut self.escape_carry);
         let quote = m.quote & !escaped;

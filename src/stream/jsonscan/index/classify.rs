@@ -1,5 +1,8 @@
 //! Classification of a 64-byte block into the bit masks the structural index is built from:
-//! AVX2 when the CPU has it (asked once), SSE2 (part of every x86_64), or a portable table.
+//! AVX-512 or AVX2 when the CPU has it (asked once), SSE2 (part of every x86_64), or a portable
+//! table. Each reads a line's blocks in place ([`Classify::classify_at`]): the last one, short,
+//! is a shifted copy of the line's last 64 bytes, a padded copy of a short line, or (AVX-512)
+//! one masked load.
 
 use super::{Chunk, Lexer};
 
@@ -23,6 +26,35 @@ pub(in crate::stream::jsonscan) struct Masks {
 /// A way to classify a block.
 pub(in crate::stream::jsonscan) trait Classify: Copy {
     fn classify(self, block: &[u8; 64]) -> Masks;
+
+    /// The block of `s` at `base` (below `s.len()`), classified, and which of its 64 bits are
+    /// bytes of `s`: past the end of `s` reads as white space (a space is all the masks see).
+    #[inline(always)]
+    fn classify_at(self, s: &[u8], base: usize) -> (Masks, u64) {
+        let rest = s.len() - base;
+        if let Some(block) = s[base..].first_chunk::<64>() {
+            (self.classify(block), !0)
+        } else if let Some(tail) = s.last_chunk::<64>() {
+            // The last, short block of a long line: the line's last 64 bytes, shifted so that
+            // bit 0 is `base`; bits past the end come in as zero.
+            let m = self.classify(tail);
+            let shift = 64 - rest;
+            let m = Masks {
+                quote: m.quote >> shift,
+                backslash: m.backslash >> shift,
+                op: m.op >> shift,
+                space: m.space >> shift,
+                low: m.low >> shift,
+                high: m.high >> shift,
+            };
+            (m, (1u64 << rest) - 1)
+        } else {
+            // A line shorter than a block: padded with spaces.
+            let mut block = [b' '; 64];
+            block[..rest].copy_from_slice(&s[base..]);
+            (self.classify(&block), (1u64 << rest) - 1)
+        }
+    }
 
     /// Classify the lexer's next blocks into `chunk`. Out of line, once per chunk: inlined,
     /// the classification would be copied into every place the walk asks for a token (a
@@ -99,7 +131,7 @@ pub(in crate::stream::jsonscan) mod portable {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(in crate::stream::jsonscan) use x86::{Avx2, Sse2, scan_avx2};
+pub(in crate::stream::jsonscan) use x86::{Avx2, Avx512, Sse2, scan_avx2, scan_avx512};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -161,28 +193,46 @@ mod x86 {
     #[derive(Clone, Copy)]
     pub(in crate::stream::jsonscan) struct Avx2(());
 
-    /// 0: not asked yet, 1: no AVX2, 2: AVX2.
-    static AVX2: AtomicU8 = AtomicU8::new(0);
+    /// What the CPU offers, asked once: 0 not asked yet, else 1 + a [`Level`].
+    static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+    /// The instruction sets a scan can be compiled for, in order.
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    enum Level {
+        Sse2,
+        /// AVX2, with PCLMULQDQ, BMI1, BMI2 and POPCNT (every CPU with AVX2 has them; asked
+        /// all the same, since the whole scan is compiled for them).
+        Avx2,
+        /// AVX-512 F and BW on top of those.
+        Avx512,
+    }
+
+    fn level() -> Level {
+        let known = LEVEL.load(Ordering::Relaxed);
+        if known != 0 {
+            return [Level::Sse2, Level::Avx2, Level::Avx512][usize::from(known - 1)];
+        }
+        let avx2 = is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("pclmulqdq")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+            && is_x86_feature_detected!("popcnt");
+        let level = if !avx2 {
+            Level::Sse2
+        } else if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
+            Level::Avx512
+        } else {
+            Level::Avx2
+        };
+        LEVEL.store(1 + level as u8, Ordering::Relaxed);
+        level
+    }
 
     impl Avx2 {
         /// The proof that the CPU has AVX2, if it does (asked once, then cached).
         #[inline]
         pub(in crate::stream::jsonscan) fn detect() -> Option<Avx2> {
-            let known = match AVX2.load(Ordering::Relaxed) {
-                0 => {
-                    // Every CPU with AVX2 has these too; asked all the same, since the whole
-                    // scan is compiled for them.
-                    let yes = is_x86_feature_detected!("avx2")
-                        && is_x86_feature_detected!("pclmulqdq")
-                        && is_x86_feature_detected!("bmi1")
-                        && is_x86_feature_detected!("bmi2")
-                        && is_x86_feature_detected!("popcnt");
-                    AVX2.store(1 + u8::from(yes), Ordering::Relaxed);
-                    yes
-                }
-                v => v == 2,
-            };
-            known.then_some(Avx2(()))
+            (level() >= Level::Avx2).then_some(Avx2(()))
         }
     }
 
@@ -271,5 +321,110 @@ mod x86 {
         top: &mut TopFields,
     ) -> bool {
         scan_into(s, avx2, top)
+    }
+    /// AVX-512 (F and BW): a block is one 64-byte register, and each class one compare into a
+    /// mask register, which is the bit mask itself (AVX2 needs two halves, a byte-mask
+    /// extraction per half and a shift to join them). The last, short block of a line is one
+    /// masked load, the bytes past the end read as spaces: no shifting, no copy. A value exists
+    /// only when the CPU has AVX-512 F and BW, and AVX2 (with what `Avx2` asks for).
+    #[derive(Clone, Copy)]
+    pub(in crate::stream::jsonscan) struct Avx512(());
+
+    impl Avx512 {
+        /// The proof that the CPU has AVX-512 F and BW, if it does (asked once, then cached).
+        #[inline]
+        pub(in crate::stream::jsonscan) fn detect() -> Option<Avx512> {
+            (level() >= Level::Avx512).then_some(Avx512(()))
+        }
+
+        /// The masks of a register of 64 bytes.
+        ///
+        /// # Safety
+        /// The CPU must have AVX-512 F and BW (an `Avx512` proves it).
+        #[inline(always)]
+        unsafe fn masks(v: __m512i) -> Masks {
+            // SAFETY: the caller's.
+            unsafe {
+                let eq = |c: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
+                // '{' and '[' differ only in bit 0x20, as do '}' and ']'.
+                let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+                let op = _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(b'{' as i8))
+                    | _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(b'}' as i8))
+                    | eq(b':')
+                    | eq(b',');
+                Masks {
+                    quote: eq(b'"'),
+                    backslash: eq(b'\\'),
+                    op,
+                    space: eq(b' '),
+                    // Signed: 0x80..=0xFF are negative, so they are "below 0x20" too.
+                    low: _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(0x20)),
+                    high: _mm512_movepi8_mask(v),
+                }
+            }
+        }
+    }
+
+    impl Classify for Avx512 {
+        #[inline(always)]
+        fn classify(self, block: &[u8; 64]) -> Masks {
+            // SAFETY: an `Avx512` exists only when the CPU has AVX-512 F and BW; the load reads
+            // the 64 bytes of the array.
+            unsafe { Self::masks(_mm512_loadu_si512(block.as_ptr().cast())) }
+        }
+
+        #[inline(always)]
+        fn classify_at(self, s: &[u8], base: usize) -> (Masks, u64) {
+            let rest = s.len() - base;
+            let valid = if rest >= 64 { !0 } else { (1u64 << rest) - 1 };
+            // SAFETY: an `Avx512` exists only when the CPU has AVX-512 F and BW. `base` is
+            // below `s.len()`, so the address is in `s`; the load reads only the bytes whose
+            // bit is set in `valid`, those of `s` (a masked load neither reads nor faults on
+            // the others; they take the value of the spaces given).
+            unsafe {
+                let v = _mm512_mask_loadu_epi8(
+                    _mm512_set1_epi8(b' ' as i8),
+                    valid,
+                    s.as_ptr().add(base).cast(),
+                );
+                (Self::masks(v), valid)
+            }
+        }
+
+        #[inline(always)]
+        fn refill(lex: &mut Lexer<Self>, s: &[u8], chunk: &mut Chunk) {
+            // SAFETY: an `Avx512` exists only when the CPU has the features the function is
+            // compiled for.
+            unsafe { refill_avx512(lex, s, chunk) }
+        }
+
+        #[inline(always)]
+        fn prefix_xor(self, x: u64) -> u64 {
+            // SAFETY: an `Avx512` exists only when the CPU has what `Avx2` asks for.
+            Avx2(()).prefix_xor(x)
+        }
+    }
+
+    /// [`Lexer::fill_chunk`] compiled for AVX-512, so that the classification inlines into it.
+    ///
+    /// # Safety
+    /// The CPU must have the features `Avx512::detect` asks for.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,pclmulqdq,bmi1,bmi2,popcnt")]
+    #[inline(never)]
+    unsafe fn refill_avx512(lex: &mut Lexer<Avx512>, s: &[u8], chunk: &mut Chunk) {
+        lex.fill_chunk(s, chunk)
+    }
+
+    /// A whole line scanned with AVX-512, as [`scan_avx2`] is with AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have the features `Avx512::detect` asks for.
+    #[target_feature(enable = "avx512f,avx512bw,avx2,pclmulqdq,bmi1,bmi2,popcnt")]
+    pub(in crate::stream::jsonscan) unsafe fn scan_avx512(
+        s: &[u8],
+        avx512: Avx512,
+        top: &mut TopFields,
+    ) -> bool {
+        scan_into(s, avx512, top)
     }
 }

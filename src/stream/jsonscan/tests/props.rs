@@ -363,6 +363,9 @@ fn check(line: &[u8], case: &str) -> bool {
         if let Some(avx2) = index::Avx2::detect() {
             assert_eq!(index::scan_with(line, avx2), fields, "avx2, {}", show());
         }
+        if let Some(avx512) = index::Avx512::detect() {
+            assert_eq!(index::scan_with(line, avx512), fields, "avx512, {}", show());
+        }
     }
     let precise = precise::scan_whole(line, |p| p.object());
     assert_eq!(precise, reference, "byte scanner, {}", show());
@@ -446,6 +449,9 @@ fn simd_classification_matches_the_portable_table() {
             if let Some(avx2) = index::Avx2::detect() {
                 assert_eq!(avx2.classify(&block), want, "{block:?}");
             }
+            if let Some(avx512) = index::Avx512::detect() {
+                assert_eq!(avx512.classify(&block), want, "{block:?}");
+            }
         }
         assert_eq!(want.low & !want.high, {
             let mut control = 0u64;
@@ -454,6 +460,58 @@ fn simd_classification_matches_the_portable_table() {
             }
             control
         });
+    }
+}
+
+/// A line's blocks as each classification reads them in place (the last one short, past the
+/// end white space): what the masked load of AVX-512 gives is what the shifted or padded copy
+/// of the others gives, for every length and every block, up to the space bits past the end
+/// (where `valid` says no byte is).
+#[test]
+fn blocks_read_in_place_match_at_every_length() {
+    let mut rng = Rng(13);
+    for len in 1..=200 {
+        for _ in 0..20 {
+            let line: Vec<u8> = (0..len)
+                .map(|_| {
+                    if rng.percent(50) {
+                        rng.pick(BYTES)
+                    } else {
+                        rng.next() as u8
+                    }
+                })
+                .collect();
+            for base in (0..len).step_by(64) {
+                let (want, valid) = Portable.classify_at(&line, base);
+                let inside = |(mut m, v): (index::Masks, u64)| {
+                    m.space &= v;
+                    (m, v)
+                };
+                assert_eq!(
+                    valid,
+                    if len - base >= 64 {
+                        !0
+                    } else {
+                        (1 << (len - base)) - 1
+                    }
+                );
+                let want = inside((want, valid));
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert_eq!(
+                        inside(index::Sse2.classify_at(&line, base)),
+                        want,
+                        "{line:?}"
+                    );
+                    if let Some(avx2) = index::Avx2::detect() {
+                        assert_eq!(inside(avx2.classify_at(&line, base)), want, "{line:?}");
+                    }
+                    if let Some(avx512) = index::Avx512::detect() {
+                        assert_eq!(inside(avx512.classify_at(&line, base)), want, "{line:?}");
+                    }
+                }
+            }
+        }
     }
 }
 
