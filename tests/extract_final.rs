@@ -91,6 +91,38 @@ fn json_and_yaml_print_the_whole_message() {
         ));
 }
 
+/// A number beyond f64 is valid JSON that serde cannot hold: only the field that holds it is
+/// left out of `-o json`, with a warning naming it; the message's other fields stay.
+#[test]
+fn json_leaves_out_only_a_field_with_a_number_beyond_f64_and_says_so() {
+    let line = r#"{"id":"m1","role":"assistant","content":"ok","isDelta":false,"graphPath":["final"],"sort":7,"usage":{"x":1e400},"extra":"kept"}"#;
+    let out = analyst()
+        .args(["extract-final", "-o", "json"])
+        .write_stdin(format!("{line}\n"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "stdin: left out of the message: usage (a number beyond the range",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"id":"m1","role":"assistant","content":"ok","isDelta":false,
+            "graphPath":["final"],"sort":7,"extra":"kept"})
+    );
+    // Text shows the answer and has nothing to leave out.
+    analyst()
+        .args(["extract-final"])
+        .write_stdin(format!("{line}\n"))
+        .assert()
+        .success()
+        .stdout("ok\n")
+        .stderr("");
+}
+
 #[test]
 fn a_truncated_stream_is_rebuilt_from_chunks_with_a_warning() {
     let truncated = stream(&[CUTOFF, USER, D1, D2]) + &DONE[..40];

@@ -85,6 +85,12 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
                 "{name}: the final answer is incomplete: its complete frame never arrived, so the text was rebuilt from its chunks"
             ));
         }
+        if format != Format::Text && !answer.left_out.is_empty() {
+            warn(format!(
+                "{name}: left out of the message: {} (a number beyond the range of a 64-bit float, which this output cannot hold)",
+                answer.left_out.join(", ")
+            ));
+        }
         if answer.from_fallback {
             warn(format!(
                 "{name}: no final frame; using the last complete assistant message (--fallback)"

@@ -33,6 +33,9 @@ pub struct Answer {
     pub from_fallback: bool,
     /// Taken from a state read's `__state__` after a reconnection.
     pub from_state: bool,
+    /// Top-level fields of the message left out of `message`: their values hold a number
+    /// beyond the range of a 64-bit float, which is valid JSON but has no `Value`.
+    pub left_out: Vec<String>,
 }
 
 /// How many final messages may be unfinished (chunks without their complete frame) at once
@@ -268,7 +271,7 @@ impl FinalTracker {
             return Some(answer);
         }
         if let Some(last) = &self.final_frame {
-            let mut message = parse_message(&last.raw);
+            let (mut message, left_out) = parse_message(&last.raw);
             let text = if last.delta {
                 let escaped = self.chunks.get(&last.id).unwrap_or_default();
                 let rebuilt = unescape_chunks(escaped);
@@ -283,16 +286,18 @@ impl FinalTracker {
                 incomplete: last.delta,
                 from_fallback: false,
                 from_state: false,
+                left_out,
             });
         }
         let last = self.fallback_frame.as_ref()?;
-        let message = parse_message(&last.raw);
+        let (message, left_out) = parse_message(&last.raw);
         Some(Answer {
             text: content_text(&message),
             message,
             incomplete: false,
             from_fallback: true,
             from_state: false,
+            left_out,
         })
     }
 
@@ -303,7 +308,7 @@ impl FinalTracker {
         if *cutoffs_before < 2 {
             return None;
         }
-        let frame = parse_message(raw);
+        let (frame, _) = parse_message(raw);
         let text = crate::protocol::thread::last_answer(frame.get("state")?)?;
         let message = serde_json::json!({
             "role": "assistant",
@@ -317,6 +322,7 @@ impl FinalTracker {
             incomplete: false,
             from_fallback: false,
             from_state: true,
+            left_out: Vec::new(),
         })
     }
 }
@@ -331,59 +337,85 @@ fn has_text(line: &[u8], content: Option<Field>) -> bool {
         Some(Field::Str(span)) if !span.escaped => !line[span.start..span.end]
             .iter()
             .all(u8::is_ascii_whitespace),
-        Some(Field::Str(span)) => {
-            jsonscan::unescape(line, span).is_some_and(|t| !t.trim().is_empty())
-        }
+        // Escapes resolved, a lone surrogate (valid JSON, refused by serde) as U+FFFD: a
+        // message is not passed over for one.
+        Some(Field::Str(span)) => !unescape_chunks(&line[span.start..span.end])
+            .trim()
+            .is_empty(),
         Some(Field::Raw(..)) => true,
         None => false,
     }
 }
 
-/// Parse a remembered line. A lone surrogate escape (which a server that chunks UTF-16 text
-/// can send, and serde refuses) becomes U+FFFD. A line serde still refuses (a number beyond
-/// f64, say) is valid JSON all the same: its id, role, content and graphPath are taken from the
-/// scanner's spans rather than losing the answer.
-fn parse_message(raw: &[u8]) -> Value {
+/// Parse a remembered line, with the names of the top-level fields left out. A lone surrogate
+/// escape (which a server that chunks UTF-16 text can send, and serde refuses) becomes U+FFFD.
+/// A line serde still refuses (a number beyond f64, say) is valid JSON all the same: its
+/// fields are read one by one, and only those whose value holds such a number are left out.
+fn parse_message(raw: &[u8]) -> (Value, Vec<String>) {
     let text = std::str::from_utf8(raw).unwrap_or_default();
-    serde_json::from_slice(raw)
-        .or_else(|_| serde_json::from_str(&replace_lone_surrogates(text)))
-        .unwrap_or_else(|_| salvage(raw))
+    match serde_json::from_slice(raw).or_else(|_| parse_repaired(text)) {
+        Ok(message) => (message, Vec::new()),
+        Err(_) => field_by_field(text),
+    }
 }
 
-/// The rule's fields of a line that serde cannot read, from the scanner's spans.
-fn salvage(raw: &[u8]) -> Value {
+/// JSON text with its lone surrogate escapes made U+FFFD, parsed.
+fn parse_repaired(text: &str) -> serde_json::Result<Value> {
+    serde_json::from_str(&replace_lone_surrogates(text))
+}
+
+/// The top-level fields of an object serde cannot read whole, each read on its own (in order;
+/// a repeated key's last value counts, as in serde); the names of those it cannot read either.
+fn field_by_field(text: &str) -> (Value, Vec<String>) {
     let mut message = serde_json::Map::new();
-    let Ok(top) = jsonscan::scan_frame(raw) else {
-        return Value::Object(message);
+    let mut left_out = Vec::new();
+    let read = serde_json::from_str::<RawFields>(text)
+        .or_else(|_| serde_json::from_str(&replace_lone_surrogates(text)));
+    let Ok(RawFields(fields)) = read else {
+        return (Value::Object(message), left_out);
     };
-    let field = |f: Option<Field>| match f {
-        Some(Field::Str(span)) => Some(Value::String(
-            jsonscan::unescape(raw, span)
-                .unwrap_or_else(|| unescape_chunks(&raw[span.start..span.end])),
-        )),
-        Some(Field::Raw(a, b)) => Some(Value::String(
-            String::from_utf8_lossy(&raw[a..b]).into_owned(),
-        )),
-        None => None,
-    };
-    for (key, value) in [
-        ("id", field(top.id)),
-        ("role", field(top.role)),
-        ("content", field(top.content)),
-    ] {
-        if let Some(v) = value {
-            message.insert(key.to_owned(), v);
+    for (key, raw) in fields {
+        match serde_json::from_str(raw.get()).or_else(|_| parse_repaired(raw.get())) {
+            Ok(value) => {
+                left_out.retain(|k| *k != key);
+                message.insert(key, value);
+            }
+            Err(_) => {
+                message.remove(&key);
+                if !left_out.contains(&key) {
+                    left_out.push(key);
+                }
+            }
         }
     }
-    message.insert("isDelta".to_owned(), Value::Bool(top.is_delta));
-    if let Some(path) = top.graph_path {
-        let head = path.head.and_then(|span| jsonscan::unescape(raw, span));
-        message.insert(
-            "graphPath".to_owned(),
-            Value::Array(head.into_iter().map(Value::String).collect()),
-        );
+    (Value::Object(message), left_out)
+}
+
+/// An object's top-level fields as raw JSON text, in order: reading a value as raw text skips
+/// its numbers without converting them, so one beyond f64 is no error here.
+struct RawFields(Vec<(String, Box<serde_json::value::RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for RawFields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = RawFields;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawFields, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    fields.push(entry);
+                }
+                Ok(RawFields(fields))
+            }
+        }
+        d.deserialize_map(Fields)
     }
-    Value::Object(message)
 }
 
 /// The hex value of a `\uXXXX` escape starting at `i`, if there is one.
@@ -456,6 +488,7 @@ pub fn content_text(message: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn run(lines: &[&str], fallback: bool) -> Option<Answer> {
         let mut t = FinalTracker::new(fallback);
@@ -463,6 +496,42 @@ mod tests {
             t.observe(l.as_bytes()).unwrap();
         }
         t.answer()
+    }
+
+    /// A lone surrogate escape is valid JSON (serde refuses it): the newest message with one
+    /// is still the fallback's answer, not an older one, nor none.
+    #[test]
+    fn the_fallback_takes_a_message_with_a_lone_surrogate() {
+        let older = r#"{"id":"a","role":"assistant","content":"older answer","isDelta":false}"#;
+        let newest = r#"{"id":"b","role":"assistant","content":"newest \ud83d","isDelta":false}"#;
+        let answer = run(&[older, newest], true).unwrap();
+        assert_eq!(answer.text, "newest \u{FFFD}");
+        let alone = r#"{"role":"assistant","content":"a\ud800","isDelta":false}"#;
+        assert_eq!(run(&[alone], true).unwrap().text, "a\u{FFFD}");
+        // Escapes of white space only are still no text.
+        let blank = r#"{"id":"c","role":"assistant","content":"\n\t ","isDelta":false}"#;
+        assert_eq!(run(&[older, blank], true).unwrap().text, "older answer");
+    }
+
+    /// A field whose value holds a number beyond f64 is left out and named; the others stay,
+    /// in order, a repeated key's last value counting.
+    #[test]
+    fn only_fields_with_a_number_beyond_f64_are_left_out() {
+        let line = r#"{"id":"m","role":"assistant","content":"x \ud83d","isDelta":false,"graphPath":["final"],"big":[1e400],"sort":7,"id":"m2","big":1}"#;
+        let answer = run(&[line], false).unwrap();
+        assert_eq!(answer.text, "x \u{FFFD}");
+        assert_eq!(
+            answer.message,
+            json!({"id":"m2","role":"assistant","content":"x \u{FFFD}","isDelta":false,
+                "graphPath":["final"],"sort":7,"big":1})
+        );
+        assert!(answer.left_out.is_empty(), "{:?}", answer.left_out);
+        let line = r#"{"id":"m","role":"assistant","content":"y","graphPath":["final"],"n":-1e999,"sort":7}"#;
+        let answer = run(&[line], false).unwrap();
+        assert_eq!(answer.left_out, ["n"]);
+        assert_eq!(answer.message["sort"], 7);
+        assert_eq!(answer.message["content"], "y");
+        assert!(answer.message.get("n").is_none());
     }
 
     const D1: &str =
