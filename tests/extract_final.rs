@@ -165,10 +165,19 @@ fn no_final_answer_exits_7_and_fallback_is_opt_in() {
         .code(7);
     analyst()
         .arg("extract-final")
-        .write_stdin("\n\n  \n")
+        .write_stdin("\n\n  \n\t\r\n")
         .assert()
         .code(7)
         .stderr(predicate::str::contains("malformed").not());
+    // A form feed (or a vertical tab) is no JSON white space: such a line is malformed.
+    analyst()
+        .arg("extract-final")
+        .write_stdin(format!("\x0c\n \x0c\r\n\x0b\n{}", full()))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "stdin: skipped 3 malformed lines; the first, line 1:",
+        ));
 }
 
 #[test]

@@ -23,9 +23,12 @@ pub struct Line<'a> {
 }
 
 impl Line<'_> {
-    /// Whether the line holds only white space (such lines are not frames).
+    /// Whether the line holds only JSON's white space (space, tab, CR, LF): such lines are not
+    /// frames. A form feed is no JSON white space, so a line of one is malformed.
     pub fn is_blank(&self) -> bool {
-        self.text.iter().all(u8::is_ascii_whitespace)
+        self.text
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
     }
 }
 
