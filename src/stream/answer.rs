@@ -353,15 +353,16 @@ fn has_text(line: &[u8], content: Option<Field>) -> bool {
 /// fields are read one by one, and only those whose value holds such a number are left out.
 fn parse_message(raw: &[u8]) -> (Value, Vec<String>) {
     let text = std::str::from_utf8(raw).unwrap_or_default();
-    match serde_json::from_slice(raw).or_else(|_| parse_repaired(text)) {
+    match parse_lenient(text) {
         Ok(message) => (message, Vec::new()),
         Err(_) => field_by_field(text),
     }
 }
 
-/// JSON text with its lone surrogate escapes made U+FFFD, parsed.
-fn parse_repaired(text: &str) -> serde_json::Result<Value> {
-    serde_json::from_str(&replace_lone_surrogates(text))
+/// JSON text parsed, and if serde refuses it, parsed again with its lone surrogate escapes
+/// made U+FFFD (the copy is made only then).
+fn parse_lenient<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    serde_json::from_str(text).or_else(|_| serde_json::from_str(&replace_lone_surrogates(text)))
 }
 
 /// The top-level fields of an object serde cannot read whole, each read on its own (in order;
@@ -369,19 +370,18 @@ fn parse_repaired(text: &str) -> serde_json::Result<Value> {
 fn field_by_field(text: &str) -> (Value, Vec<String>) {
     let mut message = serde_json::Map::new();
     let mut left_out = Vec::new();
-    let read = serde_json::from_str::<RawFields>(text)
-        .or_else(|_| serde_json::from_str(&replace_lone_surrogates(text)));
-    let Ok(RawFields(fields)) = read else {
+    let Ok(RawFields(fields)) = parse_lenient(text) else {
         return (Value::Object(message), left_out);
     };
     for (key, raw) in fields {
-        match serde_json::from_str(raw.get()).or_else(|_| parse_repaired(raw.get())) {
+        match parse_lenient(raw.get()) {
             Ok(value) => {
                 left_out.retain(|k| *k != key);
                 message.insert(key, value);
             }
             Err(_) => {
-                message.remove(&key);
+                // Not `remove`, which moves the last field into the gap (preserve_order).
+                message.shift_remove(&key);
                 if !left_out.contains(&key) {
                     left_out.push(key);
                 }
@@ -460,10 +460,7 @@ fn unescape_chunks(escaped: &[u8]) -> String {
     quoted.push(b'"');
     quoted.extend_from_slice(escaped);
     quoted.push(b'"');
-    serde_json::from_slice(&quoted)
-        .or_else(|_| {
-            serde_json::from_str(&replace_lone_surrogates(&String::from_utf8_lossy(&quoted)))
-        })
+    parse_lenient(&String::from_utf8_lossy(&quoted))
         .unwrap_or_else(|_| String::from_utf8_lossy(escaped).into_owned())
 }
 
