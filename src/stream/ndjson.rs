@@ -55,6 +55,8 @@ pub struct Framer {
     lines: u64,
     /// Inside a line that passed the bound: drop bytes until its end.
     skipping: bool,
+    /// The first line is the input's first, where a byte-order mark is dropped.
+    at_input_start: bool,
 }
 
 impl Framer {
@@ -65,6 +67,17 @@ impl Framer {
             pending: Vec::new(),
             lines: 0,
             skipping: false,
+            at_input_start: true,
+        }
+    }
+
+    /// A framer for bytes that start at a line start inside an input (a block of a file): its
+    /// first line is not the input's, so a byte-order mark there is no mark but a malformed
+    /// line's first bytes, as a sequential read would see it.
+    pub fn inside_input(max_line: usize) -> Framer {
+        Framer {
+            at_input_start: false,
+            ..Framer::new(max_line)
         }
     }
 
@@ -188,7 +201,7 @@ impl Framer {
         self.lines += 1;
         let mut text = raw.strip_suffix(b"\n").unwrap_or(raw);
         text = text.strip_suffix(b"\r").unwrap_or(text);
-        if self.lines == 1 {
+        if self.lines == 1 && self.at_input_start {
             // A UTF-8 byte-order mark, as some editors write, is not part of the first line.
             text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
         }

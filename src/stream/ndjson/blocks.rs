@@ -136,7 +136,11 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
     mut state: S,
     fold: &F,
 ) -> std::io::Result<Block<S>> {
-    let mut framer = Framer::new(max_line);
+    let mut framer = if start == 0 {
+        Framer::new(max_line)
+    } else {
+        Framer::inside_input(max_line)
+    };
     let mut on = |e: Event<'_>| -> Result<(), std::convert::Infallible> {
         fold(&mut state, e);
         Ok(())
@@ -437,6 +441,31 @@ mod tests {
             );
         }
         assert!(lines_by_blocks(b"", 4, 2, 10).is_empty());
+    }
+
+    #[test]
+    fn only_the_files_first_line_drops_a_byte_order_mark() {
+        // A mark at the start of a later line is that line's bytes, whichever block the line
+        // opens: every block size gives what a sequential read frames.
+        let content = b"\xEF\xBB\xBFone\ntwo\n\xEF\xBB\xBFthree\n";
+        let mut sequential = Vec::new();
+        super::super::read_lines(&content[..], 100, &mut |e| {
+            if let Event::Line(l) = e {
+                let text = String::from_utf8_lossy(l.text);
+                sequential.push(format!("{}:{text}", l.number));
+            }
+            Ok::<_, ()>(())
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(sequential, ["1:one", "2:two", "3:\u{FEFF}three"]);
+        for block in 1..=content.len() as u64 {
+            assert_eq!(
+                lines_by_blocks(content, block, 2, 100),
+                sequential,
+                "block {block}"
+            );
+        }
     }
 
     #[test]
