@@ -421,6 +421,56 @@ fn large_files_scanned_in_parallel_blocks_agree_with_stdin() {
 }
 
 #[test]
+fn more_unfinished_messages_than_the_bound_give_the_answer_one_pass_gives() {
+    // One pass drops the gathered chunks when a 65th unfinished final message opens. Here
+    // message Z and 30 others open before the first 4 MiB block boundary, Z again and 40
+    // others after it, then Z's last chunk: one pass drops Z's first two chunks in the second
+    // block, which the blocks scanned apart cannot see; the file must give stdin's answer.
+    let delta = |id: &str, text: &str| {
+        format!(
+            r#"{{"id":"{id}","role":"assistant","content":"{text}","isDelta":true,"graphPath":["final"]}}"#
+        ) + "\n"
+    };
+    let pad = r#"{"id":"p","role":"assistant","content":"","thinking":"padding words here","isDelta":true,"graphPath":["data_analyst_agent"]}"#;
+    let boundary = 4 << 20;
+    let mut content = String::new();
+    while content.len() < boundary - 20_000 {
+        content.push_str(pad);
+        content.push('\n');
+    }
+    content.push_str(&delta("Z", "<Z1>"));
+    for i in 0..30 {
+        content.push_str(&delta(&format!("a{i}"), "<a>"));
+    }
+    while content.len() < boundary + 100 {
+        content.push_str(pad);
+        content.push('\n');
+    }
+    content.push_str(&delta("Z", "<Z2>"));
+    for i in 0..40 {
+        content.push_str(&delta(&format!("b{i}"), "<b>"));
+    }
+    content.push_str(&delta("Z", "<Z3>"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "many.ndjson", &content);
+    let warning = "the final answer is incomplete";
+    analyst()
+        .arg("extract-final")
+        .write_stdin(content.clone())
+        .assert()
+        .success()
+        .stdout("<Z3>\n")
+        .stderr(predicate::str::contains(warning));
+    analyst()
+        .arg("extract-final")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("<Z3>\n")
+        .stderr(predicate::str::contains(warning));
+}
+
+#[test]
 fn pipes_and_devices_named_as_files_are_read_as_streams() {
     analyst()
         .args(["extract-final", "/dev/stdin"])

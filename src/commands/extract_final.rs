@@ -10,7 +10,7 @@ use crate::stream::ndjson::{self, Event};
 use crate::term::warn;
 use anyhow::Result;
 use serde_json::{Value, json};
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::Path;
 
 /// The first malformed line of an input, and how many there were.
@@ -243,10 +243,16 @@ fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Resu
         true
     })
     .map_err(|e| read_error(name, e))?;
-    Ok(match failed {
-        Some(e) => Err(e),
-        None => Ok(total.finish()),
-    })
+    if let Some(e) = failed {
+        return Ok(Err(e));
+    }
+    if !total.tracker.merged_exactly() {
+        // Rare (see `merged_exactly`): one pass is the rule's own answer.
+        let mut file = file;
+        file.rewind().map_err(|e| read_error(name, e))?;
+        return scan_stream(file, name, fallback, strict);
+    }
+    Ok(Ok(total.finish()))
 }
 
 /// Scan a stream sequentially; with `strict`, stop at the first malformed line.

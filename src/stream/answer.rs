@@ -69,6 +69,9 @@ pub struct FinalTracker {
     /// The last `__state__` line, with the number of `__cutoff__` frames before it (counted
     /// from this tracker's start: a block's count is completed by [`FinalTracker::merge`]).
     state: Option<(Vec<u8>, u32)>,
+    /// A merge may have given another answer than one pass: see
+    /// [`FinalTracker::merged_exactly`].
+    inexact: bool,
 }
 
 /// Final messages still arriving in chunks: (raw id, escaped content so far), the newest last.
@@ -81,6 +84,8 @@ struct OpenMessages {
     /// one message after another, and reusing their room spares an allocation and the growth
     /// of each (a few percent of `extract-final`).
     spare: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The most messages open at once so far.
+    peak: usize,
 }
 
 /// How many completed messages' buffers are kept, and the largest content buffer kept.
@@ -109,6 +114,7 @@ impl OpenMessages {
                 let (mut key, content) = self.spare.pop().unwrap_or_default();
                 key.extend_from_slice(id);
                 self.open.push((key, content));
+                self.peak = self.peak.max(self.open.len());
                 self.open.len() - 1
             }
         };
@@ -185,6 +191,12 @@ impl FinalTracker {
     /// Fold in the tracker of the block that follows everything this one has seen: the result
     /// is what one tracker fed both inputs in order would hold.
     pub fn merge(&mut self, later: FinalTracker) {
+        // One pass drops the chunks when a message opens with MAX_OPEN_MESSAGES open, which
+        // happens in the later block only if the messages open here and the most it had open
+        // of its own could reach the bound; a block cannot know where one pass would do it.
+        if later.inexact || self.chunks.open.len() + later.chunks.peak >= MAX_OPEN_MESSAGES {
+            self.inexact = true;
+        }
         for id in later.completed.into_iter().flatten() {
             self.chunks.remove(&id);
         }
@@ -255,6 +267,15 @@ impl FinalTracker {
         } else if self.fallback && !top.is_delta && !top.tool_call && has_text(line, top.content) {
             remember(&mut self.fallback_frame, line, id, false);
         }
+    }
+
+    /// Whether the merges gave what one pass over the same lines gives. They may not when
+    /// [`MAX_OPEN_MESSAGES`] final messages could have been unfinished at once: one pass then
+    /// drops the chunks gathered so far at the line where it reaches the bound, which blocks
+    /// scanned apart cannot see. The caller must then read the input in one pass (such input
+    /// is broken or hostile: a real stream finishes one message before the next).
+    pub fn merged_exactly(&self) -> bool {
+        !self.inexact
     }
 
     /// Whether a complete (non-delta) final frame has arrived.
@@ -636,6 +657,49 @@ mod tests {
                 assert_eq!(acc.answer(), whole, "split at {split} of {lines:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_merge_that_could_reach_the_open_message_bound_says_it_is_not_exact() {
+        let delta = |id: &str| {
+            format!(
+                r#"{{"id":"{id}","role":"assistant","content":"<{id}>","isDelta":true,"graphPath":["final"]}}"#
+            )
+        };
+        // Z and 30 others open in the first block; in the second, Z again, 40 others, Z last.
+        // One pass reaches 64 open messages in the second block and drops Z's first chunks.
+        let first: Vec<String> = std::iter::once(delta("Z"))
+            .chain((0..30).map(|i| delta(&format!("a{i}"))))
+            .collect();
+        let second: Vec<String> = std::iter::once(delta("Z"))
+            .chain((0..40).map(|i| delta(&format!("b{i}"))))
+            .chain(std::iter::once(delta("Z")))
+            .collect();
+        let merged = |first: &[String], second: &[String]| {
+            let mut acc = FinalTracker::new(false);
+            for part in [first, second] {
+                let mut block = FinalTracker::for_block(false);
+                for l in part {
+                    block.observe(l.as_bytes()).unwrap();
+                }
+                acc.merge(block);
+            }
+            acc
+        };
+        let all: Vec<&str> = first.iter().chain(&second).map(String::as_str).collect();
+        let one_pass = run(&all, false).unwrap();
+        assert_eq!(content_text(&one_pass.message), "<Z>");
+        let acc = merged(&first, &second);
+        assert!(!acc.merged_exactly());
+        // Well inside the bound, a merge is exact and says so.
+        let acc = merged(&first[..10], &second[..10]);
+        assert!(acc.merged_exactly());
+        let few: Vec<&str> = first[..10]
+            .iter()
+            .chain(&second[..10])
+            .map(String::as_str)
+            .collect();
+        assert_eq!(acc.answer(), run(&few, false));
     }
 
     #[test]
