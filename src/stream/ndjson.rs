@@ -7,6 +7,9 @@
 
 use std::io::Read;
 
+/// A UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// The default bound on one line: generous for real streams, small enough to stay safe.
 pub const DEFAULT_MAX_LINE: usize = 64 * 1024 * 1024;
 
@@ -179,9 +182,15 @@ impl Framer {
         }
         let content_len =
             self.pending.len() + part.len() - usize::from(part.last() == Some(&b'\n'));
-        // One byte of slack for a `\r` that may turn out to be the terminator; the exact check
-        // happens when the line is complete.
-        if content_len > self.max + 1 {
+        // Slack for a `\r` that may turn out to be the terminator, and on the input's first
+        // line for a byte-order mark, which is no part of the line; the exact check happens
+        // when the line is complete.
+        let slack = if self.lines == 0 && self.at_input_start {
+            1 + BOM.len()
+        } else {
+            1
+        };
+        if content_len > self.max + slack {
             self.pending = Vec::new();
             self.skipping = true;
             return on(Event::TooLong {
@@ -203,7 +212,7 @@ impl Framer {
         text = text.strip_suffix(b"\r").unwrap_or(text);
         if self.lines == 1 && self.at_input_start {
             // A UTF-8 byte-order mark, as some editors write, is not part of the first line.
-            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            text = text.strip_prefix(BOM).unwrap_or(text);
         }
         if text.len() > self.max {
             return on(Event::TooLong {
@@ -294,7 +303,8 @@ mod tests {
         let mut on = |e: Event<'_>| -> Result<(), ()> {
             out.push(match e {
                 Event::Line(l) => {
-                    assert!(l.raw.starts_with(l.text));
+                    let after_mark = l.raw.strip_prefix(BOM).unwrap_or(l.raw);
+                    assert!(l.raw.starts_with(l.text) || after_mark.starts_with(l.text));
                     format!("{}:{}", l.number, String::from_utf8_lossy(l.text))
                 }
                 Event::TooLong { number, .. } => format!("!{number}"),
@@ -332,6 +342,20 @@ mod tests {
         }
         // Exactly at the bound is fine, CR excluded.
         assert_eq!(frame(b"12345\r\n", 3, 5), ["1:12345"]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_count_toward_the_bound() {
+        // Dropped from the input's first line, the mark is no part of it, however the line
+        // arrives; on a later line its bytes are the line's own.
+        let input = b"\xEF\xBB\xBF12345\r\n\xEF\xBB\xBF123\n";
+        for step in 1..=input.len() {
+            assert_eq!(frame(input, step, 5), ["1:12345", "!2"], "step {step}");
+        }
+        let over = b"\xEF\xBB\xBF123456\n";
+        for step in 1..=over.len() {
+            assert_eq!(frame(over, step, 5), ["!1"], "step {step}");
+        }
     }
 
     #[test]
