@@ -471,6 +471,35 @@ fn more_unfinished_messages_than_the_bound_give_the_answer_one_pass_gives() {
 }
 
 #[test]
+fn saved_runs_joined_give_the_last_runs_answer_here_and_in_replay() {
+    // `cat run1.ndjson run2.ndjson`: the second run numbers its frames from the start again.
+    let run = |n: u32, text: &str| {
+        [
+            r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c1","isStreaming":true}}"#.to_owned(),
+            format!(r#"{{"id":"{n}-message","sort":1,"role":"user","content":"q{n}","isDelta":false}}"#),
+            format!(r#"{{"id":"{n}-final","sort":2,"role":"assistant","content":"{text}","isDelta":false,"graphPath":["final"]}}"#),
+            r#"{"id":"__state__","sort":3,"state":{"chatId":"c1","isStreaming":false}}"#.to_owned(),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "runs.ndjson", run(1, "First.") + &run(2, "Second."));
+    analyst()
+        .arg("extract-final")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("Second.\n");
+    analyst()
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("Second.\n");
+}
+
+#[test]
 fn pipes_and_devices_named_as_files_are_read_as_streams() {
     analyst()
         .args(["extract-final", "/dev/stdin"])

@@ -265,6 +265,17 @@ impl Tracker {
             self.held_cutoff = Some(raw.to_vec());
             return None;
         }
+        if self.cutoff_seen && self.ended {
+            // A saved stream that goes on past its end (`__state__` or `__usage__`): another
+            // run saved after it (files joined with `cat`, a session's turns). Its frames are
+            // new, numbered from the start again; it is no reconnection, and what follows is
+            // read as that run, whose end is still to come.
+            self.shown_sort = None;
+            self.resumed = false;
+            self.state_read = false;
+            self.ended = false;
+            return Some(false);
+        }
         if self.cutoff_seen {
             // In a saved stream, a second `__cutoff__` marks a reconnection: a state read
             // of a finished turn (`isStreaming: false`; its lines are all shown, since
@@ -565,6 +576,33 @@ mod tests {
     }
 
     const STATE: &str = r#"{"id":"__state__","sort":1,"state":{"messages":[{"role":"assistant","content":"Done."}]}}"#;
+
+    #[test]
+    fn a_saved_stream_that_goes_on_past_its_end_is_another_run_not_a_resume() {
+        // Two saved runs joined: the second's frames are numbered from the start again, and
+        // its answer is the stream's, as `extract-final` reads it.
+        let done = r#"{"id":"m","sort":3,"role":"assistant","content":"First.","isDelta":false,"graphPath":["final"]}"#;
+        let end = r#"{"id":"__state__","sort":4,"state":{"messages":[]}}"#;
+        let second = r#"{"id":"n","sort":1,"role":"assistant","content":"Second.","isDelta":false,"graphPath":["final"]}"#;
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        t.source(Source::File("runs.ndjson".into()));
+        for l in [CUT, D1, done, end, CUT, second] {
+            feed(&mut t, &mut s, l);
+        }
+        assert_eq!(s.shown, [CUT, D1, done, end, CUT, second]);
+        assert_eq!(t.final_text(), Some(("Second.".into(), false)));
+        // The second run has not ended yet: a replay of it is cut short.
+        assert!(!t.ended);
+        feed(&mut t, &mut s, end);
+        assert!(t.ended);
+        // A reconnection before the end is still one: its repeats are dropped.
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        t.source(Source::File("run.ndjson".into()));
+        for l in [CUT, D1, CUT, D1, D2] {
+            feed(&mut t, &mut s, l);
+        }
+        assert_eq!(s.shown, [CUT, D1, CUT, D2]);
+    }
 
     #[test]
     fn a_state_read_is_shown_whole_and_answers() {
