@@ -84,6 +84,11 @@ impl Framer {
         }
     }
 
+    /// Whether the line being framed is the input's first, where a byte-order mark may stand.
+    fn at_first_line(&self) -> bool {
+        self.lines == 0 && self.at_input_start
+    }
+
     /// Whether bytes of an unfinished line are held.
     pub fn has_partial(&self) -> bool {
         !self.pending.is_empty() || self.skipping
@@ -185,7 +190,7 @@ impl Framer {
         // Slack for a `\r` that may turn out to be the terminator, and on the input's first
         // line for a byte-order mark, which is no part of the line; the exact check happens
         // when the line is complete.
-        let slack = if self.lines == 0 && self.at_input_start {
+        let slack = if self.at_first_line() {
             1 + BOM.len()
         } else {
             1
@@ -207,10 +212,11 @@ impl Framer {
         raw: &[u8],
         on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
+        let first = self.at_first_line();
         self.lines += 1;
         let mut text = raw.strip_suffix(b"\n").unwrap_or(raw);
         text = text.strip_suffix(b"\r").unwrap_or(text);
-        if self.lines == 1 && self.at_input_start {
+        if first {
             // A UTF-8 byte-order mark, as some editors write, is not part of the first line.
             text = text.strip_prefix(BOM).unwrap_or(text);
         }
