@@ -269,11 +269,17 @@ impl Tracker {
             // A saved stream that goes on past its end (`__state__` or `__usage__`): another
             // run saved after it (files joined with `cat`, a session's turns). Its frames are
             // new, numbered from the start again; it is no reconnection, and what follows is
-            // read as that run, whose end is still to come.
+            // read as that run, whose end is still to come: its outcome (an error, a
+            // suspension, usage) is its own, not the earlier run's. The answer rule reads on,
+            // as `extract-final` does.
             self.shown_sort = None;
             self.resumed = false;
             self.state_read = false;
             self.ended = false;
+            self.error = None;
+            self.suspended = None;
+            self.usage = None;
+            self.held_cutoff = None;
             return Some(false);
         }
         if self.cutoff_seen {
@@ -595,6 +601,15 @@ mod tests {
         assert!(!t.ended);
         feed(&mut t, &mut s, end);
         assert!(t.ended);
+        // An earlier run's error is not the last run's outcome.
+        let failed = r#"{"error":"agent failed","requestId":"r1"}"#;
+        let (mut t, mut s) = (Tracker::new(), Lines::default());
+        t.source(Source::File("runs.ndjson".into()));
+        for l in [CUT, failed, end, CUT, second, end] {
+            feed(&mut t, &mut s, l);
+        }
+        assert!(t.error.is_none());
+        assert_eq!(t.final_text(), Some(("Second.".into(), false)));
         // A reconnection before the end is still one: its repeats are dropped.
         let (mut t, mut s) = (Tracker::new(), Lines::default());
         t.source(Source::File("run.ndjson".into()));
