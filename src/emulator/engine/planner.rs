@@ -354,8 +354,25 @@ pub fn plan(
         plan.unread_periods
             .push(format!("more than one period ({})", periods.join(", ")));
     }
-    let view = &views[plan.view];
+    let (view, lex) = (&views[plan.view], &lexicons[plan.view]);
     time_dimension(&mut plan, view, &t);
+    unread_words(&mut plan, question, &raw, &t, &used, lex, view);
+    Some(plan)
+}
+
+/// What the plan could not read, for the answer to say: the unknown words as the question
+/// wrote them, what the view cannot answer, and names nothing in the model took. `raw` are the
+/// words as written, `t` as the spelling correction read them (one for one), `used` the words
+/// a reading took.
+fn unread_words(
+    plan: &mut QueryPlan,
+    question: &str,
+    raw: &[String],
+    t: &[String],
+    used: &[bool],
+    lex: &Lexicon,
+    view: &ViewCat,
+) {
     // An unknown word is said as the question wrote it, not as the spelling correction read it
     // ("nothing called \"weather\"", not "\"leather\"").
     for u in &mut plan.unknown {
@@ -365,20 +382,18 @@ pub fn plan(
             u.clone_from(r);
         }
     }
-    let lex = &lexicons[plan.view];
     let written = unresolved::as_written(question);
-    unanswerable(&mut plan, lex, view, &t, &written);
+    unanswerable(plan, lex, view, t, &written);
     let known = |w: &str| {
         [PURCHASE, GROWTH, DECLINE, RATE, STATISTICS, SHARES]
             .iter()
             .any(|list| list.contains(&w))
     };
-    for name in unresolved::names(question, &t, &used, &known) {
+    for name in unresolved::names(question, t, used, &known) {
         if !plan.unknown.contains(&name) {
             plan.unknown.push(name);
         }
     }
-    Some(plan)
 }
 
 /// "top city" (a singular noun, no number) asks for one row; "top cities" for five.

@@ -46,39 +46,10 @@ pub fn growth(
             change(*x, *y)
         );
     }
-    // Biggest growth first (or biggest decline), by amount or by rate ("grew fastest"; a group
-    // from nothing has no rate and comes last), ties by name.
-    let by = |p: &(String, f64, f64)| match (plan.by_rate, p.1 != 0.0) {
-        (false, _) => p.2 - p.1,
-        (true, true) => (p.2 - p.1) / p.1.abs(),
-        (true, false) if plan.decline => f64::INFINITY,
-        (true, false) => f64::NEG_INFINITY,
-    };
-    groups.sort_by(|p, q| {
-        let o = by(q)
-            .partial_cmp(&by(p))
-            .unwrap_or(std::cmp::Ordering::Equal);
-        let o = if plan.decline { o.reverse() } else { o };
-        o.then_with(|| p.0.cmp(&q.0))
-    });
+    rank(plan, &mut groups);
     let (k, x, y) = &groups[0];
     let dim_title: Vec<String> = cols[1..mi].iter().map(|c| c.title.to_lowercase()).collect();
-    let most = if plan.decline { "decline" } else { "growth" };
-    let how = if plan.by_rate { "fastest" } else { "biggest" };
-    // "Which category declined most?" when every one grew: "the biggest decline (+15.6%)" would
-    // answer another question; say none did, and which came closest.
-    let none = if plan.decline { y >= x } else { y <= x };
-    let lead = match (none, plan.decline) {
-        (true, true) => format!(
-            "no {} declined; {k} had the smallest growth",
-            dim_title.join(" and ")
-        ),
-        (true, false) => format!(
-            "no {} grew; {k} had the smallest decline",
-            dim_title.join(" and ")
-        ),
-        (false, _) => format!("{k} had the {how} {most}"),
-    };
+    let lead = lead(plan, k, *x, *y, &dim_title.join(" and "));
     let mut out = format!(
         "{title}{} by {}, {la} to {lb}: {lead} ({}), from {} to {}.",
         scope.filters,
@@ -110,6 +81,40 @@ pub fn growth(
         ));
     }
     out
+}
+
+/// Biggest growth first (or biggest decline), by amount or by rate ("grew fastest"; a group
+/// from nothing has no rate and comes last), ties by name.
+fn rank(plan: &QueryPlan, groups: &mut [(String, f64, f64)]) {
+    let by = |p: &(String, f64, f64)| match (plan.by_rate, p.1 != 0.0) {
+        (false, _) => p.2 - p.1,
+        (true, true) => (p.2 - p.1) / p.1.abs(),
+        (true, false) if plan.decline => f64::INFINITY,
+        (true, false) => f64::NEG_INFINITY,
+    };
+    groups.sort_by(|p, q| {
+        let o = by(q)
+            .partial_cmp(&by(p))
+            .unwrap_or(std::cmp::Ordering::Equal);
+        let o = if plan.decline { o.reverse() } else { o };
+        o.then_with(|| p.0.cmp(&q.0))
+    });
+}
+
+/// What the first-ranked group `k` (from `x` to `y`) did, over the groups named `dims`.
+/// "Which category declined most?" when every one grew: "the biggest decline (+15.6%)" would
+/// answer another question; say none did, and which came closest.
+fn lead(plan: &QueryPlan, k: &str, x: f64, y: f64, dims: &str) -> String {
+    let none = if plan.decline { y >= x } else { y <= x };
+    match (none, plan.decline) {
+        (true, true) => format!("no {dims} declined; {k} had the smallest growth"),
+        (true, false) => format!("no {dims} grew; {k} had the smallest decline"),
+        (false, _) => {
+            let most = if plan.decline { "decline" } else { "growth" };
+            let how = if plan.by_rate { "fastest" } else { "biggest" };
+            format!("{k} had the {how} {most}")
+        }
+    }
 }
 
 /// The rows of a comparison (period, groups..., measure at `mi`) as (group, earlier value,
