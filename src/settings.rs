@@ -396,7 +396,7 @@ fn chat_url_from_parts(
     (account, _): &Sourced,
     (agent, _): &Sourced,
 ) -> Result<ChatEndpoint> {
-    let mut url = parse_http_url(base, base_origin)?;
+    let mut url = parse_http_url(base, base_origin, urls::CHAT_SECRET)?;
     {
         let mut segs = url
             .path_segments_mut()

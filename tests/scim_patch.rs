@@ -275,6 +275,21 @@ fn retries_are_bounded() {
 }
 
 #[test]
+fn a_lookup_that_runs_out_of_retries_names_the_user() {
+    let server = Server::start(|_, _| Answer::new(429, "slow").header("retry-after", "0"));
+    let (code, _, err) = patch(
+        &server,
+        &["--user-name", "ann@x", "--deactivate", "--retries", "0"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("looking up userName \"ann@x\": HTTP 429"),
+        "{err}"
+    );
+    assert_eq!(server.requests().len(), 1, "no PATCH after a failed lookup");
+}
+
+#[test]
 fn a_long_retry_after_fails_at_once_saying_when() {
     let server = Server::start(|_, _| Answer::new(429, "").header("retry-after", "3600"));
     let (code, _, err) = patch(&server, &["1", "--deactivate"]);

@@ -281,11 +281,15 @@ impl ScimClient {
     /// The id of the one user whose userName is `name`; no match or several is a [`Failed`]
     /// with no HTTP status (nothing was patched).
     pub async fn find_user(&self, name: &str, salt: u64) -> Result<String, Failed> {
-        let reply = self.send(&self.lookup_request(name), salt).await?;
         let lookup = |mut f: Failed| {
             f.message = format!("looking up userName {name:?}: {}", f.message);
             f
         };
+        // Refusals after retries and network failures name the user too.
+        let reply = self
+            .send(&self.lookup_request(name), salt)
+            .await
+            .map_err(lookup)?;
         if reply.status.is_redirection() {
             return Err(lookup(redirect_failure(&reply)));
         }

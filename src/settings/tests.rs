@@ -259,6 +259,31 @@ fn scim_settings() {
     );
 }
 
+#[test]
+fn a_url_with_credentials_points_to_its_own_secret_flag() {
+    let cases: [(&dyn Fn(&str) -> Result<()>, &str); 3] = [
+        (
+            &|u| endpoint_from_url(u, "--url").map(drop),
+            "--api-key-file",
+        ),
+        (
+            &|u| scim_root(u, "--scim-url").map(drop),
+            "--scim-token-file",
+        ),
+        (
+            &|u| data_root(u, "--data-url").map(drop),
+            "--data-token-file",
+        ),
+    ];
+    for (parse, flag) in cases {
+        let e = err_text(
+            parse("http://admin:PASSWD@127.0.0.1:9/a/chat/stream-chat-state").unwrap_err(),
+        );
+        assert!(e.contains(flag), "{e}");
+        assert!(!e.contains("PASSWD"), "{e}");
+    }
+}
+
 fn id(r: &Resolver, flags: IdentityFlags) -> Result<crate::protocol::SessionSettings> {
     r.identity(&flags, None, true)
 }

@@ -6,7 +6,13 @@ use crate::exit::usage;
 use anyhow::Result;
 use url::Url;
 
-pub(super) fn parse_http_url(s: &str, origin: &str) -> Result<Url> {
+/// Where a chat URL's credentials belong.
+pub(super) const CHAT_SECRET: &str =
+    "--api-key-file or --token-file (or ANALYST_API_KEY, ANALYST_TOKEN)";
+
+/// `s` as an http(s) URL; `secret` names where this URL's credentials belong instead, for the
+/// message that refuses a URL carrying them.
+pub(super) fn parse_http_url(s: &str, origin: &str, secret: &str) -> Result<Url> {
     let url = Url::parse(s.trim())
         .map_err(|e| usage(format!("{origin} is not a URL ({e}): {}", redact_url(s))))?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -17,7 +23,7 @@ pub(super) fn parse_http_url(s: &str, origin: &str) -> Result<Url> {
     }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(usage(format!(
-            "{origin} must not carry credentials; use --api-key-file"
+            "{origin} must not carry credentials; use {secret}"
         )));
     }
     Ok(url)
@@ -45,7 +51,7 @@ pub fn redact_url(s: &str) -> String {
 
 /// The stream and abort URLs from a full chat URL, which must end in `/chat/stream-chat-state`.
 pub fn endpoint_from_url(s: &str, origin: &str) -> Result<ChatEndpoint> {
-    let stream = parse_http_url(s, origin)?;
+    let stream = parse_http_url(s, origin, CHAT_SECRET)?;
     if !stream
         .path()
         .trim_end_matches('/')
@@ -89,7 +95,7 @@ pub(super) fn split_chat_url(s: &str) -> Option<(String, String, String)> {
 /// The SCIM root: as given when its path ends in `/scim/v2` (any case; a trailing `/Users...`
 /// pasted along is dropped), else with `/api/scim/v2` appended. No query or fragment.
 pub fn scim_root(s: &str, origin: &str) -> Result<Url> {
-    let mut url = parse_http_url(s, origin)?;
+    let mut url = parse_http_url(s, origin, "--scim-token-file (or ANALYST_SCIM_TOKEN)")?;
     if url.query().is_some() || url.fragment().is_some() {
         return Err(usage(format!(
             "{origin} must not have a query or fragment: {}",
@@ -120,7 +126,7 @@ pub fn scim_root(s: &str, origin: &str) -> Result<Url> {
 /// The data query API root: as given (trailing `/` dropped) when it has a path, else with
 /// `/cubejs-api` appended to the bare origin. No query or fragment.
 pub fn data_root(s: &str, origin: &str) -> Result<Url> {
-    let mut url = parse_http_url(s, origin)?;
+    let mut url = parse_http_url(s, origin, "--data-token-file (or ANALYST_DATA_TOKEN)")?;
     if url.query().is_some() || url.fragment().is_some() {
         return Err(usage(format!(
             "{origin} must not have a query or fragment: {}",
