@@ -81,7 +81,7 @@ fn a_finished_turn_is_taken_from_the_state_and_nothing_is_invented() {
         if req.is_message() {
             Reply::lines(&[cutoff("c1", true), delta("a1", 1, "Books ")]).then_drop()
         } else {
-            Reply::lines(&[cutoff("c1", false), state("Books lead by far.")])
+            Reply::lines(&[cutoff("c1", false), state_for("Top?", "Books lead by far.")])
         }
     });
     chat(home.path(), &server)
@@ -101,7 +101,7 @@ fn a_finished_turn_is_taken_from_the_state_and_nothing_is_invented() {
             cutoff("c1", true),
             delta("a1", 1, "Books "),
             cutoff("c1", false),
-            state("Books lead by far.")
+            state_for("Top?", "Books lead by far.")
         ])
     );
     let out = chat(home.path(), &server)
@@ -235,11 +235,21 @@ fn a_stalled_stream_is_a_drop() {
 /// An existing thread whose send drops before any byte; the read finds the thread idle, holding
 /// only `held_question`'s turn (answered "OLD answer").
 fn drops_before_anything(held_question: &'static str) -> Server {
+    drops_after(&[], held_question)
+}
+
+/// The same, but the send's first lines (`first`) arrive before the drop.
+fn drops_after(first: &[String], held_question: &'static str) -> Server {
+    let first = first.to_vec();
     Server::start(move |req, _| {
         if req.is_message() {
-            return Reply {
-                status: 200,
-                parts: vec![Part::Drop],
+            return if first.is_empty() {
+                Reply {
+                    status: 200,
+                    parts: vec![Part::Drop],
+                }
+            } else {
+                Reply::lines(&first).then_drop()
             };
         }
         let human = |text: &str| serde_json::json!({"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":text}});
@@ -279,6 +289,64 @@ fn a_message_that_never_reached_the_thread_does_not_take_another_turns_answer() 
     );
     // Never a second message.
     assert_eq!(server.seen().iter().filter(|s| s.is_message()).count(), 1);
+}
+
+#[test]
+fn a_cutoff_alone_does_not_make_another_turns_answer_this_ones() {
+    // The send's `__cutoff__` arrived, then the drop: no echo, and the idle thread's last
+    // question is another one. Its answer is not this message's.
+    let home = tempfile::tempdir().unwrap();
+    let server = drops_after(&[cutoff("c1", false)], "an older question");
+    let out = chat(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "final", "a new question"])
+        .assert()
+        .code(6);
+    let out = out.get_output();
+    assert_eq!(text(&out.stdout), "");
+    assert!(
+        text(&out.stderr).contains("not answered"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.seen().iter().filter(|s| s.is_message()).count(), 1);
+}
+
+#[test]
+fn a_turn_that_ended_without_a_reply_is_not_answered_by_the_turn_before() {
+    // The message was echoed, then the drop; the read finds the thread idle with this question
+    // last and no reply after it (the turn failed while the client was away). The reply before
+    // it answers another question: exit 7, nothing printed, in every place the rule runs.
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::start(|req, _| {
+        let human = |text: &str| serde_json::json!({"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":text}});
+        let ai = serde_json::json!({"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"OLD answer"}});
+        if req.is_message() {
+            Reply::lines(&[
+                cutoff("c1", false),
+                echo("1700000000000-message", 1, "why?"),
+            ])
+            .then_drop()
+        } else {
+            let state = serde_json::json!({"id":"__state__","sort":9,"state":{"messages":[human("before"), ai, human("why?")]}});
+            Reply::lines(&[cutoff("c1", false), state.to_string()])
+        }
+    });
+    let save = home.path().join("saved.ndjson");
+    let out = chat(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "final", "--save"])
+        .arg(&save)
+        .arg("why?")
+        .assert()
+        .code(7);
+    assert_eq!(text(&out.get_output().stdout), "");
+    let save = save.to_str().unwrap();
+    for replay in [
+        &["extract-final", save][..],
+        &["chat", "--replay", save, "-o", "final"][..],
+    ] {
+        let out = analyst(home.path()).args(replay).assert().code(7);
+        assert_eq!(text(&out.get_output().stdout), "", "{replay:?}");
+    }
 }
 
 #[test]

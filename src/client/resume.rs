@@ -92,10 +92,10 @@ pub async fn converse(
                     tracker.reconnected();
                     continue 'connections;
                 }
-                Ok(probe) if tracker.saw_nothing() && !probe.holds(&request) => {
-                    // Nothing of this turn arrived, and the thread, idle, does not hold the
-                    // message: it never reached the service. Its last answer is another
-                    // question's, so it is not shown as this one's.
+                Ok(probe) if !saw_echo(tracker, &request) && !probe.holds(&request) => {
+                    // This message's echo never arrived (a `__cutoff__` may have), and the
+                    // thread, idle, does not hold the message: it never reached the service.
+                    // Its last answer is another question's, so it is not shown as this one's.
                     tracker.lost = Some(format!(
                         "connection lost: {why}; thread {chat_id} is idle and holds no turn for \
                          this message (its last message is another one), so it was not answered: \
@@ -115,6 +115,14 @@ pub async fn converse(
             }
         }
     }
+}
+
+/// Whether the stream echoed `request`'s message (so it reached the thread).
+fn saw_echo(tracker: &Tracker, request: &ChatRequest) -> bool {
+    tracker
+        .message_id
+        .as_deref()
+        .is_some_and(|seen| request.message_id.as_deref().is_none_or(|id| id == seen))
 }
 
 /// The pause before recovery number `n` (from 0).

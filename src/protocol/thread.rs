@@ -44,13 +44,18 @@ pub fn state_messages(state: &Value) -> Vec<StateMessage> {
         .unwrap_or_default()
 }
 
-/// The text of the thread's last assistant message that has text: the answer of a finished turn.
+/// The answer of the thread's last turn: its last assistant message with text after the last
+/// user message. None when the thread ends in a user message with no such reply (the turn
+/// failed or was stopped): an assistant message before it answers an earlier question.
 pub fn last_answer(state: &Value) -> Option<String> {
-    state_messages(state)
-        .into_iter()
-        .rev()
-        .find(|m| m.role == "assistant" && !m.text.trim().is_empty())
-        .map(|m| m.text)
+    for m in state_messages(state).into_iter().rev() {
+        match m.role.as_str() {
+            "user" => return None,
+            "assistant" if !m.text.trim().is_empty() => return Some(m.text),
+            _ => {}
+        }
+    }
+    None
 }
 
 fn state_message(entry: &Value) -> StateMessage {
@@ -160,7 +165,16 @@ mod tests {
         assert_eq!(msgs[1].tool_calls[0].name, "dataSqlApi");
         assert_eq!(msgs[1].tool_calls[0].args["sqlQuery"], "SELECT 1");
         assert_eq!(msgs[2].tool_call_id.as_deref(), Some("t1"));
-        assert_eq!(last_answer(&state).as_deref(), Some("Books lead."));
+        // The last turn ("and?") has no reply: "Books lead." answers the question before it.
+        assert_eq!(last_answer(&state), None);
+        let mut answered = state.clone();
+        answered["messages"].as_array_mut().unwrap().extend([
+            json!({"role":"assistant","content":"Music next."}),
+            json!({"role":"tool","content":"{}"}),
+        ]);
+        assert_eq!(last_answer(&answered).as_deref(), Some("Music next."));
+        answered["messages"].as_array_mut().unwrap().truncate(4);
+        assert_eq!(last_answer(&answered).as_deref(), Some("Books lead."));
         assert_eq!(last_answer(&json!({"messages": 3})), None);
     }
 }

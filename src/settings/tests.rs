@@ -261,24 +261,14 @@ fn scim_settings() {
 
 #[test]
 fn a_url_with_credentials_points_to_its_own_secret_flag() {
-    let cases: [(&dyn Fn(&str) -> Result<()>, &str); 3] = [
-        (
-            &|u| endpoint_from_url(u, "--url").map(drop),
-            "--api-key-file",
-        ),
-        (
-            &|u| scim_root(u, "--scim-url").map(drop),
-            "--scim-token-file",
-        ),
-        (
-            &|u| data_root(u, "--data-url").map(drop),
-            "--data-token-file",
-        ),
+    let url = "http://admin:PASSWD@127.0.0.1:9/a/chat/stream-chat-state";
+    let errors = [
+        (endpoint_from_url(url, "--url").map(drop), "--api-key-file"),
+        (scim_root(url, "--scim-url").map(drop), "--scim-token-file"),
+        (data_root(url, "--data-url").map(drop), "--data-token-file"),
     ];
-    for (parse, flag) in cases {
-        let e = err_text(
-            parse("http://admin:PASSWD@127.0.0.1:9/a/chat/stream-chat-state").unwrap_err(),
-        );
+    for (result, flag) in errors {
+        let e = err_text(result.unwrap_err());
         assert!(e.contains(flag), "{e}");
         assert!(!e.contains("PASSWD"), "{e}");
     }

@@ -266,8 +266,12 @@ pub fn sql_tool(id: &str, sort: i64) -> String {
 }
 /// `__state__` whose last AI message says `answer`.
 pub fn state(answer: &str) -> String {
+    state_for("q", answer)
+}
+/// `__state__` of a thread whose one turn is `question`, answered `answer`.
+pub fn state_for(question: &str, answer: &str) -> String {
     json!({"id":"__state__","sort":99,"state":{"messages":[
-        {"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":"q"}},
+        {"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":question}},
         {"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":answer}}]}}).to_string()
 }
 /// `__usage__`.
