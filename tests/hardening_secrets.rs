@@ -117,3 +117,89 @@ fn no_secret_is_ever_printed() {
         failures.join("\n")
     );
 }
+
+/// A server that echoes the secret back in its error reaches `-o json` / `-o yaml` through the
+/// run's own `error` field (analyst's message, as on stderr): masked there too. (`-o ndjson`
+/// writes the service's lines byte for byte, so it is not part of this check.)
+#[test]
+fn an_echoed_secret_is_masked_in_documents_too() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let body = |status: &str, body: String| {
+        format!(
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let answers = [
+        // An error line in a 200 stream.
+        body(
+            "200 OK",
+            format!(
+                "{{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{{\"chatId\":\"c1\",\"isStreaming\":false}}}}\n{{\"error\":\"bad credentials Api-Key {API_KEY}\"}}\n"
+            ),
+        ),
+        // A JSON-RPC refusal in a 200 (the docs/legacy servers).
+        body(
+            "200 OK",
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":-32001,\"message\":\"Unauthorized key {API_KEY}\"}}}}"
+            ),
+        ),
+        body(
+            "401 Unauthorized",
+            format!("{{\"error\":\"no such key {API_KEY}\"}}"),
+        ),
+    ];
+    for answer in answers {
+        let (base, _) = raw_server(true, move |s, _| {
+            use std::io::Write;
+            let _ = (&s).write_all(answer.as_bytes());
+        });
+        for format in ["json", "yaml"] {
+            let mut c = analyst(h);
+            c.env("ANALYST_API_KEY", API_KEY).args([
+                "chat",
+                "--url",
+                &chat_url(&base),
+                "--external-id",
+                "bot",
+                "-o",
+                format,
+                "hi",
+            ]);
+            let out = run(&mut c);
+            let (stdout, stderr) = outs(&out);
+            assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
+            assert!(
+                !stdout.contains(API_KEY) && !stderr.contains(API_KEY),
+                "-o {format}: the key printed\n{stdout}\n{stderr}"
+            );
+        }
+    }
+    // SCIM: `-o json` results of several users carry each failure's message.
+    let (base, _) = raw_server(true, |s, _| {
+        use std::io::Write;
+        let b = format!("{{\"detail\":\"token {SCIM_TOKEN} revoked\",\"status\":\"401\"}}");
+        let _ = (&s).write_all(format!("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/scim+json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}", b.len()).as_bytes());
+    });
+    let mut c = analyst(h);
+    c.env("ANALYST_SCIM_TOKEN", SCIM_TOKEN).args([
+        "scim",
+        "patch",
+        "--scim-url",
+        &format!("{base}/scim/v2"),
+        "--deactivate",
+        "-o",
+        "json",
+        "u1",
+        "u2",
+    ]);
+    let out = run(&mut c);
+    let (stdout, stderr) = outs(&out);
+    assert!(stdout.contains("revoked"), "{stdout}{stderr}");
+    assert!(
+        !stdout.contains(SCIM_TOKEN) && !stderr.contains(SCIM_TOKEN),
+        "scim: the token printed\n{stdout}\n{stderr}"
+    );
+}

@@ -85,11 +85,14 @@ pub struct Failed {
 }
 
 impl Failed {
+    /// Registered secrets in `message` become `***` (as in [`crate::exit::fail`]): the
+    /// message reaches the `error` of `-o json` as well as stderr.
     pub(super) fn new(status: Option<u16>, exit: Status, message: impl Into<String>) -> Failed {
+        let message = message.into();
         Failed {
             status,
             exit,
-            message: message.into(),
+            message: crate::term::masked(&message).into_owned(),
         }
     }
 
