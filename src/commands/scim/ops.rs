@@ -106,72 +106,109 @@ fn path_value(flag: &str, raw: &str) -> Result<(String, Value)> {
     Ok((path.to_owned(), value))
 }
 
-/// Fold every replace into one path-less replace (at the place of the first), its value an
-/// object: `name.givenName` becomes `{"name": {"givenName": ...}}`, and an extension attribute
-/// `urn:...:User:employeeNumber` becomes `{"urn:...:User": {"employeeNumber": ...}}`. Later
-/// flags win, as they would applied one by one.
+/// Fold replaces into path-less replaces whose value is an object: `name.givenName` becomes
+/// `{"name": {"givenName": ...}}`, and an extension attribute `urn:...:User:employeeNumber`
+/// becomes `{"urn:...:User": {"employeeNumber": ...}}`. Each run of consecutive replaces is one
+/// operation, and a replace whose path lies on one already in the run (the same, inside it, or
+/// around it) starts another: the operations still apply in the order given (RFC 7644
+/// §3.5.2), and no value in one object overwrites another.
 fn pathless(ops: Vec<Operation>) -> Result<Vec<Operation>> {
     let mut out = Vec::with_capacity(ops.len());
-    let mut merged = Map::new();
-    let mut slot = None;
+    let mut run = PathlessRun::default();
     for op in ops {
         match (op.op, op.path, op.value) {
             (Op::Replace, Some(path), Some(value)) => {
-                if path.contains(['[', ']']) {
-                    return Err(usage(format!(
-                        "--pathless: {path:?} has a filter, which a path-less value cannot express"
-                    )));
+                let keys = pathless_keys(&path)?;
+                if run.overlaps(&keys) {
+                    out.extend(run.take());
                 }
-                let (urn, attr) = match path.rsplit_once(':') {
-                    Some((urn, attr)) if urn.to_ascii_lowercase().starts_with("urn:") => {
-                        (Some(urn), attr)
-                    }
-                    _ => (None, path.as_str()),
-                };
-                let mut keys: Vec<&str> = urn.into_iter().collect();
-                keys.extend(attr.split('.'));
-                if keys.iter().any(|k| k.is_empty()) {
-                    return Err(usage(format!(
-                        "--pathless: {path:?} is not an attribute path"
-                    )));
-                }
-                set_nested(&mut merged, &keys, value);
-                if slot.is_none() {
-                    slot = Some(out.len());
-                    out.push(None);
-                }
+                set_nested(&mut run.value, &keys, value);
+                run.paths.push(keys);
             }
-            (op, path, value) => out.push(Some(Operation { op, path, value })),
+            (op, path, value) => {
+                out.extend(run.take());
+                out.push(Operation { op, path, value });
+            }
         }
     }
-    Ok(out
-        .into_iter()
-        .map(|op| {
-            op.unwrap_or_else(|| Operation {
-                op: Op::Replace,
-                path: None,
-                value: Some(Value::Object(std::mem::take(&mut merged))),
-            })
-        })
-        .collect())
+    out.extend(run.take());
+    Ok(out)
 }
 
-fn set_nested(map: &mut Map<String, Value>, keys: &[&str], value: Value) {
+/// Consecutive replaces gathered into one path-less value, with the paths they set.
+#[derive(Default)]
+struct PathlessRun {
+    value: Map<String, Value>,
+    paths: Vec<Vec<String>>,
+}
+
+impl PathlessRun {
+    /// Whether `keys` is a path already set, or inside or around one.
+    fn overlaps(&self, keys: &[String]) -> bool {
+        self.paths.iter().any(|p| {
+            let n = p.len().min(keys.len());
+            p[..n]
+                .iter()
+                .zip(&keys[..n])
+                .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        })
+    }
+
+    /// The run as one operation (none when empty), leaving it empty.
+    fn take(&mut self) -> Option<Operation> {
+        self.paths.clear();
+        (!self.value.is_empty()).then(|| Operation {
+            op: Op::Replace,
+            path: None,
+            value: Some(Value::Object(std::mem::take(&mut self.value))),
+        })
+    }
+}
+
+/// The keys of a path-less value for `path`: an extension URN is one key, then the attribute
+/// and its sub-attribute. A filter cannot be expressed without a path.
+fn pathless_keys(path: &str) -> Result<Vec<String>> {
+    if path.contains(['[', ']']) {
+        return Err(usage(format!(
+            "--pathless: {path:?} has a filter, which a path-less value cannot express"
+        )));
+    }
+    let (urn, attr) = match path.rsplit_once(':') {
+        Some((urn, attr)) if urn.to_ascii_lowercase().starts_with("urn:") => (Some(urn), attr),
+        _ => (None, path),
+    };
+    let mut keys: Vec<String> = urn.into_iter().map(str::to_owned).collect();
+    keys.extend(attr.split('.').map(str::to_owned));
+    if keys.iter().any(|k| k.is_empty()) {
+        return Err(usage(format!(
+            "--pathless: {path:?} is not an attribute path"
+        )));
+    }
+    Ok(keys)
+}
+
+/// Set `value` at `keys` in `map`, making objects on the way. Attribute names are
+/// case-insensitive in SCIM (RFC 7643 §2.1), so a parent already there under another case is
+/// the one descended into (`name.givenName` and `NAME.familyName` share one `name`).
+fn set_nested(map: &mut Map<String, Value>, keys: &[String], value: Value) {
     let Some((last, parents)) = keys.split_last() else {
         return;
     };
     let mut at = map;
     for key in parents {
-        let entry = at
-            .entry(key.to_string())
-            .or_insert_with(|| Value::Object(Map::new()));
+        let key = at
+            .keys()
+            .find(|k| k.eq_ignore_ascii_case(key))
+            .cloned()
+            .unwrap_or_else(|| key.clone());
+        let entry = at.entry(key).or_insert_with(|| Value::Object(Map::new()));
         if !entry.is_object() {
             *entry = Value::Object(Map::new());
         }
         let Value::Object(next) = entry else { return };
         at = next;
     }
-    at.insert(last.to_string(), value);
+    at.insert(last.clone(), value);
 }
 
 #[cfg(test)]
@@ -278,16 +315,47 @@ mod tests {
             "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber=7",
         ])
         .unwrap();
+        // In the order given: the remove splits the replaces into two runs.
         assert_eq!(
             ops(&op),
             json!([
                 {"op": "add", "path": "x", "value": "1"},
+                {"op": "replace", "value": {"active": false}},
+                {"op": "remove", "path": "title"},
                 {"op": "replace", "value": {
-                    "active": false,
                     "name": {"givenName": "Ann", "familyName": "Lee"},
                     "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {"employeeNumber": "7"}
                 }},
+            ])
+        );
+        // A replace of a path the run already set, or around or inside one, starts another
+        // operation: applied one after the other, as given.
+        let op = from_command_line(&[
+            "--pathless",
+            "--replace",
+            "title=x",
+            "--remove",
+            "title",
+            "--replace",
+            "title=y",
+            "--replace",
+            "name.familyName=B",
+            "--replace",
+            "NAME:={\"givenName\":\"A\"}",
+            "--replace",
+            "title=z",
+            "--replace",
+            "name.middleName=C",
+        ])
+        .unwrap();
+        assert_eq!(
+            ops(&op),
+            json!([
+                {"op": "replace", "value": {"title": "x"}},
                 {"op": "remove", "path": "title"},
+                {"op": "replace", "value": {"title": "y", "name": {"familyName": "B"}}},
+                {"op": "replace", "value": {"NAME": {"givenName": "A"}, "title": "z"}},
+                {"op": "replace", "value": {"name": {"middleName": "C"}}},
             ])
         );
         assert!(

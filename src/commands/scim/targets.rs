@@ -31,6 +31,13 @@ impl Targets {
     pub fn gather(args: &[String], ids_from: Option<&Path>, names: &[String]) -> Result<Targets> {
         let mut t = Targets::default();
         for id in args {
+            // `-` reads stdin elsewhere in analyst; as an id it would PATCH a user named "-"
+            // and leave the ids piped in unread.
+            if id.trim() == "-" {
+                return Err(usage(
+                    "\"-\" is not a user id: to read ids from stdin, use --ids-from -",
+                ));
+            }
             t.push_id(id.trim(), "an ID argument")?;
         }
         if let Some(path) = ids_from {
@@ -87,6 +94,13 @@ impl Targets {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dash_argument_points_to_ids_from() {
+        let e = Targets::gather(&["a".into(), "-".into()], None, &[]).unwrap_err();
+        assert_eq!(crate::exit::status_of(&e), crate::exit::Status::Usage);
+        assert!(e.to_string().contains("--ids-from -"), "{e}");
+    }
 
     #[test]
     fn files_skip_comments_blanks_and_repeats() {
