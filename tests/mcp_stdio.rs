@@ -121,6 +121,57 @@ fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
 }
 
 #[test]
+fn invalid_requests_are_answered_with_their_id_and_the_right_code() {
+    let mut s = Session::start(&[]);
+    // (line, the id the answer must carry, its code)
+    let cases = [
+        (
+            r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#,
+            json!(5),
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            Value::Null,
+            -32600,
+        ),
+        (r#"{"foo":1}"#, Value::Null, -32600),
+        ("[]", Value::Null, -32600),
+        (r#""str""#, Value::Null, -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":"s","method":7}"#,
+            json!("s"),
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":5}"#,
+            json!(6),
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call"}"#,
+            json!(8),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}"#,
+            json!(9),
+            -32602,
+        ),
+    ];
+    for (line, id, code) in cases {
+        s.send_raw(line);
+        let r = s.response();
+        assert!(r.as_object().unwrap().contains_key("id"), "{line}: {r}");
+        assert_eq!(r["id"], id, "{line}: {r}");
+        assert_eq!(r["error"]["code"], code, "{line}: {r}");
+    }
+    // And the server goes on.
+    s.send(json!({"jsonrpc": "2.0", "id": 10, "method": "ping"}));
+    assert_eq!(s.response()["id"], 10);
+}
+
+#[test]
 fn ask_gives_the_same_shape_of_queries_in_every_dialect() {
     for dialect in ["seed", "docs", "legacy"] {
         let mut s = Session::start(&["--dialect", dialect, "--fallback"]);

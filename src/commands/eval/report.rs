@@ -122,8 +122,9 @@ pub fn junit(results: &[CaseResult], total: Duration) -> Result<String> {
         let status = match (&r.error, r.failures.as_slice()) {
             (Some((_, message)), _) => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-                s.set_message(one_line(message, 500)).set_type("stream");
-                s.set_description(message.as_str());
+                s.set_message(xml_text(&one_line(message, 500)))
+                    .set_type("stream");
+                s.set_description(xml_text(message));
                 s
             }
             (None, []) => TestCaseStatus::success(),
@@ -140,8 +141,8 @@ pub fn junit(results: &[CaseResult], total: Duration) -> Result<String> {
                         one_line(first, 400)
                     )
                 };
-                s.set_message(message).set_type(key);
-                s.set_description(failures.join("\n"));
+                s.set_message(xml_text(&message)).set_type(xml_text(key));
+                s.set_description(xml_text(&failures.join("\n")));
                 s
             }
         };
@@ -159,7 +160,7 @@ pub fn junit(results: &[CaseResult], total: Duration) -> Result<String> {
         for sql in &r.sql {
             out.push_str(&format!("sql: {sql}\n"));
         }
-        case.set_system_out(out);
+        case.set_system_out(xml_text(&out));
         suites[index].1.add_test_case(case);
     }
     for (_, mut suite) in suites {
@@ -175,6 +176,20 @@ pub fn junit(results: &[CaseResult], total: Duration) -> Result<String> {
     report.to_string().context("writing JUnit XML")
 }
 
+/// Text as JUnit XML can hold it, whole: control characters from the service in caret notation
+/// (`^[[31m`; quick-junit would strip an escape sequence with the text it colours, and drop
+/// other controls), and the two characters XML 1.0 forbids that Rust strings can hold
+/// (U+FFFE, U+FFFF) as U+FFFD, so that the file always parses.
+fn xml_text(s: &str) -> String {
+    crate::term::visible_text(s)
+        .chars()
+        .map(|c| match c {
+            '\u{FFFE}' | '\u{FFFF}' => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
+}
+
 /// A suite file's stem, as CI systems group test cases by class.
 fn class_name(suite: &str) -> String {
     Path::new(suite)
@@ -188,4 +203,55 @@ pub fn write_junit(path: &Path, results: &[CaseResult], total: Duration) -> Resu
     let xml = junit(results, total)?;
     std::fs::write(path, xml)
         .map_err(|e| crate::exit::usage(format!("--junit {}: cannot write: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exit::Status;
+
+    fn result(answer: &str, failures: Vec<String>, error: Option<(Status, String)>) -> CaseResult {
+        CaseResult {
+            slot: 0,
+            name: "c1".into(),
+            suite: "suites/s.yaml".into(),
+            question: format!("echo {answer}"),
+            failures,
+            error,
+            got_stream: true,
+            answer: Some(answer.into()),
+            chat_id: Some("t1".into()),
+            seconds: 0.5,
+            usage: None,
+            sql: vec![],
+        }
+    }
+
+    #[test]
+    fn junit_holds_any_text_and_always_parses() {
+        let text =
+            "a <b> & \"c\" ]]> bell\u{7} \u{1b}[31mred\u{1b}[0m \u{FFFE}\u{FFFF} end\r\nnext";
+        let results = [
+            result(text, vec![], None),
+            result(text, vec![format!("answer_contains: {text}")], None),
+            result(text, vec![], Some((Status::Failure, text.to_owned()))),
+        ];
+        let xml = junit(&results, Duration::from_secs(1)).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+        let outs: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("system-out"))
+            .filter_map(|n| n.text())
+            .collect();
+        assert_eq!(outs.len(), 3);
+        for out in outs {
+            // Every visible character kept; the controls shown, not dropped with their text.
+            assert!(
+                out.contains(
+                    "a <b> & \"c\" ]]> bell^G ^[[31mred^[[0m \u{FFFD}\u{FFFD} end^M\nnext"
+                ),
+                "{out}"
+            );
+        }
+    }
 }

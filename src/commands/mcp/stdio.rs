@@ -4,7 +4,7 @@
 //! to rmcp through a pipe; rmcp's answers and ours go out through one writer, a whole line at a
 //! time, so they never interleave.
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -56,8 +56,8 @@ async fn read_input(
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
-                Ok(_) => None,
+            match serde_json::from_slice::<serde_json::Value>(text) {
+                Ok(message) => refusal(&message),
                 Err(e) => Some(error_line(-32700, &format!("Parse error: {e}"))),
             }
         };
@@ -81,7 +81,90 @@ async fn read_input(
 
 /// A JSON-RPC error response to no request (`id: null`).
 fn error_line(code: i64, message: &str) -> String {
-    json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}).to_string()
+    reply_line(&Value::Null, code, message)
+}
+
+/// A JSON-RPC error response to the request with `id`.
+fn reply_line(id: &Value, code: i64, message: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+/// The error answer for a message that is JSON but not one rmcp should get; `None` passes it
+/// on. rmcp answers an Invalid Request without the `id` member JSON-RPC 2.0 §5 requires, and a
+/// `tools/call` or `initialize` without its params as "Method not found"; here the first gets
+/// its id (or `null` when none can be read) and the second "Invalid params" (-32602).
+fn refusal(message: &Value) -> Option<String> {
+    let Some(fields) = message.as_object() else {
+        let what = if message.is_array() {
+            "a batch (MCP sends one message a line)"
+        } else {
+            "not an object"
+        };
+        return Some(error_line(-32600, &format!("Invalid Request: {what}")));
+    };
+    // An id that is there and a string or a number is echoed; any other is not an id. rmcp
+    // takes integers (as MCP's ids are in practice), so another number is refused here.
+    let id = fields
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())
+        .cloned();
+    if id.as_ref().is_some_and(|id| id.is_number() && !id.is_i64()) {
+        return Some(reply_line(
+            id.as_ref().unwrap_or(&Value::Null),
+            -32600,
+            "Invalid Request: a numeric id is an integer",
+        ));
+    }
+    let invalid = |why: &str| {
+        Some(reply_line(
+            id.as_ref().unwrap_or(&Value::Null),
+            -32600,
+            &format!("Invalid Request: {why}"),
+        ))
+    };
+    if fields.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid("\"jsonrpc\" must be \"2.0\"");
+    }
+    if fields.contains_key("id") && id.is_none() {
+        return invalid("an id is a string or a number");
+    }
+    let Some(method) = fields.get("method") else {
+        // A response to a request of ours: an id, and a result or an error.
+        if id.is_some() && (fields.contains_key("result") != fields.contains_key("error")) {
+            return None;
+        }
+        return invalid("no method, and not a response (an id with a result or an error)");
+    };
+    let Some(method) = method.as_str() else {
+        return invalid("the method is not a string");
+    };
+    let params = fields.get("params");
+    if params.is_some_and(|p| !p.is_object() && !p.is_array()) {
+        return invalid("params must be an object or an array");
+    }
+    let Some(id) = id else {
+        return None; // A notification: nothing is answered.
+    };
+    let needs = match method {
+        "initialize" => Some("an object with protocolVersion, capabilities and clientInfo"),
+        "tools/call" => Some("an object with the tool's name (and its arguments)"),
+        _ => None,
+    };
+    let Some(needs) = needs else {
+        return None;
+    };
+    let fits = match params.and_then(Value::as_object) {
+        Some(p) if method == "tools/call" => p.get("name").is_some_and(Value::is_string),
+        Some(_) => true,
+        None => false,
+    };
+    (!fits).then(|| {
+        reply_line(
+            &id,
+            -32602,
+            &format!("Invalid params: {method} takes {needs}"),
+        )
+    })
 }
 
 /// Read one line into `buf` (without its `\n`): `Some(true)` a line, `Some(false)` a line past
@@ -128,7 +211,17 @@ async fn write_output(
         tokio::select! {
             read = lines.read_until(b'\n', &mut line) => {
                 match read {
-                    Ok(0) | Err(_) => break,
+                    Ok(0) | Err(_) => {
+                        // rmcp ends after its input does, which the reader closes only after
+                        // queueing its last answer: what is queued now is all there is.
+                        while let Ok(reply) = ours.try_recv() {
+                            if out.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
+                                break;
+                            }
+                        }
+                        let _ = out.flush().await;
+                        break;
+                    }
                     Ok(_) => {
                         if !line.ends_with(b"\n") {
                             line.push(b'\n');
@@ -182,5 +275,26 @@ mod tests {
             );
         }
         assert!(rx.recv().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn answers_queued_when_rmcp_ends_are_still_written() {
+        // rmcp's output already over (as at the end of input), our answers queued behind it.
+        let (rmcp_out, from_rmcp) = tokio::io::duplex(PIPE);
+        drop(rmcp_out);
+        let (tx, rx) = mpsc::unbounded_channel();
+        for n in 0..3 {
+            tx.send(reply_line(&json!(n), -32600, "Invalid Request"))
+                .unwrap();
+        }
+        let mut out = Vec::new();
+        write_output(from_rmcp, rx, &mut out).await;
+        let lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[2]["id"], 2);
     }
 }
