@@ -142,16 +142,12 @@ fn refusal(message: &Value) -> Option<String> {
     if params.is_some_and(|p| !p.is_object() && !p.is_array()) {
         return invalid("params must be an object or an array");
     }
-    let Some(id) = id else {
-        return None; // A notification: nothing is answered.
-    };
+    // A notification is never answered; of requests, two methods need their params.
+    let id = id?;
     let needs = match method {
-        "initialize" => Some("an object with protocolVersion, capabilities and clientInfo"),
-        "tools/call" => Some("an object with the tool's name (and its arguments)"),
-        _ => None,
-    };
-    let Some(needs) = needs else {
-        return None;
+        "initialize" => "an object with protocolVersion, capabilities and clientInfo",
+        "tools/call" => "an object with the tool's name (and its arguments)",
+        _ => return None,
     };
     let fits = match params.and_then(Value::as_object) {
         Some(p) if method == "tools/call" => p.get("name").is_some_and(Value::is_string),
