@@ -417,3 +417,41 @@ fn a_state_read_after_a_drop_shows_no_frame_twice() {
         .success()
         .stdout("Books lead.\n");
 }
+
+#[test]
+fn a_refusal_after_the_stream_began_still_ends_with_the_document() {
+    // The stream brought the thread and a tool call, then dropped; the state read is refused
+    // (404). `-o json` still prints its document (chatId, the tool call, the error), exit 4.
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::start(|req, _| {
+        if req.is_message() {
+            Reply::lines(&[cutoff("c1", false), echo(MID, 1, "Top?"), sql_tool("t1", 2)])
+                .then_drop()
+        } else {
+            Reply::status(404, r#"{"error":"no such thread"}"#)
+        }
+    });
+    for format in ["json", "yaml"] {
+        let out = chat(home.path(), &server)
+            .args(["-o", format, "Top?"])
+            .assert()
+            .code(4);
+        let stdout = text(&out.get_output().stdout);
+        let doc: Value = if format == "json" {
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+        } else {
+            serde_norway::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+        };
+        assert_eq!(doc["chatId"], "c1", "{stdout}");
+        assert_eq!(
+            doc["toolCalls"].as_array().map(Vec::len),
+            Some(1),
+            "{stdout}"
+        );
+        assert!(
+            doc["error"].as_str().is_some_and(|e| e.contains("404")),
+            "{stdout}"
+        );
+        assert!(doc["final"].is_null(), "{stdout}");
+    }
+}

@@ -127,16 +127,21 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
             pipeline.stop();
             interrupted(ctx, &svc, args.no_abort, tracker.chat_id.clone()).await
         }
-        Some(Err(e)) => {
+        // Refused before any stream: only the error. Refused later (a state read or a resend
+        // answered 404, 400 busy...): the run ends as the others do, its document included.
+        Some(Err(e)) if !tracker.saw_stream() => {
             pipeline.stop();
             Err(e)
         }
-        Some(Ok(())) => finish(
+        Some(result) => finish(
             ctx,
-            args.demo,
-            format,
+            Run {
+                demo: args.demo,
+                format,
+                message_id: plan.request.message_id.as_deref(),
+                failed: result.err(),
+            },
             &tracker,
-            plan.request.message_id.as_deref(),
             pipeline,
         ),
     }
@@ -233,14 +238,22 @@ pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs) -> TextView {
 const INCOMPLETE: &str = "the final answer is incomplete: its complete frame never arrived";
 
 /// Close the output and decide the exit status from what the stream said.
-fn finish(
-    ctx: &Ctx,
+/// How a live run went, for [`finish`].
+struct Run<'a> {
     demo: bool,
     format: Format,
-    tracker: &Tracker,
-    message_id: Option<&str>,
-    mut pipeline: Pipeline,
-) -> Result<Status> {
+    message_id: Option<&'a str>,
+    /// An error that ended the run after its stream began (it outranks the stream's outcome).
+    failed: Option<anyhow::Error>,
+}
+
+fn finish(ctx: &Ctx, run: Run<'_>, tracker: &Tracker, mut pipeline: Pipeline) -> Result<Status> {
+    let Run {
+        demo,
+        format,
+        message_id,
+        failed,
+    } = run;
     pipeline.stop();
     if let Some((n, first)) = tracker.skipped() {
         let (lines, were) = if n == 1 {
@@ -254,7 +267,7 @@ fn finish(
     }
     let found = tracker.answer.answer();
     let answer = found.as_ref().map(|a| (a.text.clone(), a.incomplete));
-    let outcome = match tracker.outcome() {
+    let outcome = match failed.map_or_else(|| tracker.outcome(), Err) {
         // Exit 0 means a complete answer: chunks of a final message whose complete frame never
         // came are shown, but end the run as no final answer (as `eval` counts them).
         Ok(()) if answer.as_ref().is_some_and(|(_, incomplete)| *incomplete) => {
@@ -385,5 +398,11 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
             }
         }
     }
-    finish(ctx, false, format, &tracker, None, pipeline)
+    let run = Run {
+        demo: false,
+        format,
+        message_id: None,
+        failed: None,
+    };
+    finish(ctx, run, &tracker, pipeline)
 }
