@@ -157,6 +157,53 @@ pub fn masked(text: &str) -> std::borrow::Cow<'_, str> {
     out
 }
 
+/// The registered secrets as they stand, for masking raw lines on their way to stdout and
+/// `--save`: a service that echoes the key back in an error line must not put it in a CI log.
+/// Built once per run (after settings registered the secrets), so a line costs one search per
+/// secret and no lock.
+pub struct Masker {
+    secrets: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Masker {
+    /// The secrets registered so far.
+    pub fn now() -> Masker {
+        let secrets = SECRETS
+            .read()
+            .map(|all| {
+                all.iter()
+                    .map(|s| memchr::memmem::Finder::new(s.as_bytes()).into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Masker { secrets }
+    }
+
+    /// `line` with every registered secret replaced by `***` (borrowed when it holds none,
+    /// as nearly every line does).
+    pub fn apply<'a>(&self, line: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        let mut out = std::borrow::Cow::Borrowed(line);
+        for secret in &self.secrets {
+            if secret.find(&out).is_none() {
+                continue;
+            }
+            let mut masked = Vec::with_capacity(out.len());
+            let mut at = 0;
+            for i in secret.find_iter(&out) {
+                if i < at {
+                    continue;
+                }
+                masked.extend_from_slice(&out[at..i]);
+                masked.extend_from_slice(b"***");
+                at = i + secret.needle().len();
+            }
+            masked.extend_from_slice(&out[at..]);
+            out = std::borrow::Cow::Owned(masked);
+        }
+        out
+    }
+}
+
 /// Write one line of diagnostics to stderr, secrets masked. Unlike `eprintln!`, a closed stderr
 /// is not a panic: diagnostics are best effort, and the exit status still tells what happened.
 pub fn diag(line: std::fmt::Arguments<'_>) {
@@ -223,6 +270,21 @@ mod tests {
             "invalid key *** (***)"
         );
         assert_eq!(masked("a short word"), "a short word");
+    }
+
+    #[test]
+    fn raw_lines_are_masked_and_borrowed_when_clean() {
+        never_print("tok-raw-0123456789");
+        never_print("zqzqzqzq");
+        let m = Masker::now();
+        let clean = br#"{"id":"x","content":"nothing here"}"#;
+        assert!(matches!(m.apply(clean), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(
+            &*m.apply(br#"{"error":"bad tok-raw-0123456789, tok-raw-0123456789"}"#),
+            br#"{"error":"bad ***, ***"}"#
+        );
+        // Occurrences that overlap are masked once, from the left.
+        assert_eq!(&*m.apply(b"zqzqzqzqzqzq!"), b"***zqzq!");
     }
 
     #[test]

@@ -119,8 +119,8 @@ fn no_secret_is_ever_printed() {
 }
 
 /// A server that echoes the secret back in its error reaches `-o json` / `-o yaml` through the
-/// run's own `error` field (analyst's message, as on stderr): masked there too. (`-o ndjson`
-/// writes the service's lines byte for byte, so it is not part of this check.)
+/// run's own `error` field (analyst's message, as on stderr), and `-o ndjson` and `--save`
+/// through the raw line: masked in all of them.
 #[test]
 fn an_echoed_secret_is_masked_in_documents_too() {
     let home = tempfile::tempdir().unwrap();
@@ -156,7 +156,8 @@ fn an_echoed_secret_is_masked_in_documents_too() {
             use std::io::Write;
             let _ = (&s).write_all(answer.as_bytes());
         });
-        for format in ["json", "yaml"] {
+        for format in ["json", "yaml", "ndjson"] {
+            let save = h.join("saved.ndjson");
             let mut c = analyst(h);
             c.env("ANALYST_API_KEY", API_KEY).args([
                 "chat",
@@ -164,16 +165,19 @@ fn an_echoed_secret_is_masked_in_documents_too() {
                 &chat_url(&base),
                 "--external-id",
                 "bot",
+                "--save",
+                save.to_str().unwrap(),
                 "-o",
                 format,
                 "hi",
             ]);
             let out = run(&mut c);
             let (stdout, stderr) = outs(&out);
+            let saved = std::fs::read_to_string(&save).unwrap_or_default();
             assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
             assert!(
-                !stdout.contains(API_KEY) && !stderr.contains(API_KEY),
-                "-o {format}: the key printed\n{stdout}\n{stderr}"
+                !stdout.contains(API_KEY) && !stderr.contains(API_KEY) && !saved.contains(API_KEY),
+                "-o {format}: the key printed\n{stdout}\n{stderr}\n{saved}"
             );
         }
     }

@@ -51,6 +51,7 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
             format,
             out: BufWriter::new(crate::exit::stdout()),
             view: StateView::default(),
+            masker: crate::term::Masker::now(),
         };
         let mut tracker = Tracker::new();
         let ended = {
@@ -92,12 +93,15 @@ struct StateOut {
     format: Format,
     out: BufWriter<Stdout>,
     view: StateView,
+    /// Masks registered secrets in the raw lines.
+    masker: crate::term::Masker,
 }
 
 impl Sink for StateOut {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         if self.format == Format::Ndjson {
-            self.out.write_all(raw)?;
+            // An echoed secret is masked, as in chat's raw lines.
+            self.out.write_all(&self.masker.apply(raw))?;
         } else if let Some(f) = frame {
             self.view.frame(f);
         }
