@@ -91,10 +91,6 @@ impl Style {
     pub fn red(&self, s: &str) -> String {
         self.paint("31", s)
     }
-    /// Green (success).
-    pub fn green(&self, s: &str) -> String {
-        self.paint("32", s)
-    }
     /// Cyan (tool calls).
     pub fn cyan(&self, s: &str) -> String {
         self.paint("36", s)

@@ -6,6 +6,7 @@ use crate::render::Format;
 use crate::render::write_document;
 use crate::term::Style;
 use anyhow::{Context, Result};
+use comfy_table::{Cell, Color};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -59,22 +60,26 @@ pub fn write(
             let mut table = crate::render::table(style);
             table.set_header(["CASE", "VERDICT", "SECONDS", "TOKENS", "FIRST FAILURE"]);
             for r in results {
-                let verdict = if r.passed() {
-                    style.green("pass")
+                // Coloured by the table (its own styling), never by escapes in the text,
+                // which the table would count as width and misalign the row.
+                let (verdict, colour) = if r.passed() {
+                    ("pass", Color::DarkGreen)
                 } else if r.error.is_some() {
-                    style.red("ERROR")
+                    ("ERROR", Color::DarkRed)
                 } else {
-                    style.red("FAIL")
+                    ("FAIL", Color::DarkRed)
                 };
                 table.add_row([
-                    r.name.clone(),
-                    verdict,
-                    format!("{:.2}", r.seconds),
-                    r.tokens().map(|t| t.to_string()).unwrap_or_default(),
-                    r.failures
-                        .first()
-                        .map(|f| one_line(f, 100))
-                        .unwrap_or_default(),
+                    Cell::new(&r.name),
+                    Cell::new(verdict).fg(colour),
+                    Cell::new(format!("{:.2}", r.seconds)),
+                    Cell::new(r.tokens().map(|t| t.to_string()).unwrap_or_default()),
+                    Cell::new(
+                        r.failures
+                            .first()
+                            .map(|f| one_line(f, 100))
+                            .unwrap_or_default(),
+                    ),
                 ]);
             }
             writeln!(out, "{table}")?;
@@ -225,6 +230,44 @@ mod tests {
             usage: None,
             sql: vec![],
         }
+    }
+
+    #[test]
+    fn the_coloured_table_keeps_its_columns() {
+        let results = [
+            result("a", vec![], None),
+            result("b", vec!["number: off".into()], None),
+            result("c", vec![], Some((Status::Failure, "lost".into()))),
+        ];
+        let mut out = Vec::new();
+        write(
+            &mut out,
+            Format::Table,
+            &results,
+            None,
+            Style { color: true },
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\x1b["), "coloured: {text}");
+        // Every line is as wide on screen once the colour codes are taken out.
+        let plain = |l: &str| {
+            let mut s = String::new();
+            let mut chars = l.chars();
+            while let Some(c) = chars.next() {
+                if c == '\x1b' {
+                    chars.by_ref().find(|c| c.is_ascii_alphabetic());
+                } else {
+                    s.push(c);
+                }
+            }
+            s.chars().count()
+        };
+        let widths: Vec<usize> = text.lines().map(plain).collect();
+        assert!(
+            widths.windows(2).all(|w| w[0] == w[1]),
+            "{widths:?}\n{text}"
+        );
     }
 
     #[test]
