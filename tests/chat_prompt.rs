@@ -141,7 +141,7 @@ fn a_session_with_the_demo_service() {
     pty.send("/sql\r");
     // The answer's own query is its last SQL (the total it cites runs first).
     pty.expect("SQL 2 of 2:");
-    pty.expect("analyst sql --pick 2");
+    pty.expect("analyst sql --demo --pick 2 --chat-id ");
     pty.expect("analyst> ");
     pty.send("/chart c.svg\r");
     pty.expect("Wrote c.svg.");

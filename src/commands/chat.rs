@@ -216,6 +216,17 @@ async fn interrupted(
     Ok(Status::Interrupted)
 }
 
+/// The options a printed `analyst chat`/`analyst sql` command needs to reach this run's
+/// service: ` --demo` for the built-in emulator (its threads are kept between runs, apart from
+/// the profiles'), else ` --profile NAME` when one was named.
+pub(super) fn service_flags(ctx: &Ctx, demo: bool) -> String {
+    if demo {
+        " --demo".to_owned()
+    } else {
+        profile_flag(ctx)
+    }
+}
+
 fn profile_flag(ctx: &Ctx) -> String {
     ctx.global
         .profile
@@ -231,6 +242,7 @@ pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs) -> TextView {
         rows: args.rows,
         width: crate::term::out_width(&ctx.env),
         charts: !args.no_chart,
+        sql_flags: service_flags(ctx, args.demo),
     }
 }
 
@@ -306,12 +318,7 @@ fn finish(ctx: &Ctx, run: Run<'_>, tracker: &Tracker, mut pipeline: Pipeline) ->
         && !ctx.global.quiet
         && let Some(id) = &tracker.chat_id
     {
-        // Demo threads are kept between runs, apart from the profiles' threads.
-        let scope = if demo {
-            " --demo".to_owned()
-        } else {
-            profile_flag(ctx)
-        };
+        let scope = service_flags(ctx, demo);
         crate::term::diag(format_args!(
             "{}",
             ctx.err_style.dim(&format!(

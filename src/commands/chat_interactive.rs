@@ -49,6 +49,8 @@ struct Session {
     charts: Vec<Charted>,
     /// The last answer's SQL queries, in order.
     sqls: Vec<String>,
+    /// What `/sql`'s `analyst sql` command needs to reach this service (` --demo`).
+    service_flags: String,
 }
 
 /// Run the prompt.
@@ -74,6 +76,7 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
     )?;
     let mut session = Session {
         chat_id: thread_id(ctx, &args.thread, svc.profile(), None)?,
+        service_flags: super::chat::service_flags(ctx, args.demo),
         ..Session::default()
     };
     let mut editor = rustyline::DefaultEditor::new()?;
@@ -233,7 +236,8 @@ fn show_sql(ctx: &Ctx, session: &Session, arg: &str, out: &mut impl Write) {
                 out,
                 "{}",
                 ctx.out_style.dim(&format!(
-                    "All its rows: analyst sql --pick {n}{}",
+                    "All its rows: analyst sql{} --pick {n}{}",
+                    session.service_flags,
                     session
                         .chat_id
                         .as_deref()

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 /// Rows of a SQL result shown in a table; the rest are counted.
 pub const TABLE_ROWS: usize = 10;
 /// How SQL results are shown: rows per table, the width to fit, charts under tables.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct TextView {
     /// Rows per table (0 = all that arrived).
     pub rows: usize,
@@ -17,6 +17,8 @@ pub struct TextView {
     pub width: usize,
     /// Draw charts of results that carry a `vegaSpec`.
     pub charts: bool,
+    /// Options the `analyst sql` command of a cut table's note needs (` --demo`).
+    pub sql_flags: String,
 }
 
 impl Default for TextView {
@@ -25,6 +27,7 @@ impl Default for TextView {
             rows: TABLE_ROWS,
             width: 80,
             charts: true,
+            sql_flags: String::new(),
         }
     }
 }
@@ -57,6 +60,7 @@ pub fn show(
         rows: view.rows,
         width: view.width,
         style,
+        sql_flags: &view.sql_flags,
     };
     let mut out = table::render(&data, &headers, sql, &opts);
     if view.charts

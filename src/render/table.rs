@@ -152,13 +152,16 @@ impl Titles {
 
 /// How to show a table.
 #[derive(Clone, Copy, Debug)]
-pub struct TableOpts {
+pub struct TableOpts<'a> {
     /// Rows to show; 0 = all that arrived.
     pub rows: usize,
     /// Columns of the terminal.
     pub width: usize,
     /// Colour.
     pub style: Style,
+    /// Options the cut-table note's `analyst sql` command needs to reach the same service
+    /// (` --demo`, ` --profile NAME`), so that it works when pasted.
+    pub sql_flags: &'a str,
 }
 
 /// How a column's cells are shown.
@@ -221,7 +224,12 @@ const CELL_MAX: usize = 60;
 
 /// A result as a framed table, the rows beyond `opts.rows` left out, and a note on what is
 /// missing and how to get it (`sql` is the query behind the result).
-pub fn render(set: &Dataset, headers: &[String], sql: Option<&str>, opts: &TableOpts) -> String {
+pub fn render(
+    set: &Dataset,
+    headers: &[String],
+    sql: Option<&str>,
+    opts: &TableOpts<'_>,
+) -> String {
     let shown = if opts.rows == 0 {
         set.rows.len()
     } else {
@@ -285,7 +293,8 @@ pub fn render(set: &Dataset, headers: &[String], sql: Option<&str>, opts: &Table
         if let (true, Some(sql)) = (total > set.rows.len(), sql) {
             let one: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
             note.push_str(&format!(
-                "; all of them: analyst sql '{}'",
+                "; all of them: analyst sql{} '{}'",
+                opts.sql_flags,
                 one.replace('\'', r"'\''")
             ));
         }
@@ -386,6 +395,7 @@ mod tests {
                 rows: 1,
                 width: 60,
                 style: Style::default(),
+                sql_flags: "",
             },
         );
         assert!(out.contains("│ 2024-01-01 ┆ 43,166.60 │"), "{out}");
