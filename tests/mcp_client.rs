@@ -176,6 +176,11 @@ fn the_python_sdk_drives_a_whole_session() {
         Some(rows.len() as u64),
         "{sql}"
     );
+    let counted = match rows.len() {
+        1 => "1 row\n".to_owned(),
+        n => format!("{n} rows\n"),
+    };
+    assert!(sql["text"].as_str().unwrap().starts_with(&counted), "{sql}");
 
     // A bad request is a tool error naming the argument; the next request is served.
     let bad = &r["bad"];

@@ -407,8 +407,9 @@ async fn sql(shared: &Shared, input: SqlInput) -> Result<CallToolResult, String>
         String::new()
     };
     doc["sql"] = Value::String(sql);
+    let rows = if n == 1 { "row" } else { "rows" };
     let text = format!(
-        "{n} rows{more}\n{}",
+        "{n} {rows}{more}\n{}",
         serde_json::to_string(&doc).unwrap_or_default()
     );
     Ok(answer(text, doc))
