@@ -395,7 +395,11 @@ impl Shape<'_> {
         match (self.whole, self.additive) {
             (Some(t), true) if t != 0.0 && time.is_none() => {
                 let pct = top_value.unwrap_or(0.0) / t * 100.0;
-                out.push_str(&format!(", {pct:.1}% of the {} total", format_value(t, f)));
+                out.push_str(&format!(
+                    ", {} of the {} total",
+                    share(pct),
+                    format_value(t, f)
+                ));
             }
             (Some(t), false) => {
                 out.push_str(&format!(", against {} overall", format_value(t, f)));
@@ -441,6 +445,23 @@ impl Shape<'_> {
     }
 }
 
+/// A share of a total, to one decimal unless that would hide it: a share that is there is
+/// never `0.0%`, nor one short of the whole `100.0%`; those get the decimals that show two
+/// significant digits of it (0.0427 -> `0.043%`, 99.9613 -> `99.961%`), so the number stated is
+/// still the share, rounded.
+fn share(pct: f64) -> String {
+    let shown = format!("{pct:.1}%");
+    let gap = if pct > 0.0 && shown == "0.0%" {
+        pct
+    } else if pct < 100.0 && shown == "100.0%" {
+        100.0 - pct
+    } else {
+        return shown;
+    };
+    let decimals = ((-gap.log10()).ceil() as usize + 1).min(8);
+    format!("{pct:.decimals$}%")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -452,6 +473,17 @@ mod tests {
         assert_eq!(format_value(1000.0, Format::Number), "1,000");
         assert_eq!(format_value(0.125, Format::Percent), "12.5%");
         assert_eq!(period("2025-04-01", Grain::Quarter), "Q2 2025");
+    }
+
+    #[test]
+    fn a_share_is_never_rounded_away() {
+        assert_eq!(share(25.93), "25.9%");
+        assert_eq!(share(0.0427), "0.043%");
+        assert_eq!(share(0.05), "0.1%");
+        assert_eq!(share(0.0), "0.0%");
+        assert_eq!(share(99.9613), "99.961%");
+        assert_eq!(share(100.0), "100.0%");
+        assert_eq!(share(0.00012), "0.00012%");
     }
 
     fn col(name: &str, role: Role) -> Column {
