@@ -118,3 +118,59 @@ fn the_demo_suite_passes_under_eval_demo() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(doc["summary"]["total"].as_u64().unwrap() >= 20);
 }
+
+/// The example suite in the README (`# revenue.yaml`), as a reader copies it: its numbers are
+/// facts of the sample for its session (region Europe), and it passes under `eval --demo`.
+#[test]
+fn the_readme_example_suite_passes_under_eval_demo() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find("# revenue.yaml\n")
+        .expect("the README's example suite");
+    let end = start + readme[start..].find("```").unwrap();
+    let yaml = &readme[start..end];
+    let parsed: serde_norway::Value = serde_norway::from_str(yaml).unwrap();
+    let region = &parsed["defaults"]["session"]["userAttributes"][0]["value"];
+    assert_eq!(region.as_str(), Some("Europe"), "{yaml}");
+    let engine = Engine::sample().expect("sample engine");
+    let rev = "ROUND(SUM(i.amount), 2)";
+    for (name, sql) in [
+        (
+            "revenue-2025",
+            format!("SELECT {rev} {J} WHERE {Y2025} AND u.region = 'Europe'"),
+        ),
+        (
+            "germany-then-2024",
+            format!("SELECT {rev} {J} WHERE {Y2024} AND u.country = 'Germany'"),
+        ),
+    ] {
+        let case = parsed["cases"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"].as_str() == Some(name))
+            .unwrap_or_else(|| panic!("{name} in the README's suite"));
+        let number = &case["expect"]["number"];
+        let value = number["value"].as_f64().or(number.as_f64()).unwrap();
+        let fact = hand_number(&engine, &sql);
+        assert!(
+            (fact - value).abs() < 0.005,
+            "{name}: README {value}, data {fact}"
+        );
+    }
+
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("revenue.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let out = common::isolation::isolated(home.path())
+        .args(["eval", "--demo", "-o", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {stderr}"));
+    assert_eq!(out.status.code(), Some(0), "{doc}\n{stderr}");
+    assert_eq!(doc["summary"]["passed"], 2, "{doc}");
+}
