@@ -171,6 +171,41 @@ fn a_session_with_the_demo_service() {
     );
 }
 
+/// `chat -i --demo -c` continues the demo's last thread, as `chat --demo -c` does (it looked
+/// for a profile's last thread, which a demo run never sets).
+#[test]
+fn the_prompt_continues_the_demos_last_thread() {
+    let home = tempfile::tempdir().unwrap();
+    let out = prompt_cmd(home.path())
+        .args([
+            "chat",
+            "--demo",
+            "-o",
+            "final",
+            "Revenue in Germany in 2025",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut cmd = prompt_cmd(home.path());
+    cmd.args(["chat", "-i", "--demo", "-c"]);
+    let mut pty = Pty::spawn(cmd);
+    pty.expect("analyst> ");
+    pty.send("and the year before?\r");
+    // Germany, 2024: the thread's earlier turn gives the country.
+    pty.expect("Germany");
+    pty.expect("2024");
+    pty.expect("analyst> ");
+    pty.send("\x04");
+    assert_eq!(pty.wait(), 0);
+}
+
 #[test]
 fn ctrl_c_aborts_the_turn_and_the_prompt_goes_on() {
     let home = tempfile::tempdir().unwrap();

@@ -75,7 +75,11 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
         demo.as_ref().map(|d| &d.target),
     )?;
     let mut session = Session {
-        chat_id: thread_id(ctx, &args.thread, svc.profile(), None)?,
+        // `-c` continues the demo's own last thread under --demo, as `chat --demo -c` does.
+        chat_id: match &demo {
+            Some(d) => d.thread_id(ctx, &args.thread, None)?,
+            None => thread_id(ctx, &args.thread, svc.profile(), None)?,
+        },
         service_flags: super::chat::service_flags(ctx, args.demo),
         ..Session::default()
     };
