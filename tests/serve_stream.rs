@@ -130,6 +130,43 @@ async fn concurrent_resubscribes_join_one_turn_without_a_second_answer() {
     assert_eq!(humans, 1, "one turn, run once");
 }
 
+/// PROTOCOL.md, "Idempotency and resume": a request with the same `messageId` joins that
+/// message's running stream "without a second answer". A client that lost the connection
+/// before `__cutoff__` named the thread can only resend the request as it was, without a
+/// `chatId`: it joins the same thread (it started a second thread and a second answer), and
+/// after the turn it gets the thread's state, not a new turn. Another user's same id does not.
+#[tokio::test]
+async fn a_resend_without_the_chat_id_joins_the_running_turn() {
+    let srv = serve(&["suspend-after=4,times=1"]).await;
+    let first = frames(srv.chat(request(None, 1)).await).await;
+    let chat = chat_id(&first);
+    let paused_at = first[first.len() - 2]["sort"].as_u64().unwrap();
+
+    let resent = frames(srv.chat(request(None, 1)).await).await;
+    assert_eq!(resent[0]["id"], "__cutoff__");
+    assert_eq!(chat_id(&resent), chat, "the same thread");
+    assert_eq!(
+        resent[0]["state"]["isStreaming"], true,
+        "joined, not started"
+    );
+    assert_eq!(resent[1]["sort"].as_u64(), Some(paused_at + 1));
+    assert_eq!(answers_in_state(&resent), 1);
+
+    let again = frames(srv.chat(request(None, 1)).await).await;
+    assert_eq!(chat_id(&again), chat);
+    assert_eq!(
+        ids(&again),
+        ["__cutoff__", "__state__"],
+        "the state, no new turn"
+    );
+    assert_eq!(answers_in_state(&again), 1, "still one answer");
+
+    let mut theirs = request(None, 1);
+    theirs["sessionSettings"] = ext("bo");
+    let other = frames(srv.chat(theirs).await).await;
+    assert_ne!(chat_id(&other), chat, "another user's message is their own");
+}
+
 /// Lines up to and including the first tool call's start, in a turn of `QUESTION`.
 async fn lines_to_first_tool_call() -> usize {
     let srv = serve(&[]).await;

@@ -236,7 +236,14 @@ async fn chat(
         let head = read_state(shared, &mut world, &req, &key)?;
         return Ok(chat_stream::respond(head, None, lines, shutdown));
     };
-    let chat_id = match req.chat_id.clone() {
+    // A message resent without its chatId (a client that lost the connection before the
+    // `__cutoff__` named the thread) goes to the thread it started, as a resubscribe.
+    let known = req.chat_id.clone().or_else(|| {
+        req.message_id
+            .as_deref()
+            .and_then(|m| world.threads.thread_of_message(&key, m))
+    });
+    let chat_id = match known {
         Some(chat_id) => match continue_thread(shared, &mut world, &req, &key, chat_id)? {
             Next::Turn(chat_id) => chat_id,
             Next::Respond(head, joined) => {
@@ -249,6 +256,7 @@ async fn chat(
         .message_id
         .clone()
         .unwrap_or_else(|| shared.clock.next_message_id());
+    world.threads.note_message(&key, &message_id, &chat_id);
     let thread = thread_of(&mut world, &chat_id, &key)?;
     let prompt_chars = input.len()
         + thread

@@ -41,6 +41,10 @@ pub(crate) struct Thread {
 pub(crate) struct Threads {
     map: HashMap<String, Thread>,
     owned: HashMap<UserKey, usize>,
+    /// The thread each user's message went to, so that a resend of a message without its
+    /// `chatId` (the client lost the connection before it learnt it) finds the turn it started
+    /// instead of starting another (PROTOCOL.md, "Idempotency and resume").
+    sent: HashMap<(UserKey, String), String>,
 }
 
 impl Threads {
@@ -62,6 +66,19 @@ impl Threads {
         Ok(())
     }
 
+    /// The thread `owner`'s message `message_id` went to, if it is still held.
+    pub fn thread_of_message(&self, owner: &UserKey, message_id: &str) -> Option<String> {
+        self.sent
+            .get(&(owner.clone(), message_id.to_owned()))
+            .cloned()
+    }
+
+    /// Record that `owner`'s message `message_id` went to thread `chat_id`.
+    pub fn note_message(&mut self, owner: &UserKey, message_id: &str, chat_id: &str) {
+        self.sent
+            .insert((owner.clone(), message_id.to_owned()), chat_id.to_owned());
+    }
+
     /// Add an empty thread.
     pub fn insert(&mut self, chat_id: String, owner: UserKey) -> &mut Thread {
         *self.owned.entry(owner.clone()).or_default() += 1;
@@ -77,9 +94,14 @@ impl Threads {
     /// Remove threads (of an expired user); their running turns finish unobserved.
     pub fn remove(&mut self, chat_ids: &[String]) {
         for id in chat_ids {
-            if let Some(t) = self.map.remove(id)
-                && let Some(n) = self.owned.get_mut(&t.owner)
-            {
+            let Some(t) = self.map.remove(id) else {
+                continue;
+            };
+            let running = t.running.as_ref().map(|r| &r.message_id);
+            for m in t.answered.iter().chain(running) {
+                self.sent.remove(&(t.owner.clone(), m.clone()));
+            }
+            if let Some(n) = self.owned.get_mut(&t.owner) {
                 *n = n.saturating_sub(1);
                 if *n == 0 {
                     self.owned.remove(&t.owner);
@@ -139,6 +161,10 @@ impl Threads {
             let owner = UserKey::External(s.external_id);
             if self.map.contains_key(&s.chat_id) || self.room_for(&owner).is_err() {
                 continue;
+            }
+            for m in &s.answered {
+                self.sent
+                    .insert((owner.clone(), m.clone()), s.chat_id.clone());
             }
             let thread = self.insert(s.chat_id, owner);
             thread.messages = s.messages;
@@ -362,6 +388,41 @@ mod tests {
         again.import(saved.clone());
         assert_eq!(again.export(), saved);
         assert_eq!(again.owned[&UserKey::External("demo".into())], 1);
+        let demo = UserKey::External("demo".into());
+        assert_eq!(
+            again.thread_of_message(&demo, "1-message").as_deref(),
+            Some("c1"),
+            "a kept thread's messages are found again"
+        );
+    }
+
+    #[test]
+    fn messages_are_forgotten_with_their_threads() {
+        let mut threads = Threads::default();
+        let (ana, bo) = (
+            UserKey::External("ana".into()),
+            UserKey::External("bo".into()),
+        );
+        threads.insert("c1".into(), ana.clone()).running = Some(Run::new("2-message".into()));
+        threads
+            .get_mut("c1")
+            .unwrap()
+            .answered
+            .insert("1-message".into());
+        threads.note_message(&ana, "1-message", "c1");
+        threads.note_message(&ana, "2-message", "c1");
+        assert_eq!(
+            threads.thread_of_message(&ana, "2-message").as_deref(),
+            Some("c1")
+        );
+        assert_eq!(
+            threads.thread_of_message(&bo, "2-message"),
+            None,
+            "per user"
+        );
+        threads.remove(&["c1".into()]);
+        assert_eq!(threads.thread_of_message(&ana, "1-message"), None);
+        assert!(threads.sent.is_empty(), "{:?}", threads.sent);
     }
 
     #[test]
