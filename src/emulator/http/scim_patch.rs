@@ -87,6 +87,20 @@ fn apply_at(
     path: &Path,
     value: Option<&Value>,
 ) -> Result<(), PatchError> {
+    if !super::scim_schema::defines(path.ext.as_deref(), &path.attr, path.sub.as_deref()) {
+        let named = match (&path.ext, &path.sub) {
+            (Some(urn), Some(sub)) => format!("{urn}:{}.{sub}", path.attr),
+            (Some(urn), None) => format!("{urn}:{}", path.attr),
+            (None, Some(sub)) => format!("{}.{sub}", path.attr),
+            (None, None) => path.attr.clone(),
+        };
+        return Err(err(
+            "invalidPath",
+            format!(
+                "{named:?} is not an attribute of the User schemas this server publishes (GET /Schemas)"
+            ),
+        ));
+    }
     let Some(urn) = &path.ext else {
         return apply_in(user, op, path, value);
     };

@@ -139,3 +139,65 @@ fn errors_carry_scim_types() {
         "noTarget"
     );
 }
+
+#[test]
+fn paths_outside_the_published_schemas_are_invalid() {
+    let ent = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+    for (o, path) in [
+        (op("replace", Some("actve"), Some(json!(false))), "actve"),
+        (op("add", Some("foo.bar"), Some(json!(1))), "foo.bar"),
+        (
+            op("replace", Some("name.givenNam"), Some(json!("A"))),
+            "name.givenNam",
+        ),
+        (op("remove", Some("nickname.x"), None), "nickname.x"),
+        (op("replace", None, Some(json!({"bogus": 1}))), "bogus"),
+        (
+            op("add", Some(&format!("{ent}:departmnt")), Some(json!("R&D"))),
+            "departmnt",
+        ),
+        (
+            op(
+                "add",
+                Some("urn:example:ext:1.0:User:shoeSize"),
+                Some(json!(44)),
+            ),
+            "shoeSize",
+        ),
+    ] {
+        let e = patched(&[o]).unwrap_err();
+        assert_eq!(e.scim_type, "invalidPath", "{path}: {e:?}");
+        assert!(e.detail.contains(path), "{path}: {e:?}");
+    }
+    // The names the published schemas define pass, in any case.
+    let u = patched(&[
+        op("replace", Some("ACTIVE"), Some(json!(false))),
+        op("replace", Some("Name.GivenName"), Some(json!("Anna"))),
+        op("add", Some("externalId"), Some(json!("ana-1"))),
+        op(
+            "add",
+            Some(&format!("{ent}:department")),
+            Some(json!("R&D")),
+        ),
+        op(
+            "add",
+            Some(&format!("{ent}:manager.value")),
+            Some(json!("b1")),
+        ),
+        op(
+            "add",
+            Some(&format!("{USER_URN}:title")),
+            Some(json!("CFO")),
+        ),
+        op(
+            "replace",
+            None,
+            Some(json!({"nickName": "A", "emails[type eq \"work\"].value": "a@x.io"})),
+        ),
+    ])
+    .unwrap();
+    assert_eq!(u["active"], false);
+    assert_eq!(u["name"]["givenName"], "Anna");
+    assert_eq!(u[ent]["manager"]["value"], "b1");
+    assert_eq!(u["title"], "CFO");
+}

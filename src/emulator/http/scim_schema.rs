@@ -301,6 +301,29 @@ fn enterprise_attributes() -> Vec<Attr> {
     ]
 }
 
+/// Whether the schemas this endpoint publishes define what a PATCH path names: an attribute
+/// (and, given `sub`, its sub-attribute) of the core User schema, one of the common attributes
+/// of RFC 7643 section 3.1, the enterprise extension as a whole, or an attribute of the
+/// extension `ext`. Names compare without regard to case (RFC 7643 section 2.1). A path
+/// naming anything else is `invalidPath`: stored, a typo (`actve`) would report success.
+pub(crate) fn defines(ext: Option<&str>, attr: &str, sub: Option<&str>) -> bool {
+    let attrs = match ext {
+        None if ["id", "externalId", "meta", "schemas", ENTERPRISE_USER_URN]
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(attr)) =>
+        {
+            return true;
+        }
+        None => user_attributes(),
+        Some(urn) if urn.eq_ignore_ascii_case(ENTERPRISE_USER_URN) => enterprise_attributes(),
+        Some(_) => return false,
+    };
+    attrs
+        .iter()
+        .find(|a| a.name.eq_ignore_ascii_case(attr))
+        .is_some_and(|a| sub.is_none_or(|s| a.sub.iter().any(|x| x.name.eq_ignore_ascii_case(s))))
+}
+
 fn meta(root: &str, resource_type: &str, path: &str) -> Value {
     json!({"resourceType": resource_type, "location": format!("{root}{path}")})
 }
