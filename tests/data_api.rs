@@ -266,3 +266,24 @@ fn the_cut_tables_command_works_when_pasted() {
     let got: f64 = rows.iter().map(|r| r[1].parse::<f64>().unwrap()).sum();
     assert!((got - want).abs() < 0.01, "sum {got} != {want}");
 }
+
+/// PROTOCOL.md caps rows only "without `LIMIT`" (at most 50,000 "unless streaming", and this
+/// answer streams): a `LIMIT` past 50,000 is answered whole (it was cut at 50,000, silently),
+/// and no `LIMIT` gives the 10,000 default.
+#[test]
+fn a_limit_past_fifty_thousand_is_answered_whole() {
+    let home = tempfile::tempdir().unwrap();
+    let orders = hand(sample(), "SELECT COUNT(*) FROM orders")[0][0]
+        .parse::<usize>()
+        .unwrap();
+    assert!(orders > 60_000, "the sample has {orders} orders");
+    for (query, rows) in [
+        ("SELECT id FROM orders LIMIT 60000", 60_000),
+        ("SELECT id FROM orders", 10_000),
+    ] {
+        let out = run(analyst(home.path()).args(["sql", "--demo", "-o", "csv", query]));
+        expect_status(&out, 0, query);
+        let (_, got) = csv_rows(&outs(&out).0);
+        assert_eq!(got.len(), rows, "{query}");
+    }
+}

@@ -21,10 +21,11 @@ use tokio::sync::mpsc;
 const MAX_BODY: usize = 1 << 20;
 /// Rows per `{"data": ...}` line.
 const CHUNK_ROWS: usize = 1_000;
-/// Rows answered when the query has no `LIMIT`.
+/// Rows answered when the query has no `LIMIT` (PROTOCOL.md: "Without `LIMIT` the service caps
+/// rows (default 10,000; at most 50,000 unless streaming)"). A `LIMIT` is honoured whole: this
+/// answer streams, in chunks through a bounded channel, so no ceiling keeps memory flat, and a
+/// silent one would cut a result a client asked for in full.
 const DEFAULT_ROWS: usize = 10_000;
-/// Rows answered at most, whatever the `LIMIT`.
-const MAX_ROWS: usize = 50_000;
 /// Longest a data query may run (a slow reader counts: rows wait for it).
 const TIME_LIMIT: Duration = Duration::from_secs(60);
 
@@ -53,7 +54,7 @@ pub(crate) async fn cubesql(
         Err(e) => return error(StatusCode::BAD_REQUEST, e.0),
     };
     let cap = match compiled.limit {
-        Some(l) => usize::try_from(l).unwrap_or(MAX_ROWS).min(MAX_ROWS),
+        Some(l) => usize::try_from(l).unwrap_or(usize::MAX),
         None => DEFAULT_ROWS,
     };
     let request_id = request_id(&headers);
