@@ -153,12 +153,19 @@ pub fn masked(text: &str) -> std::borrow::Cow<'_, str> {
     out
 }
 
-/// The registered secrets as they stand, for masking raw lines on their way to stdout and
-/// `--save`: a service that echoes the key back in an error line must not put it in a CI log.
-/// Built once per run (after settings registered the secrets), so a line costs one search per
-/// secret and no lock.
+/// The registered secrets as they stand, for masking a stream's lines as they arrive (before
+/// any format, `--save` or the answer sees them): a service that echoes the key back, in an
+/// error line or an answer, must not put it in a CI log. Built once per run (after settings
+/// registered the secrets), so a line costs one search per secret and no lock.
 pub struct Masker {
     secrets: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl std::fmt::Debug for Masker {
+    /// How many secrets, never what they are.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Masker({} secrets)", self.secrets.len())
+    }
 }
 
 impl Masker {

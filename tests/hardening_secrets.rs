@@ -207,3 +207,89 @@ fn an_echoed_secret_is_masked_in_documents_too() {
         "scim: the token printed\n{stdout}\n{stderr}"
     );
 }
+
+/// A service that puts the key inside an answer: every format prints it as `***` (it was
+/// printed whole outside `-o ndjson`), and the live `-o final` answer is the one
+/// `extract-final` and `--replay -o final` give from the run's `--save` file (CLI.md's truth).
+/// `state` shows the same thread masked in every format.
+#[test]
+fn a_secret_inside_an_answer_is_masked_in_every_format() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let stream = format!(
+        concat!(
+            "{{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{{\"chatId\":\"c1\",\"isStreaming\":false}}}}\n",
+            "{{\"id\":\"1718000000000-message-final\",\"role\":\"assistant\",\"content\":\"your key is {k}\",\"isDelta\":false,\"isInProcess\":false,\"graphPath\":[\"final\"],\"sort\":1}}\n",
+            "{{\"id\":\"__state__\",\"sort\":2,\"state\":{{\"messages\":[",
+            "{{\"lc\":1,\"type\":\"constructor\",\"id\":[\"langchain_core\",\"messages\",\"HumanMessage\"],\"kwargs\":{{\"content\":\"hi\"}}}},",
+            "{{\"lc\":1,\"type\":\"constructor\",\"id\":[\"langchain_core\",\"messages\",\"AIMessage\"],\"kwargs\":{{\"content\":\"your key is {k}\"}}}}]}}}}\n"
+        ),
+        k = API_KEY
+    );
+    let (base, _) = raw_server(true, move |s, _| {
+        use std::io::Write;
+        let _ = (&s).write_all(
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{stream}",
+                stream.len()
+            )
+            .as_bytes(),
+        );
+    });
+    let url = chat_url(&base);
+    let save = h.join("saved.ndjson");
+    let mut live_final = String::new();
+    for format in ["final", "text", "json", "yaml", "ndjson"] {
+        let mut c = analyst(h);
+        c.env("ANALYST_API_KEY", API_KEY).args([
+            "chat",
+            "--url",
+            &url,
+            "--external-id",
+            "bot",
+            "-o",
+            format,
+            "--save",
+        ]);
+        c.arg(&save).arg("hi");
+        let out = run(&mut c);
+        let (stdout, stderr) = outs(&out);
+        assert_eq!(out.status.code(), Some(0), "-o {format}: {stderr}");
+        let saved = std::fs::read_to_string(&save).unwrap();
+        assert!(
+            !stdout.contains(API_KEY) && !stderr.contains(API_KEY) && !saved.contains(API_KEY),
+            "-o {format}: the key printed\n{stdout}\n{stderr}\n{saved}"
+        );
+        assert!(stdout.contains("your key is ***"), "-o {format}: {stdout}");
+        if format == "final" {
+            live_final = stdout;
+        }
+    }
+    let replayed = run(analyst(h)
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(&save));
+    let extracted = run(analyst(h).arg("extract-final").arg(&save));
+    assert_eq!(outs(&replayed).0, live_final);
+    assert_eq!(outs(&extracted).0, live_final);
+    for format in ["json", "yaml", "table", "ndjson"] {
+        let mut c = analyst(h);
+        c.env("ANALYST_API_KEY", API_KEY).args([
+            "state",
+            "--url",
+            &url,
+            "--external-id",
+            "bot",
+            "--chat-id",
+            "c1",
+            "-o",
+            format,
+        ]);
+        let out = run(&mut c);
+        let (stdout, stderr) = outs(&out);
+        assert_eq!(out.status.code(), Some(0), "state -o {format}: {stderr}");
+        assert!(
+            !stdout.contains(API_KEY) && stdout.contains("***"),
+            "state -o {format}: {stdout}"
+        );
+    }
+}

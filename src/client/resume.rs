@@ -219,7 +219,7 @@ async fn read_connection(
     sink: &mut dyn Sink,
 ) -> Result<Ended> {
     tracker.source(Source::Response(content_type(&response)));
-    let mut conn = Feed { tracker, sink };
+    let mut conn = Feed::new(tracker, sink);
     let mut framed = Framed::new(&mut conn);
     Ok(match read_body(&mut response, idle, &mut framed).await? {
         Ended::Closed if !framed.finish_response()? => {

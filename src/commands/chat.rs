@@ -367,10 +367,7 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
     let mut tracker = tracker_for(format, args.fallback);
     tracker.source(Source::File(name.clone()));
     {
-        let mut feed = Feed {
-            tracker: &mut tracker,
-            sink: &mut pipeline,
-        };
+        let mut feed = Feed::new(&mut tracker, &mut pipeline);
         let mut framed = Framed::new(&mut feed);
         let mut buf = vec![0u8; 256 * 1024];
         loop {

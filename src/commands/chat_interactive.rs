@@ -441,10 +441,7 @@ async fn show_state(ctx: &Ctx, svc: &Service, chat_id: &str) -> Result<()> {
     let mut view = ViewSink(StateView::default());
     let mut tracker = Tracker::new();
     {
-        let mut feed = Feed {
-            tracker: &mut tracker,
-            sink: &mut view,
-        };
+        let mut feed = Feed::new(&mut tracker, &mut view);
         let mut framed = Framed::new(&mut feed);
         if read_body(&mut response, svc.idle(), &mut framed).await? == Ended::Closed {
             framed.finish()?;

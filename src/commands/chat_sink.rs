@@ -64,8 +64,6 @@ impl Remember {
 pub struct Pipeline {
     render: Box<dyn ChatRender>,
     save: Option<(PathBuf, BufWriter<File>)>,
-    /// Masks registered secrets in the raw lines.
-    masker: crate::term::Masker,
     spinner: Spinner,
     remember: Remember,
     store: ThreadStore,
@@ -95,7 +93,6 @@ impl Pipeline {
         Ok(Pipeline {
             render,
             save,
-            masker: crate::term::Masker::now(),
             spinner,
             remember,
             store: ThreadStore::new(env),
@@ -154,10 +151,7 @@ impl Pipeline {
 
 impl Sink for Pipeline {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
-        // A secret the service echoed back (a key in an error line) is masked here, the one
-        // place raw lines leave for stdout and `--save`.
-        let raw = &*self.masker.apply(raw);
-        // `--save` holds exactly what `-o ndjson` would print: whole lines, no repeats.
+        // Secrets the service echoed back are masked already (`Feed`). `--save` holds exactly what `-o ndjson` would print: whole lines, no repeats.
         if let Some((path, f)) = &mut self.save {
             f.write_all(raw)
                 .with_context(|| format!("--save {}", path.display()))?;

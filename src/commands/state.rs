@@ -51,14 +51,10 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
             format,
             out: BufWriter::new(crate::exit::stdout()),
             view: StateView::default(),
-            masker: crate::term::Masker::now(),
         };
         let mut tracker = Tracker::new();
         let ended = {
-            let mut feed = Feed {
-                tracker: &mut tracker,
-                sink: &mut out,
-            };
+            let mut feed = Feed::new(&mut tracker, &mut out);
             let mut framed = Framed::new(&mut feed);
             let ended = read_body(&mut response, svc.idle(), &mut framed).await?;
             if ended == Ended::Closed {
@@ -93,15 +89,13 @@ struct StateOut {
     format: Format,
     out: BufWriter<Stdout>,
     view: StateView,
-    /// Masks registered secrets in the raw lines.
-    masker: crate::term::Masker,
 }
 
 impl Sink for StateOut {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         if self.format == Format::Ndjson {
-            // An echoed secret is masked, as in chat's raw lines.
-            self.out.write_all(&self.masker.apply(raw))?;
+            // An echoed secret is masked already (`Feed`), as in chat's lines.
+            self.out.write_all(raw)?;
         } else if let Some(f) = frame {
             self.view.frame(f);
         }

@@ -39,10 +39,15 @@ pub trait Sink {
 
 /// Feeds lines to a tracker and on to a sink (a connection's body, or a saved stream).
 pub struct Feed<'a> {
-    /// The run's tracker.
-    pub tracker: &'a mut Tracker,
-    /// Where shown lines go.
-    pub sink: &'a mut dyn Sink,
+    tracker: &'a mut Tracker,
+    sink: &'a mut dyn Sink,
+}
+
+impl<'a> Feed<'a> {
+    /// Lines into `tracker`, shown lines on to `sink`.
+    pub fn new(tracker: &'a mut Tracker, sink: &'a mut dyn Sink) -> Feed<'a> {
+        Feed { tracker, sink }
+    }
 }
 
 impl Lines for Feed<'_> {
@@ -103,6 +108,8 @@ pub struct Tracker {
     objects: u64,
     /// Of those, error lines and error documents (`{"error": ...}`, JSON-RPC errors).
     errors: u64,
+    /// The secrets registered when the run began (settings register them first).
+    masker: crate::term::Masker,
 }
 
 /// Where a tracker's lines come from, for messages about lines that are not JSON.
@@ -147,6 +154,7 @@ impl Tracker {
             first_skipped: None,
             objects: 0,
             errors: 0,
+            masker: crate::term::Masker::now(),
         }
     }
 
@@ -190,8 +198,18 @@ impl Tracker {
         self.first_skipped.as_deref().map(|d| (self.skipped, d))
     }
 
-    /// Handle one line (`raw` with its terminator, `text` without).
+    /// Handle one line (`raw` with its terminator, `text` without), with every registered
+    /// secret masked first: a key the service echoes back (in an error line or in an answer)
+    /// is `***` in every format, in `--save`, and in the answer kept here, so the live answer
+    /// is the one `extract-final` and `--replay` give from the saved file.
     pub fn line(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {
+        let masked = self.masker.apply(raw);
+        // A secret holds no line break, so the terminator is untouched.
+        let text = &masked[..masked.len() - (raw.len() - text.len())];
+        self.line_masked(&masked, text, sink)
+    }
+
+    fn line_masked(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {
         let at = self.offset;
         self.offset += raw.len() as u64;
         self.lines += 1;
