@@ -85,3 +85,39 @@ fn state_needs_a_thread_and_maps_errors() {
         .code(4);
     assert!(text(&out.get_output().stderr).contains("Thread not found"));
 }
+
+/// A 200 that is empty, or stops before `__state__` (whole lines, or a line cut off), is not
+/// the thread's state: exit 6 in every format, as chat treats it (it was exit 0, with an empty
+/// or partial document that a script could not tell from an empty thread).
+#[test]
+fn a_read_that_ends_before_its_state_is_a_failure() {
+    let home = tempfile::tempdir().unwrap();
+    let all = thread();
+    let bodies: Vec<Vec<String>> = vec![vec![], vec![all[0].clone()], all[..4].to_vec()];
+    for lines in bodies {
+        let server = Server::always(lines.clone());
+        for format in ["json", "yaml", "table", "ndjson"] {
+            let out = state_cmd(home.path(), &server)
+                .args(["--chat-id", "c1", "-o", format])
+                .assert()
+                .code(6);
+            assert!(
+                text(&out.get_output().stderr).contains("no __state__"),
+                "{format} {lines:?}: {}",
+                text(&out.get_output().stderr)
+            );
+        }
+    }
+    // The front of the `__state__` line, cut off: never read as a state.
+    let cut = all[4][..20].to_owned();
+    let server = Server::start(move |_, _| Reply::status(200, &format!("{}\n{cut}", thread()[0])));
+    let out = state_cmd(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "json"])
+        .assert()
+        .code(6);
+    assert!(
+        text(&out.get_output().stderr).contains("middle of a line"),
+        "{}",
+        text(&out.get_output().stderr)
+    );
+}

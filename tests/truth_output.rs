@@ -102,6 +102,7 @@ fn state_messages_from_frames_keep_the_service_ids_and_sorts() {
         sql_tool("t1", 9),
         common::scripted::delta("a1", 11, "Books "),
         common::scripted::complete("a1", 12, "Books lead."),
+        common::scripted::state_for("Top categories?", "Books lead."),
     ];
     let server = common::scripted::Server::always(lines);
     let out = state_cmd(home.path(), &server)
@@ -234,6 +235,7 @@ fn the_state_table_lines_up_with_colour_on() {
         sql_tool("t1", 2),
         failed_tool,
         common::scripted::complete("a1", 4, "Books lead."),
+        common::scripted::state_for("Top?", "Books lead."),
     ];
     let server = common::scripted::Server::always(lines);
     let home = tempfile::tempdir().unwrap();

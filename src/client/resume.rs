@@ -163,6 +163,8 @@ pub struct StateProbe {
     echoes: Vec<String>,
     /// The thread's last user message in the read's `__state__`, if it has one.
     last_user: Option<StateMessage>,
+    /// `__state__` arrived.
+    whole: bool,
 }
 
 impl StateProbe {
@@ -197,6 +199,7 @@ impl Lines for StateProbe {
             FrameKind::Error => self.error = f.error_message(),
             FrameKind::UserEcho => self.echoes.extend(f.id.0.clone()),
             FrameKind::State => {
+                self.whole = true;
                 self.last_user = f.state.as_ref().and_then(|state| {
                     state_messages(state)
                         .into_iter()
@@ -284,6 +287,14 @@ pub async fn read_state(
         return Err(fail(
             Status::Failure,
             format!("reading the thread state: the service reported: {e}"),
+        ));
+    }
+    if !probe.whole && !probe.streaming {
+        // An empty 200, or one that stops before `__state__` without saying the turn still
+        // streams, tells neither whether to resend nor what was answered.
+        return Err(fail(
+            Status::Network,
+            "reading the thread state: the answer closed before its end (no __state__)",
         ));
     }
     Ok(probe)

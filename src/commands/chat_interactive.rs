@@ -8,7 +8,6 @@ use super::chat_request::{Service, message_id, service, thread_id};
 use super::chat_sink::{Pipeline, Remember, renderer};
 use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
-use crate::client::body::{Ended, read_body};
 use crate::client::resume::{TurnPlan, converse, read_request};
 use crate::exit::{Status, usage};
 use crate::protocol::Frame;
@@ -17,8 +16,7 @@ use crate::protocol::tool::{Tool, classify, parse_input, parse_result};
 use crate::render::chart::{Charted, charted, files};
 use crate::render::chat::End;
 use crate::render::state_table::StateView;
-use crate::stream::lines::Framed;
-use crate::stream::tracker::{Feed, Sink, Tracker};
+use crate::stream::tracker::{Sink, Tracker};
 use crate::term::{diag, error};
 use anyhow::Result;
 use rustyline::error::ReadlineError;
@@ -437,19 +435,13 @@ async fn show_state(ctx: &Ctx, svc: &Service, chat_id: &str) -> Result<()> {
         session_settings: svc.identity.clone(),
         ..ChatRequest::default()
     });
-    let mut response = svc.client.open(&request, "state").await?;
+    let response = svc.client.open(&request, "state").await?;
     let mut view = ViewSink(StateView::default());
-    let mut tracker = Tracker::new();
-    {
-        let mut feed = Feed::new(&mut tracker, &mut view);
-        let mut framed = Framed::new(&mut feed);
-        if read_body(&mut response, svc.idle(), &mut framed).await? == Ended::Closed {
-            framed.finish()?;
-        }
-    }
+    let outcome = super::state::read_into(response, svc.idle(), &mut view).await;
     let mut out = std::io::stdout().lock();
     view.0.write_table(&mut out, ctx.out_style)?;
-    Ok(out.flush()?)
+    out.flush()?;
+    outcome
 }
 
 struct ViewSink(StateView);

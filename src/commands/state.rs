@@ -6,7 +6,7 @@ use crate::cli::{Format, StateArgs};
 use crate::client::body::{Ended, read_body};
 use crate::client::resume::read_request;
 use crate::exit::{Status, fail, usage};
-use crate::protocol::Frame;
+use crate::protocol::{Frame, FrameKind};
 use crate::render::pick_format;
 use crate::render::state_table::StateView;
 use crate::stream::lines::Framed;
@@ -46,42 +46,104 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let mut response = svc.client.open(&request, "state").await?;
+        let response = svc.client.open(&request, "state").await?;
         let mut out = StateOut {
             format,
             out: BufWriter::new(crate::exit::stdout()),
             view: StateView::default(),
         };
-        let mut tracker = Tracker::new();
-        let ended = {
-            let mut feed = Feed::new(&mut tracker, &mut out);
-            let mut framed = Framed::new(&mut feed);
-            let ended = read_body(&mut response, svc.idle(), &mut framed).await?;
-            if ended == Ended::Closed {
-                framed.finish()?;
-            }
-            ended
-        };
+        // What arrived is printed whether or not the read was whole; the status says which.
+        let outcome = read_into(response, svc.idle(), &mut out).await;
         match format {
             Format::Table => out.view.write_table(&mut out.out, ctx.out_style)?,
             Format::Json | Format::Yaml => out.view.write_doc(&mut out.out, format)?,
             _ => {}
         }
         out.out.flush()?;
-        if let Some(e) = &tracker.error {
-            return Err(fail(
-                e.status,
-                format!("the service reported: {}", e.message),
-            ));
-        }
-        if let Ended::Lost(why) = ended {
-            return Err(fail(
-                Status::Network,
-                format!("state: connection lost: {why}"),
-            ));
-        }
-        Ok(Status::Success)
+        outcome.map(|()| Status::Success)
     })
+}
+
+/// Read a state read's answer into `sink`: `Ok` when the whole state arrived, else the
+/// failure (an error line, a lost connection, an answer that ends before `__state__`). Shared
+/// by `state` and the prompt's `/state`.
+pub(super) async fn read_into(
+    mut response: reqwest::Response,
+    idle: std::time::Duration,
+    sink: &mut dyn Sink,
+) -> Result<()> {
+    let mut tracker = Tracker::new();
+    let mut sink = Watched {
+        sink,
+        state: false,
+        streaming: false,
+    };
+    let ended = {
+        let mut feed = Feed::new(&mut tracker, &mut sink);
+        let mut framed = Framed::new(&mut feed);
+        // A last line cut off by the connection is dropped, never read as the state.
+        match read_body(&mut response, idle, &mut framed).await? {
+            Ended::Closed if !framed.finish_response()? => {
+                Ended::Lost("the connection closed in the middle of a line".into())
+            }
+            ended => ended,
+        }
+    };
+    if let Some(e) = &tracker.error {
+        return Err(fail(
+            e.status,
+            format!("the service reported: {}", e.message),
+        ));
+    }
+    if let Ended::Lost(why) = ended {
+        return Err(fail(
+            Status::Network,
+            format!("state: connection lost: {why}"),
+        ));
+    }
+    if !sink.state && !sink.streaming {
+        // An empty 200, or one that stops before `__state__`: what arrived is not the
+        // thread's state (an empty thread still has its `__state__`), as for chat. A read of a
+        // thread that streams may be its `__cutoff__` alone.
+        return Err(fail(
+            Status::Network,
+            "state: the answer closed before its end (no __state__): the thread's state did not arrive",
+        ));
+    }
+    Ok(())
+}
+
+/// A sink that notes whether a read is whole: `__state__` arrived, or a `__cutoff__` that says
+/// the thread streams.
+struct Watched<'a> {
+    sink: &'a mut dyn Sink,
+    state: bool,
+    streaming: bool,
+}
+
+impl Sink for Watched<'_> {
+    fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
+        if let Some(f) = frame {
+            match f.kind() {
+                FrameKind::State => self.state = true,
+                FrameKind::Cutoff => self.streaming |= f.is_streaming() == Some(true),
+                _ => {}
+            }
+        }
+        self.sink.line(raw, frame)
+    }
+    fn chunk_done(&mut self) -> Result<()> {
+        self.sink.chunk_done()
+    }
+    fn wants_frames(&self) -> bool {
+        true
+    }
+    fn waiting(&mut self, quiet: bool) {
+        self.sink.waiting(quiet)
+    }
+    fn chat_id(&mut self, id: &str) -> Result<()> {
+        self.sink.chat_id(id)
+    }
 }
 
 /// The state read's output: raw lines for ndjson, else gathered into a view.
