@@ -314,6 +314,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         'analyst;mcp' {
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Wire variant the --demo emulator speaks (see `analyst serve --dialect`)')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How often `ask` resumes a dropped stream')
+            [CompletionResult]::new('--data-url', '--data-url', [CompletionResultType]::ParameterName, 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]')
+            [CompletionResult]::new('--data-token-file', '--data-token-file', [CompletionResultType]::ParameterName, 'Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the token itself; with token auth the chat token is the default')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]')
             [CompletionResult]::new('--account', '--account', [CompletionResultType]::ParameterName, 'Account name [env: ANALYST_ACCOUNT]')

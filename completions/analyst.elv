@@ -300,6 +300,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;mcp'= {
             cand --dialect 'Wire variant the --demo emulator speaks (see `analyst serve --dialect`)'
             cand --retries 'How often `ask` resumes a dropped stream'
+            cand --data-url 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]'
+            cand --data-token-file 'Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the token itself; with token auth the chat token is the default'
             cand --url 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]'
             cand --base-url 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]'
             cand --account 'Account name [env: ANALYST_ACCOUNT]'

@@ -324,6 +324,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l dialect -d 'Wire
 docs\t'The vendor\'s published examples: cube_* names, no final frames, errors in a 200'
 legacy\t'Older servers: as docs, rows as objects, no __usage__/__suspended__/__aborted__'"
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l retries -d 'How often `ask` resumes a dropped stream' -r
+complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l data-url -d 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l data-token-file -d 'Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the token itself; with token auth the chat token is the default' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r

@@ -310,7 +310,7 @@ An assistant's configuration (e.g. Claude Desktop's mcpServers):
 Try it without an account: \"args\": [\"mcp\", \"--demo\"]")]
 pub struct McpArgs {
     /// Serve the built-in emulator, started in-process on a free loopback port
-    #[arg(long, conflicts_with_all = ["url", "base_url"])]
+    #[arg(long, conflicts_with_all = ["url", "base_url", "data_url"])]
     pub demo: bool,
     /// Wire variant the --demo emulator speaks (see `analyst serve --dialect`)
     #[arg(
@@ -327,6 +327,9 @@ pub struct McpArgs {
     /// How often `ask` resumes a dropped stream
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub retries: u32,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub service: ServiceArgs,
@@ -615,6 +618,20 @@ pub struct SqlArgs {
     /// Run against the built-in emulator, started in-process (--from a --demo run works)
     #[arg(long, conflicts_with_all = ["url", "base_url", "data_url"])]
     pub demo: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub service: ServiceArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub identity: IdentityArgs,
+}
+
+/// Where the data query API is and how to sign in to it: `sql`, and `mcp`'s `run_sql`.
+#[derive(Debug, Args)]
+pub struct DataArgs {
     /// Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets
     /// /cubejs-api appended) [env: ANALYST_DATA_URL]
     #[arg(long, value_name = "URL", help_heading = "Data API")]
@@ -623,12 +640,6 @@ pub struct SqlArgs {
     /// token itself; with token auth the chat token is the default
     #[arg(long, value_name = "FILE", help_heading = "Data API")]
     pub data_token_file: Option<PathBuf>,
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub service: ServiceArgs,
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub identity: IdentityArgs,
 }
 
 /// `--cache` values of the data query API.

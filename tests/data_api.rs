@@ -287,3 +287,82 @@ fn a_limit_past_fifty_thousand_is_answered_whole() {
         assert_eq!(got.len(), rows, "{query}");
     }
 }
+
+/// `mcp` takes the data API's flags as `sql` does (it refused `--data-url` while its `run_sql`
+/// error said "pass --data-url"): `run_sql` then runs on that API with that token. A secret
+/// file named `-` is refused, since stdin carries the MCP messages.
+#[test]
+fn mcp_takes_the_data_api_flags() {
+    use std::io::{BufRead, BufReader, Write};
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let emu = emulator(&[]);
+    let (key, token) = (h.join("key"), h.join("data-token"));
+    std::fs::write(&key, &emu.running.api_key).unwrap();
+    std::fs::write(&token, token_for(h, &emu, "bot", &[])).unwrap();
+    let mut child = analyst(h)
+        .args([
+            "mcp",
+            "--url",
+            &emu.running.chat_url,
+            "--external-id",
+            "bot",
+            "--api-key-file",
+        ])
+        .arg(&key)
+        .args(["--data-url", &emu.running.data_url, "--data-token-file"])
+        .arg(&token)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let call = |stdin: &mut std::process::ChildStdin, msg: serde_json::Value| {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+    };
+    call(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+    );
+    call(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    call(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "run_sql", "arguments": {"query": "SELECT MEASURE(count) AS n FROM orders"}}}),
+    );
+    let reply = loop {
+        let line = lines.next().expect("an answer").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == 2 {
+            break v;
+        }
+    };
+    drop(stdin);
+    let _ = child.wait();
+    let result = &reply["result"];
+    assert_eq!(result["isError"], false, "{reply}");
+    let want = hand(sample(), "SELECT COUNT(*) FROM orders")[0][0].clone();
+    assert_eq!(
+        result["structuredContent"]["rows"][0][0],
+        want.as_str(),
+        "{reply}"
+    );
+
+    let out = run(analyst(h)
+        .args([
+            "mcp",
+            "--url",
+            &emu.running.chat_url,
+            "--external-id",
+            "bot",
+        ])
+        .args(["--api-key-file", "-"]));
+    expect_status(&out, 2, "mcp --api-key-file -");
+    assert!(outs(&out).1.contains("stdin carries the MCP messages"));
+}

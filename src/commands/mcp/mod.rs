@@ -28,6 +28,18 @@ pub fn run(ctx: &Ctx, args: McpArgs) -> Result<Status> {
 }
 
 async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
+    // stdin carries the JSON-RPC messages: a secret read from it would swallow them.
+    for (flag, file) in [
+        ("--api-key-file", &args.service.api_key_file),
+        ("--token-file", &args.service.token_file),
+        ("--data-token-file", &args.data.data_token_file),
+    ] {
+        if file.as_deref().is_some_and(|f| f.as_os_str() == "-") {
+            return Err(crate::exit::usage(format!(
+                "mcp: {flag} -: stdin carries the MCP messages; name a file, or use the environment variable"
+            )));
+        }
+    }
     // The demo is kept alive (and its threads saved when dropped) for as long as the server runs.
     let demo = if args.demo {
         Some(super::chat_demo::start(ctx, args.dialect.into(), None).await?)
@@ -49,7 +61,13 @@ async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
             .map_err(|e| format!("{e:#}"))
     } else {
         ctx.resolver()
-            .and_then(|r| r.data(None, None, &ServiceFlags::from(&args.service)))
+            .and_then(|r| {
+                r.data(
+                    args.data.data_url.as_deref(),
+                    args.data.data_token_file.as_deref(),
+                    &ServiceFlags::from(&args.service),
+                )
+            })
             .and_then(|settings| data::DataApi::new(svc.client.http.clone(), &settings, svc.idle()))
             .map_err(|e| format!("{e:#}"))
     };

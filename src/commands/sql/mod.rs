@@ -260,8 +260,8 @@ fn data_settings(ctx: &Ctx, args: &SqlArgs, demo: Option<DataSettings>) -> Resul
         return Ok(d);
     }
     ctx.resolver()?.data(
-        args.data_url.as_deref(),
-        args.data_token_file.as_deref(),
+        args.data.data_url.as_deref(),
+        args.data.data_token_file.as_deref(),
         &ServiceFlags::from(&args.service),
     )
 }
