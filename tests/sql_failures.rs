@@ -374,3 +374,19 @@ fn a_readable_config_with_a_secret_is_warned_about_once() {
     );
     assert_no_token(&out);
 }
+
+/// A 200 whose whole body is one line of something else, without a newline (a sign-in page),
+/// is an answer of another kind, exit 1 as with a newline; it was reported as a lost
+/// connection (exit 6). A body cut off after rows stays exit 6 (above).
+#[test]
+fn a_whole_body_that_is_not_ndjson_is_exit_1_with_or_without_a_newline() {
+    for body in ["<html/>", "<html/>\n"] {
+        let home = tempfile::tempdir().unwrap();
+        let server = Server::start(move |_, _| Reply::status(200, body));
+        let out = sql(home.path(), &server).arg("SELECT 1").output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{body:?}: {stderr}");
+        assert!(!stderr.contains("connection lost"), "{body:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -300,6 +300,11 @@ async fn stream<W: Write>(
     answer: &mut Answer<'_, W>,
 ) -> Result<Ended> {
     let mut response = run.client.open(query, id).await?;
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let mut framed = Framed::new(answer);
     let ended = match read_body(&mut response, run.idle, &mut framed).await {
         Err(e) if e.is::<Enough>() => {
@@ -313,6 +318,21 @@ async fn stream<W: Write>(
         r => r?,
     };
     if ended == Ended::Closed && !framed.finish_response()? {
+        drop(framed);
+        if answer.line == 0 {
+            // The body ended as the server meant it to, and all of it is one unterminated
+            // line that is not JSON: not a line cut short, but an answer of another kind
+            // (exit 1, as the same body with a newline is).
+            return Err(fail(
+                Status::Failure,
+                format!(
+                    "sql: the service answered {}, not the data API's NDJSON (one line that is not JSON); 0 rows written",
+                    content_type
+                        .as_deref()
+                        .unwrap_or("a body without a Content-Type")
+                ),
+            ));
+        }
         return Ok(Ended::Lost(
             "the connection closed in the middle of a line".into(),
         ));
