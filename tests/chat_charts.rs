@@ -370,10 +370,117 @@ fn the_demo_agent_charts_each_kind_of_question() {
             .unwrap_or_else(|| panic!("{question}: no vegaSpec"));
         let spec: Value = serde_json::from_str(spec).unwrap();
         assert_eq!(spec["mark"]["type"], mark, "{question}: {spec}");
-        let drawn = std::fs::read_to_string(&svg).unwrap();
-        assert!(
-            drawn.starts_with("<svg") || drawn.starts_with("<?xml"),
-            "{question}"
-        );
+        // Each SQL result with a spec is a file (CLI.md): the total the answer cites is a
+        // `text` mark, drawn as a number; the answer's own query, the last, is the chart.
+        let specs = doc["toolCalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["input"]["vegaSpec"].is_string())
+            .count();
+        let files: Vec<PathBuf> = match specs {
+            1 => vec![svg.clone()],
+            n => (1..=n)
+                .map(|i| home.path().join(format!("{mark}-{i}.svg")))
+                .collect(),
+        };
+        for f in &files {
+            let drawn = std::fs::read_to_string(f)
+                .unwrap_or_else(|e| panic!("{question}: {}: {e}", f.display()));
+            assert_well_formed(&drawn);
+        }
+        let charts = files
+            .iter()
+            .filter(|f| {
+                !std::fs::read_to_string(f)
+                    .unwrap()
+                    .contains("class=\"number\"")
+            })
+            .count();
+        assert_eq!(charts, 1, "{question}: one chart beside the numbers");
     }
+}
+
+/// A result whose spec is a `text` mark (a single number) is written too: as the number in
+/// `.svg`, as its spec in `.vl.json` (it was left out, with "no result carried a chart"); the
+/// number is the orders of 2025 counted by hand. A mark SVG does not draw is left out of
+/// `.svg` with a warning that names the formats that keep it.
+#[test]
+fn a_single_number_is_written_as_a_chart_too() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let want = common::engine::hand(
+        common::engine::sample(),
+        "SELECT COUNT(*) FROM orders WHERE created_at >= '2025-01-01' AND created_at < '2026-01-01'",
+    )[0][0]
+        .parse::<f64>()
+        .unwrap();
+    let saved = h.join("n.ndjson");
+    let out = analyst(h)
+        .args([
+            "chat",
+            "--demo",
+            "--today",
+            "2026-03-10",
+            "-o",
+            "final",
+            "--save",
+        ])
+        .arg(&saved)
+        .args(["--chart", "n.svg", "how many orders last year"])
+        .current_dir(h)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let svg = std::fs::read_to_string(h.join("n.svg")).unwrap();
+    assert_well_formed(&svg);
+    let value = svg
+        .lines()
+        .find(|l| l.contains("class=\"number\""))
+        .and_then(|l| l.split('>').nth(1))
+        .and_then(|t| t.split('<').next())
+        .unwrap_or_else(|| panic!("no value in {svg}"));
+    assert_eq!(
+        value.replace(',', "").parse::<f64>().unwrap(),
+        want,
+        "{svg}"
+    );
+    let out = analyst(h)
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(&saved)
+        .args(["--chart", "n.vl.json"])
+        .current_dir(h)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let vl: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.join("n.vl.json")).unwrap()).unwrap();
+    assert_eq!(vl["mark"]["type"], "text", "{vl}");
+    assert_eq!(
+        vl["data"]["values"].as_array().map(Vec::len),
+        Some(1),
+        "{vl}"
+    );
+
+    // A mark the SVG writer does not draw: kept by .vl.json, left out of .svg with a warning.
+    let stream = std::fs::read_to_string(&saved)
+        .unwrap()
+        .replace(r#"type\\\":\\\"text"#, r#"type\\\":\\\"rule"#);
+    assert!(stream.contains("rule"), "the fixture's mark was replaced");
+    let ruled = h.join("rule.ndjson");
+    std::fs::write(&ruled, stream).unwrap();
+    let out = analyst(h)
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(&ruled)
+        .args(["--chart", "r.svg"])
+        .current_dir(h)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!h.join("r.svg").exists());
+    assert!(
+        stderr.contains("r.svg: 1 chart left out") && stderr.contains(".vl.json keep"),
+        "{stderr}"
+    );
 }

@@ -256,13 +256,22 @@ fn show_sql(ctx: &Ctx, session: &Session, arg: &str, out: &mut impl Write) {
 
 /// `/chart FILE`: the last answer's charts written to FILE, and the names written.
 fn write_charts(session: &Session, arg: &str, out: &mut impl Write) {
-    match files::write(std::path::Path::new(arg), &session.charts) {
-        Ok(written) if written.is_empty() => {
-            let _ = writeln!(out, "The last answer has no chart.");
-        }
+    let path = std::path::Path::new(arg);
+    match files::write(path, &session.charts) {
         Ok(written) => {
-            let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-            let _ = writeln!(out, "Wrote {}.", names.join(", "));
+            if let Some(note) = written.undrawn_note(path) {
+                let _ = writeln!(out, "{note}");
+            }
+            if written.files.is_empty() && written.undrawn == 0 {
+                let _ = writeln!(out, "The last answer has no chart.");
+            } else if !written.files.is_empty() {
+                let names: Vec<String> = written
+                    .files
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                let _ = writeln!(out, "Wrote {}.", names.join(", "));
+            }
         }
         Err(e) => error(format!("{e:#}")),
     }

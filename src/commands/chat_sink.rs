@@ -115,13 +115,20 @@ impl Pipeline {
             return Ok(());
         };
         let written = files::write(&path, &charts)?;
-        if written.is_empty() {
+        if let Some(note) = written.undrawn_note(&path) {
+            warn(format!("--chart {note}"));
+        }
+        if written.files.is_empty() && written.undrawn == 0 {
             warn(format!(
                 "--chart {}: no result in the answer carried a chart",
                 path.display()
             ));
-        } else if !quiet {
-            let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        } else if !quiet && !written.files.is_empty() {
+            let names: Vec<String> = written
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
             crate::term::diag(format_args!("analyst: wrote {}", names.join(", ")));
         }
         Ok(())

@@ -41,7 +41,10 @@ pub fn format_of(path: &Path) -> Result<(ChartFormat, &'static str)> {
 /// The file content of one chart.
 pub fn content(c: &Charted, format: ChartFormat) -> Option<String> {
     Some(match format {
-        ChartFormat::Svg => super::svg::draw(&Chart::build(&c.spec, &c.data)?),
+        ChartFormat::Svg => match Chart::build(&c.spec, &c.data) {
+            Some(chart) => super::svg::draw(&chart),
+            None => super::svg::number_card(&c.spec, &c.data)?,
+        },
         ChartFormat::Html => super::html::page(&inline_spec(c)),
         ChartFormat::VegaLite => {
             serde_json::to_string_pretty(&inline_spec(c)).unwrap_or_default() + "\n"
@@ -63,15 +66,43 @@ pub fn names(path: &Path, n: usize) -> Result<Vec<PathBuf>> {
         .collect())
 }
 
-/// Write `charts` to `path` (numbered when several); returns the files written.
-pub fn write(path: &Path, charts: &[Charted]) -> Result<Vec<PathBuf>> {
+/// What [`write`] did.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// The files written.
+    pub files: Vec<PathBuf>,
+    /// Charts left out because the format cannot draw their mark (`.svg` of a `rule`).
+    pub undrawn: usize,
+}
+
+impl Written {
+    /// What to say about the charts left out, if any.
+    pub fn undrawn_note(&self, path: &Path) -> Option<String> {
+        (self.undrawn > 0).then(|| {
+            let (n, s) = match self.undrawn {
+                1 => ("1 chart".to_owned(), "its"),
+                n => (format!("{n} charts"), "their"),
+            };
+            format!(
+                "{}: {n} left out: SVG output does not draw {s} mark; .html or .vl.json keep every chart",
+                path.display()
+            )
+        })
+    }
+}
+
+/// Write `charts` to `path` (numbered when several).
+pub fn write(path: &Path, charts: &[Charted]) -> Result<Written> {
     let (format, _) = format_of(path)?;
     let drawn: Vec<String> = charts.iter().filter_map(|c| content(c, format)).collect();
     let names = names(path, drawn.len())?;
     for (name, text) in names.iter().zip(&drawn) {
         std::fs::write(name, text).with_context(|| format!("--chart {}", name.display()))?;
     }
-    Ok(if drawn.is_empty() { Vec::new() } else { names })
+    Ok(Written {
+        files: if drawn.is_empty() { Vec::new() } else { names },
+        undrawn: charts.len() - drawn.len(),
+    })
 }
 
 #[cfg(test)]

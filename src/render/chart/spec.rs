@@ -39,7 +39,9 @@ pub fn charted_result(
 ) -> Option<Charted> {
     let text = result.vega_spec.as_deref().or(input_spec)?;
     let spec: Value = serde_json::from_str(text).ok()?;
-    mark_of(&spec)?;
+    // Any spec with a mark counts (CLI.md: each result that carries a `vegaSpec`): `.html` and
+    // `.vl.json` keep every mark; the terminal and `.svg` draw the marks they know.
+    layer(&spec).get("mark")?;
     let data = Dataset::from_result(result)?;
     Some(Charted { spec, data })
 }

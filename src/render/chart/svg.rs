@@ -247,3 +247,71 @@ fn axis_lines(svg: &mut String, f: &Frame, zero_x: Option<f64>, zero_y: Option<f
         f.top, f.bottom, f.left, f.right
     );
 }
+
+/// A `text` mark, as an agent charts a single number (a total): the number large under the
+/// spec's title, with the field's title beneath. `None` for any other mark, or without a value.
+pub fn number_card(
+    spec: &serde_json::Value,
+    data: &crate::render::table::Dataset,
+) -> Option<String> {
+    use super::spec::{channel, layer, text_of, title_of};
+    let mark = layer(spec).get("mark")?;
+    let name = mark
+        .as_str()
+        .or_else(|| mark.get("type").and_then(serde_json::Value::as_str))?;
+    if name != "text" {
+        return None;
+    }
+    let text_channel = channel(spec, data, "text")?;
+    let value = data.rows.first()?.get(text_channel.col?)?;
+    let shown = match crate::render::numbers::number(value) {
+        Some(x) => crate::render::numbers::format_number(
+            x,
+            crate::render::numbers::decimals_of(value).min(2),
+        ),
+        None => text_of(value),
+    };
+    let label = text_channel.title(data);
+    let title = title_of(spec);
+    let height = 170.0;
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}">
+<rect class="background" width="100%" height="100%" fill="white"/>"#
+    );
+    if let Some(t) = &title {
+        text(
+            &mut svg,
+            WIDTH / 2.0,
+            26.0,
+            16.0,
+            "middle",
+            " font-weight=\"bold\" class=\"title\"",
+            &cut(t, 90),
+        );
+    }
+    text(
+        &mut svg,
+        WIDTH / 2.0,
+        100.0,
+        48.0,
+        "middle",
+        " font-weight=\"bold\" class=\"number\"",
+        &cut(&shown, 28),
+    );
+    if title.as_deref() != Some(label.as_str()) && !label.is_empty() {
+        text(
+            &mut svg,
+            WIDTH / 2.0,
+            138.0,
+            14.0,
+            "middle",
+            " class=\"label\"",
+            &cut(&label, 90),
+        );
+    }
+    svg.push_str("</svg>\n");
+    Some(svg)
+}
