@@ -262,7 +262,44 @@ struct Row {
     scenario: Scenario,
 }
 
+/// The meta tool's result in the dialect's shape: `members` (newer servers), or `measures`
+/// and `dimensions` (PROTOCOL.md: older servers), and the client reads either: the text
+/// output's tool line counts the cube.
+fn meta_shape(d: Dialect, home: &Path) -> Result<(), String> {
+    let emu = emulator(d, &[]);
+    let r = run(emu.chat(home).args(["-o", "json", QUESTION]));
+    expect(&r, 0, "-o json")?;
+    let doc: Value = serde_json::from_str(&r.stdout).map_err(|e| e.to_string())?;
+    let cube = doc["toolCalls"]
+        .as_array()
+        .and_then(|t| t.iter().find(|c| c["result"]["cubes"].is_array()))
+        .map(|c| c["result"]["cubes"][0].clone())
+        .ok_or("no meta result")?;
+    let older = cube.get("members").is_none()
+        && cube["measures"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty() && m.iter().all(|x| x["title"].is_string()))
+        && cube["dimensions"].is_array();
+    if older != (d == Dialect::Legacy) {
+        return Err(format!("meta cube: {cube}"));
+    }
+    let r = run(emu.chat(home).args(["-o", "text", QUESTION]));
+    expect(&r, 0, "-o text")?;
+    if !r
+        .stdout
+        .lines()
+        .any(|l| l.contains("Meta") && l.ends_with("· 1 cube"))
+    {
+        return Err(format!("no meta line counting the cube:\n{}", r.stdout));
+    }
+    Ok(())
+}
+
 const TABLE: &[Row] = &[
+    Row {
+        name: "the meta result in the dialect's shape",
+        scenario: meta_shape,
+    },
     Row {
         name: "the wire carries the answer (ndjson, extract-final)",
         scenario: wire_then_extract_final,

@@ -1,6 +1,7 @@
 //! One agent turn: thinking, the `dataMeta` search, the `dataSqlApi` query, and the final answer,
 //! as the ordered frames of PROTOCOL.md's stream (the server adds `sort` and the framing frames).
 
+use crate::protocol::Dialect;
 use crate::protocol::emit::{self, TextField};
 use serde_json::Value;
 
@@ -159,6 +160,7 @@ impl Turn<'_> {
     /// The meta tool call: the model searched for the question's words.
     fn search_model(&mut self) {
         let search = meta_search::search_query(&self.question, self.engine.vocabulary());
+        let found = meta_search::search(&search, self.engine.views());
         let id = self.id("tool-1");
         tool(
             &mut self.frames,
@@ -166,7 +168,11 @@ impl Turn<'_> {
             &id,
             self.req.dialect.meta_tool(),
             &emit::meta_input(&search),
-            &meta_search::search(&search, self.engine.views()).to_value(),
+            &match self.req.dialect {
+                Dialect::Legacy => meta_search::older_shape(found),
+                _ => found,
+            }
+            .to_value(),
         );
     }
 

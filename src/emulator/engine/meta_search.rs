@@ -95,3 +95,37 @@ fn describe(v: &ViewCat, q: &[String]) -> Cube {
         ..Cube::default()
     }
 }
+
+/// The meta result as older servers shape it (PROTOCOL.md: "Older servers answer `cubes:
+/// [{name, measures: [...]}]`"): each cube's name, and its members split into `measures` and
+/// `dimensions` (name, title and type), without the newer `type`, `title` and `description`.
+/// `serve --dialect legacy` sends it, so clients meet the shape.
+pub fn older_shape(result: MetaResult) -> MetaResult {
+    let cubes = result
+        .cubes
+        .into_iter()
+        .map(|c| {
+            let (measures, dimensions): (Vec<Member>, Vec<Member>) = c
+                .members
+                .into_iter()
+                .map(|m| Member {
+                    description: None.into(),
+                    ..m
+                })
+                .partition(|m| m.agg_type.is_some());
+            Cube {
+                name: c.name,
+                measures: measures
+                    .into_iter()
+                    .map(|m| Member {
+                        agg_type: None.into(),
+                        ..m
+                    })
+                    .collect(),
+                dimensions,
+                ..Cube::default()
+            }
+        })
+        .collect();
+    MetaResult { cubes, ..result }
+}
