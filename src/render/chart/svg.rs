@@ -63,6 +63,30 @@ fn decimals(values: impl Iterator<Item = f64>) -> usize {
         .min(2)
 }
 
+/// The start of a standalone SVG document `height` pixels high: the white background and the
+/// title, if any.
+fn open(height: f64, title: Option<&str>) -> String {
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}">
+<rect class="background" width="100%" height="100%" fill="white"/>"#
+    );
+    if let Some(t) = title {
+        text(
+            &mut svg,
+            WIDTH / 2.0,
+            26.0,
+            16.0,
+            "middle",
+            " font-weight=\"bold\" class=\"title\"",
+            &cut(t, 90),
+        );
+    }
+    svg
+}
+
 /// The chart as a standalone SVG document.
 pub fn draw(chart: &Chart) -> String {
     let legend_items = legend_items(chart);
@@ -96,24 +120,7 @@ pub fn draw(chart: &Chart) -> String {
         }
         Body::Points { x, points } => plot(&mut body, chart, x, points, legend_w),
     };
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}">
-<rect class="background" width="100%" height="100%" fill="white"/>"#
-    );
-    if let Some(t) = &chart.title {
-        text(
-            &mut svg,
-            WIDTH / 2.0,
-            26.0,
-            16.0,
-            "middle",
-            " font-weight=\"bold\" class=\"title\"",
-            &cut(t, 90),
-        );
-    }
+    let mut svg = open(height, chart.title.as_deref());
     svg.push_str(&body);
     if !legend_items.is_empty() {
         legend(
@@ -274,24 +281,7 @@ pub fn number_card(
     let label = text_channel.title(data);
     let title = title_of(spec);
     let height = 170.0;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}">
-<rect class="background" width="100%" height="100%" fill="white"/>"#
-    );
-    if let Some(t) = &title {
-        text(
-            &mut svg,
-            WIDTH / 2.0,
-            26.0,
-            16.0,
-            "middle",
-            " font-weight=\"bold\" class=\"title\"",
-            &cut(t, 90),
-        );
-    }
+    let mut svg = open(height, title.as_deref());
     text(
         &mut svg,
         WIDTH / 2.0,
