@@ -252,6 +252,42 @@ fn state_and_abort(d: Dialect, home: &Path) -> Result<(), String> {
     expect(&abort, 0, "abort")
 }
 
+/// `scim patch` against the dialect's SCIM answers (`legacy`: `"active": "False"` as a string,
+/// PascalCase `meta`): a deactivation is confirmed, by id and by userName, and the raw
+/// answer has the dialect's shape.
+fn scim_deactivate(d: Dialect, home: &Path) -> Result<(), String> {
+    let emu = emulator(d, &[]);
+    let user = emu
+        .running
+        .users
+        .iter()
+        .find(|u| u.active)
+        .ok_or("no active seeded user")?;
+    let scim = |args: &[&str]| {
+        let mut cmd = analyst(home);
+        cmd.env("ANALYST_SCIM_URL", &emu.running.scim_url)
+            .env("ANALYST_SCIM_TOKEN", &emu.running.scim_token)
+            .args(["scim", "patch"])
+            .args(args);
+        run(&mut cmd)
+    };
+    let r = scim(&["--deactivate", "-o", "json", &user.id]);
+    expect(&r, 0, "scim patch --deactivate ID")?;
+    let doc: Value = serde_json::from_str(&r.stdout).map_err(|e| format!("{e}: {}", r.stdout))?;
+    // One user: the document is the User resource as the service answered it.
+    let resource = &doc;
+    let (active, meta_key) = if d == Dialect::Legacy {
+        (Value::from("False"), "ResourceType")
+    } else {
+        (Value::from(false), "resourceType")
+    };
+    if resource["active"] != active || resource["meta"].get(meta_key).is_none() {
+        return Err(format!("the answer's shape: {doc}"));
+    }
+    let r = scim(&["--replace", "active=true", "--user-name", &user.user_name]);
+    expect(&r, 0, "scim patch --replace active=true --user-name")
+}
+
 // ---- the table -------------------------------------------------------------------------------
 
 type Scenario = fn(Dialect, &Path) -> Result<(), String>;
@@ -296,6 +332,10 @@ fn meta_shape(d: Dialect, home: &Path) -> Result<(), String> {
 }
 
 const TABLE: &[Row] = &[
+    Row {
+        name: "scim patch on the dialect's SCIM answers",
+        scenario: scim_deactivate,
+    },
     Row {
         name: "the meta result in the dialect's shape",
         scenario: meta_shape,

@@ -69,6 +69,12 @@ impl Dialect {
         self != Dialect::Seed
     }
 
+    /// Whether SCIM Users go out as some older servers write them (PROTOCOL.md: "`\"active\":
+    /// \"False\"` as a string, PascalCase `meta` keys").
+    pub fn scim_variants(self) -> bool {
+        self == Dialect::Legacy
+    }
+
     /// Whether `__cutoff__` carries `role: "assistant"`, as the published example does.
     pub fn cutoff_has_role(self) -> bool {
         self != Dialect::Seed

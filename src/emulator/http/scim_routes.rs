@@ -43,8 +43,32 @@ fn not_found(id: &str) -> Response {
 }
 
 fn resource(shared: &Shared, user: &ScimUser, code: StatusCode, query: &Query) -> Response {
-    let body = query.project(user.render(&shared.scim_root));
+    let body = on_the_wire(shared, query.project(user.render(&shared.scim_root)));
     scim_json(code, &body, Some(&user.etag()))
+}
+
+/// A rendered User as this dialect sends it: as stored, or (`legacy`) with `active` as the
+/// string `"True"`/`"False"` and `meta`'s keys in PascalCase, as some servers write them.
+/// Filters and sorting read the stored form; only the answer changes.
+fn on_the_wire(shared: &Shared, mut user: Value) -> Value {
+    if !shared.dialect.scim_variants() {
+        return user;
+    }
+    if let Some(active) = user.get("active").and_then(Value::as_bool) {
+        user["active"] = Value::String(if active { "True" } else { "False" }.into());
+    }
+    if let Some(Value::Object(meta)) = user.get_mut("meta") {
+        let pascal = std::mem::take(meta)
+            .into_iter()
+            .map(|(k, v)| {
+                let mut c = k.chars();
+                let first = c.next().map(|f| f.to_ascii_uppercase());
+                (first.into_iter().chain(c).collect::<String>(), v)
+            })
+            .collect();
+        *meta = pascal;
+    }
+    user
 }
 
 /// 412 when `If-Match` names another version.
@@ -137,7 +161,7 @@ fn list_users(shared: &Shared, query: &Query) -> Response {
         .into_iter()
         .skip(query.start - 1)
         .take(query.count)
-        .map(|u| query.project(u))
+        .map(|u| on_the_wire(shared, query.project(u)))
         .collect();
     let body = json!({
         "schemas": [LIST_RESPONSE_URN],
