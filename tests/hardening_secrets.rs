@@ -293,3 +293,108 @@ fn a_secret_inside_an_answer_is_masked_in_every_format() {
         );
     }
 }
+
+/// A token the data API echoes inside a row (`sql`, MCP `run_sql`), and a key inside a thread
+/// state read by MCP `thread_state`: masked like chat's lines (they were printed whole).
+#[test]
+fn secrets_in_rows_and_in_mcp_state_reads_are_masked() {
+    use std::io::{BufRead, BufReader, Write};
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let reply = |body: String| {
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let rows = reply(format!(
+        "{{\"schema\":[{{\"name\":\"note\",\"column_type\":\"string\"}}]}}\n{{\"data\":[[\"token {TOKEN} here\"]]}}\n"
+    ));
+    let state = reply(format!(
+        concat!(
+            "{{\"id\":\"__cutoff__\",\"sort\":0,\"state\":{{\"chatId\":\"c1\",\"isStreaming\":false}}}}\n",
+            "{{\"id\":\"__state__\",\"sort\":1,\"state\":{{\"messages\":[",
+            "{{\"lc\":1,\"type\":\"constructor\",\"id\":[\"langchain_core\",\"messages\",\"AIMessage\"],\"kwargs\":{{\"content\":\"key {k}\"}}}}]}}}}\n"
+        ),
+        k = API_KEY
+    ));
+    let (base, _) = raw_server(true, move |s, head| {
+        let body = if head.contains("cubesql") {
+            &rows
+        } else {
+            &state
+        };
+        let _ = (&s).write_all(body.as_bytes());
+    });
+    for format in ["csv", "json", "table", "ndjson"] {
+        let out = run(analyst(h).env("ANALYST_DATA_TOKEN", TOKEN).args([
+            "sql",
+            "--data-url",
+            &base,
+            "-o",
+            format,
+            "SELECT note FROM x",
+        ]));
+        let (stdout, stderr) = outs(&out);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stderr}");
+        assert!(
+            !stdout.contains(TOKEN) && stdout.contains("***"),
+            "sql -o {format}: {stdout}"
+        );
+    }
+    let mut child = analyst(h)
+        .env("ANALYST_API_KEY", API_KEY)
+        .env("ANALYST_DATA_TOKEN", TOKEN)
+        .args(["mcp", "--url", &chat_url(&base), "--external-id", "bot"])
+        .args(["--data-url", &base])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut answer = |stdin: &mut std::process::ChildStdin, id: u64, msg: serde_json::Value| {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let line = lines.next().expect("an answer").unwrap();
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return line;
+            }
+        }
+    };
+    answer(
+        &mut stdin,
+        1,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+    );
+    writeln!(
+        stdin,
+        "{}",
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    for (id, tool, args) in [
+        (2, "thread_state", serde_json::json!({"chatId": "c1"})),
+        (
+            3,
+            "run_sql",
+            serde_json::json!({"query": "SELECT note FROM x"}),
+        ),
+    ] {
+        let line = answer(
+            &mut stdin,
+            id,
+            serde_json::json!({"jsonrpc": "2.0", "id": id,
+            "method": "tools/call", "params": {"name": tool, "arguments": args}}),
+        );
+        assert!(
+            !line.contains(API_KEY) && !line.contains(TOKEN) && line.contains("***"),
+            "{tool}: {line}"
+        );
+    }
+    drop(stdin);
+    let _ = child.wait();
+}

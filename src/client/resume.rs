@@ -267,7 +267,9 @@ pub async fn read_state(
         content_type: content_type(&response),
         ..StateProbe::default()
     };
-    let mut framed = Framed::new(&mut probe);
+    // Masked, as the tracker masks a stream: the read's lines are shown (after a resume, and
+    // by MCP `thread_state`), and a key the service echoes in them must not be.
+    let mut framed = Framed::masking(&mut probe);
     let ended = match read_body(&mut response, idle, &mut framed).await? {
         Ended::Closed if !framed.finish_response()? => {
             Ended::Lost("the connection closed in the middle of a line".into())

@@ -31,6 +31,9 @@ pub struct Framed<'a> {
     lines: &'a mut dyn Lines,
     /// Lines longer than the bound, skipped.
     pub too_long: u64,
+    /// Registered secrets to mask in each line before it is handed on, for readers that do
+    /// not go through the chat tracker (which masks its own).
+    masker: Option<crate::term::Masker>,
 }
 
 impl<'a> Framed<'a> {
@@ -40,6 +43,16 @@ impl<'a> Framed<'a> {
             framer: Framer::new(DEFAULT_MAX_LINE),
             lines,
             too_long: 0,
+            masker: None,
+        }
+    }
+
+    /// A framer feeding `lines` with every registered secret masked: a data API that echoes a
+    /// token inside a row must not have it printed.
+    pub fn masking(lines: &'a mut dyn Lines) -> Self {
+        Framed {
+            masker: Some(crate::term::Masker::now()),
+            ..Framed::new(lines)
         }
     }
 
@@ -58,17 +71,18 @@ impl<'a> Framed<'a> {
 
     /// The input ended (a file): a last line without a newline still counts.
     pub fn finish(&mut self) -> Result<()> {
-        let (lines, too_long) = (&mut *self.lines, &mut self.too_long);
+        let (lines, too_long, masker) = (&mut *self.lines, &mut self.too_long, &self.masker);
         self.framer
-            .finish(&mut |e: Event<'_>| dispatch(e, lines, too_long))
+            .finish(&mut |e: Event<'_>| dispatch(e, lines, too_long, masker.as_ref()))
     }
 }
 
 impl Chunks for Framed<'_> {
     fn chunk(&mut self, bytes: &[u8]) -> Result<()> {
-        let (lines, too_long) = (&mut *self.lines, &mut self.too_long);
-        self.framer
-            .feed(bytes, &mut |e: Event<'_>| dispatch(e, lines, too_long))?;
+        let (lines, too_long, masker) = (&mut *self.lines, &mut self.too_long, &self.masker);
+        self.framer.feed(bytes, &mut |e: Event<'_>| {
+            dispatch(e, lines, too_long, masker.as_ref())
+        })?;
         self.lines.chunk_done()
     }
 
@@ -77,9 +91,21 @@ impl Chunks for Framed<'_> {
     }
 }
 
-fn dispatch(e: Event<'_>, lines: &mut dyn Lines, too_long: &mut u64) -> Result<()> {
+fn dispatch(
+    e: Event<'_>,
+    lines: &mut dyn Lines,
+    too_long: &mut u64,
+    masker: Option<&crate::term::Masker>,
+) -> Result<()> {
     match e {
-        Event::Line(l) => lines.line(l.raw, l.text),
+        Event::Line(l) => match masker.map(|m| m.apply(l.raw)) {
+            Some(std::borrow::Cow::Owned(raw)) => {
+                // A secret holds no line break: the terminator is untouched.
+                let text = &raw[..raw.len() - (l.raw.len() - l.text.len())];
+                lines.line(&raw, text)
+            }
+            _ => lines.line(l.raw, l.text),
+        },
         // A line past the bound is not a frame the service would send: skipping it would
         // silently lose part of the answer, and a server that never ends it would keep us
         // reading forever. Stop with words that name the limit.

@@ -128,7 +128,7 @@ pub async fn run_data_query(api: &DataApi, sql: &str, limit: usize) -> Result<Va
         ..Rows::default()
     };
     {
-        let mut framed = Framed::new(&mut rows);
+        let mut framed = Framed::masking(&mut rows);
         loop {
             let next = tokio::time::timeout(api.idle, response.chunk()).await;
             match next {

@@ -305,7 +305,7 @@ async fn stream<W: Write>(
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let mut framed = Framed::new(answer);
+    let mut framed = Framed::masking(answer);
     let ended = match read_body(&mut response, run.idle, &mut framed).await {
         Err(e) if e.is::<Enough>() => {
             // Cancel while the response is still open: the service sees its query stopped by

@@ -293,7 +293,7 @@ fn saved_queries(path: &Path) -> Result<Vec<Found>> {
     let mut finder = Finder::default();
     let name = path.display().to_string();
     {
-        let mut framed = Framed::new(&mut finder);
+        let mut framed = Framed::masking(&mut finder);
         let mut input: Box<dyn Read> = if path.as_os_str() == "-" {
             Box::new(std::io::stdin().lock())
         } else {
