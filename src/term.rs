@@ -161,6 +161,36 @@ pub struct Masker {
     secrets: Vec<memchr::memmem::Finder<'static>>,
 }
 
+impl Masker {
+    /// How much of `pending`, text that streams in chunks, can be shown now: its whole secrets
+    /// masked, and a tail that could be the start of a secret the next chunk completes held
+    /// back (a key split across two chunks is never shown in two halves). Returns the text to
+    /// show and how many bytes of `pending` it covers; the rest waits for more text.
+    pub fn streamed(&self, pending: &str) -> (String, usize) {
+        let bytes = pending.as_bytes();
+        // A held tail never starts inside a whole secret (secrets may overlap themselves).
+        let last_end = self
+            .secrets
+            .iter()
+            .filter_map(|s| s.find_iter(bytes).last().map(|i| i + s.needle().len()))
+            .max()
+            .unwrap_or(0);
+        let mut hold = 0;
+        for secret in &self.secrets {
+            let needle = secret.needle();
+            if let Some(k) = (hold + 1..needle.len()).rev().find(|&k| {
+                bytes.len() >= k && bytes.len() - k >= last_end && bytes.ends_with(&needle[..k])
+            }) {
+                hold = k;
+            }
+        }
+        // The held tail starts with a secret's first byte, which starts a character.
+        let covered = bytes.len() - hold;
+        let shown = String::from_utf8_lossy(&self.apply(&bytes[..covered])).into_owned();
+        (shown, covered)
+    }
+}
+
 impl std::fmt::Debug for Masker {
     /// How many secrets, never what they are.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -273,6 +303,28 @@ mod tests {
             "invalid key *** (***)"
         );
         assert_eq!(masked("a short word"), "a short word");
+    }
+
+    #[test]
+    fn streamed_text_never_shows_a_secret_in_two_halves() {
+        never_print("sk-stream-4242");
+        never_print("abcabcab");
+        let m = Masker::now();
+        // Chunk by chunk, as a renderer feeds it: the held tail waits for the next chunk.
+        let mut shown = String::new();
+        let mut pending = String::new();
+        for chunk in ["your key is sk-str", "eam-42", "42, done s", "o long"] {
+            pending.push_str(chunk);
+            let (out, covered) = m.streamed(&pending);
+            shown.push_str(&out);
+            pending.drain(..covered);
+        }
+        shown.push_str(&pending);
+        assert_eq!(shown, "your key is ***, done so long");
+        assert_eq!(m.streamed("key sk-str"), ("key ".to_owned(), 4));
+        // A tail that starts inside a whole (self-overlapping) secret is not held.
+        assert_eq!(m.streamed("x abcabcab"), ("x ***".to_owned(), 10));
+        assert_eq!(m.streamed("plain text."), ("plain text.".to_owned(), 11));
     }
 
     #[test]

@@ -398,3 +398,55 @@ fn secrets_in_rows_and_in_mcp_state_reads_are_masked() {
     drop(stdin);
     let _ = child.wait();
 }
+
+/// A key split across two chunks of the answer (a service streams token by token): `-o text`
+/// prints the answer as it streams, and never the key's halves (each line was masked whole,
+/// and neither held the whole key).
+#[test]
+fn a_secret_split_across_chunks_is_not_printed_in_halves() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let (front, back) = API_KEY.split_at(6);
+    let frame = |content: &str, delta: bool, sort: u32| {
+        serde_json::json!({"id": "1718000000000-message-final", "role": "assistant",
+            "content": content, "isDelta": delta, "isInProcess": delta,
+            "graphPath": ["final"], "sort": sort})
+        .to_string()
+    };
+    let stream = [
+        r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c1","isStreaming":false}}"#.to_owned(),
+        frame(&format!("your key is {front}"), true, 1),
+        frame(&format!("{back}, kept"), true, 2),
+        frame(&format!("your key is {API_KEY}, kept"), false, 3),
+        r#"{"id":"__state__","sort":4,"state":{"messages":[]}}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let (base, _) = raw_server(true, move |s, _| {
+        use std::io::Write;
+        let _ = (&s).write_all(
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{stream}",
+                stream.len()
+            )
+            .as_bytes(),
+        );
+    });
+    let out = run(analyst(h).env("ANALYST_API_KEY", API_KEY).args([
+        "chat",
+        "--url",
+        &chat_url(&base),
+        "--external-id",
+        "bot",
+        "-o",
+        "text",
+        "hi",
+    ]));
+    let (stdout, stderr) = outs(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stdout.contains(front) && !stdout.contains(back),
+        "a half of the key printed: {stdout}"
+    );
+    assert_eq!(stdout.trim_end(), "your key is ***, kept", "{stdout}");
+}

@@ -31,6 +31,10 @@ pub struct TextRender<W: Write> {
     titles: Titles,
     /// Text printed so far for messages whose complete frame has not arrived.
     printed: HashMap<(String, Field), String>,
+    /// Chunks received but not printed yet: a tail that could be the start of a secret the
+    /// next chunk completes (lines are masked whole; a key split across two chunks is not).
+    held: HashMap<(String, Field), String>,
+    masker: crate::term::Masker,
     /// What is being printed now, to separate it from the next message.
     current: Option<(String, Field)>,
     at_line_start: bool,
@@ -50,6 +54,8 @@ impl<W: Write> TextRender<W> {
             view: TextView::default(),
             titles: Titles::default(),
             printed: HashMap::new(),
+            held: HashMap::new(),
+            masker: crate::term::Masker::now(),
             current: None,
             at_line_start: true,
             pending_tools: Vec::new(),
@@ -86,23 +92,32 @@ impl<W: Write> TextRender<W> {
         Ok(())
     }
 
-    /// Text of one field of an assistant frame: chunks are printed as they come; a complete
-    /// frame prints what the chunks did not, or (when it differs from them) the whole text again.
-    fn text(&mut self, id: &str, field: Field, text: &str, delta: bool) -> io::Result<()> {
+    /// Text of one field of an assistant frame: chunks are printed as they come (but for a
+    /// tail that could begin a secret); a complete frame prints what the chunks did not, or
+    /// (when it differs from them) the whole text again. Returns the text printed of a chunk.
+    fn text(&mut self, id: &str, field: Field, text: &str, delta: bool) -> io::Result<String> {
         let key = (id.to_owned(), field);
         if text.is_empty() && !self.printed.contains_key(&key) {
             // Frames carry `content: ""` next to thinking: nothing to show, nothing to switch.
-            return Ok(());
+            return Ok(String::new());
         }
         if self.current.as_ref() != Some(&key) {
             self.end_line()?;
             self.current = Some(key.clone());
         }
         if delta {
-            self.write(text, field)?;
-            self.printed.entry(key).or_default().push_str(text);
-            return Ok(());
+            let mut pending = self.held.remove(&key).unwrap_or_default();
+            pending.push_str(text);
+            let (shown, covered) = self.masker.streamed(&pending);
+            pending.drain(..covered);
+            if !pending.is_empty() {
+                self.held.insert(key.clone(), pending);
+            }
+            self.write(&shown, field)?;
+            self.printed.entry(key).or_default().push_str(&shown);
+            return Ok(shown);
         }
+        self.held.remove(&key);
         let printed = self.printed.remove(&key).unwrap_or_default();
         match text.strip_prefix(printed.as_str()) {
             Some(rest) => self.write(rest, field)?,
@@ -114,7 +129,7 @@ impl<W: Write> TextRender<W> {
         }
         self.end_line()?;
         self.current = None;
-        Ok(())
+        Ok(String::new())
     }
 
     fn tool(&mut self, id: &str, f: &Frame) -> io::Result<()> {
@@ -185,15 +200,16 @@ impl<W: Write> ChatRender for TextRender<W> {
                     self.text(id, Field::Thinking, t, delta)?;
                 }
                 if let Some(c) = f.content.as_ref() {
+                    let shown = self.text(id, Field::Content, c, delta)?;
                     if f.is_final() {
+                        // What was printed of the final answer, for a fix-up from the state.
                         let so_far = self.last_final.get_or_insert_with(String::new);
                         if delta {
-                            so_far.push_str(c);
+                            so_far.push_str(&shown);
                         } else {
                             *so_far = c.clone();
                         }
                     }
-                    self.text(id, Field::Content, c, delta)?;
                 }
                 Ok(())
             }
