@@ -15,7 +15,7 @@ mod urls;
 pub use crate::duration::parse_duration;
 pub use config::{Config, Profile};
 pub use data::DataSettings;
-pub use identity::IdentityFlags;
+pub use identity::{DEMO_USER, IdentityFlags};
 pub use secret::Secret;
 
 pub use source::{read_document, read_text_source};

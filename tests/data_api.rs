@@ -218,53 +218,63 @@ fn sql_demo_from_a_saved_chat_demo_answer_gives_its_rows() {
 /// which asks for a data URL), and give every row the note counts.
 #[test]
 fn the_cut_tables_command_works_when_pasted() {
-    let home = tempfile::tempdir().unwrap();
-    let out = run(analyst(home.path())
-        .args([
-            "chat",
-            "--demo",
-            "--today",
-            "2026-03-10",
-            "-o",
-            "text",
-            "--no-chart",
-        ])
-        .arg("Revenue by day last year"));
-    expect_status(&out, 0, "chat --demo");
-    let text = outs(&out).0;
-    let note = text
-        .lines()
-        .find(|l| l.contains("all of them: "))
-        .unwrap_or_else(|| panic!("no cut-table note:\n{text}"));
-    let in_all: usize = note
-        .split_once(" in all)")
-        .and_then(|(head, _)| head.rsplit_once('(').map(|(_, n)| n.replace(',', "")))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no count in {note}"));
-    let command = note.split_once("all of them: ").unwrap().1;
-    assert!(command.starts_with("analyst sql --demo '"), "{command}");
-    let bin = assert_cmd::cargo::cargo_bin("analyst");
-    let out = run(std::process::Command::new("sh")
-        .env_clear()
-        .env("HOME", home.path())
-        .env(
-            "PATH",
-            format!("{}:/usr/bin:/bin", bin.parent().unwrap().display()),
-        )
-        .args(["-c", &format!("{command} -o csv")]));
-    expect_status(&out, 0, "the pasted command");
-    let (_, rows) = csv_rows(&outs(&out).0);
-    assert_eq!(rows.len(), in_all, "{note}");
-    // Independently: the days of 2025 with revenue, and their sum.
-    let engine = sample();
-    let want = common::engine::hand_number(
-        engine,
-        &format!(
-            "SELECT ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01'"
+    // As the demo user, and as a user whose rows are Europe's (the command must carry the
+    // identity: the rows follow its attributes).
+    for (identity, scope) in [
+        (vec![], ""),
+        (
+            vec!["--external-id", "eu-analyst", "--attr", "region=Europe"],
+            " AND u.region = 'Europe'",
         ),
-    );
-    let got: f64 = rows.iter().map(|r| r[1].parse::<f64>().unwrap()).sum();
-    assert!((got - want).abs() < 0.01, "sum {got} != {want}");
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let out = run(analyst(home.path())
+            .args(["chat", "--demo", "--today", "2026-03-10", "-o", "text"])
+            .args(["--no-chart"])
+            .args(&identity)
+            .arg("Revenue by day last year"));
+        expect_status(&out, 0, "chat --demo");
+        let text = outs(&out).0;
+        let note = text
+            .lines()
+            .find(|l| l.contains("all of them: "))
+            .unwrap_or_else(|| panic!("no cut-table note:\n{text}"));
+        let in_all: usize = note
+            .split_once(" in all)")
+            .and_then(|(head, _)| head.rsplit_once('(').map(|(_, n)| n.replace(',', "")))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no count in {note}"));
+        let command = note.split_once("all of them: ").unwrap().1;
+        let flags = identity.join(" ");
+        assert!(
+            command.starts_with(&format!("analyst sql --demo {flags}").replace("  ", " ")),
+            "{command}"
+        );
+        let bin = assert_cmd::cargo::cargo_bin("analyst");
+        let out = run(std::process::Command::new("sh")
+            .env_clear()
+            .env("HOME", home.path())
+            .env(
+                "PATH",
+                format!("{}:/usr/bin:/bin", bin.parent().unwrap().display()),
+            )
+            .args(["-c", &format!("{command} -o csv")]));
+        expect_status(&out, 0, "the pasted command");
+        let (_, rows) = csv_rows(&outs(&out).0);
+        assert_eq!(rows.len(), in_all, "{note}");
+        // Independently: the days of 2025 with revenue (in the user's region), and their sum.
+        let want = common::engine::hand_number(
+            sample(),
+            &format!(
+                "SELECT ROUND(SUM(i.amount), 2) {LINES} WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01'{scope}"
+            ),
+        );
+        let got: f64 = rows.iter().map(|r| r[1].parse::<f64>().unwrap()).sum();
+        assert!(
+            (got - want).abs() < 0.01,
+            "{identity:?}: sum {got} != {want}"
+        );
+    }
 }
 
 /// PROTOCOL.md caps rows only "without `LIMIT`" (at most 50,000 "unless streaming", and this

@@ -7,8 +7,8 @@ use crate::cli::{ChatArgs, Format};
 use crate::client::abort::abort;
 use crate::client::resume::{TurnPlan, converse};
 use crate::exit::{Status, usage};
-use crate::protocol::ChatRequest;
 use crate::protocol::chat::AbortRequest;
+use crate::protocol::{ChatRequest, SessionSettings};
 use crate::render::chat::End;
 use crate::render::pick_format;
 use crate::render::result_view::TextView;
@@ -103,8 +103,14 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
     }
 
     let remember = Remember::for_run(args.demo, svc.profile());
+    let demo_identity = args.demo.then_some(&svc.identity);
     let mut pipeline = Pipeline::new(
-        renderer(ctx, format, args.show_thinking, text_view(ctx, args)),
+        renderer(
+            ctx,
+            format,
+            args.show_thinking,
+            text_view(ctx, args, demo_identity),
+        ),
         args.save.as_deref(),
         ctx.chatty(),
         remember,
@@ -136,7 +142,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         Some(result) => finish(
             ctx,
             Run {
-                demo: args.demo,
+                flags: service_flags(ctx, demo_identity),
                 format,
                 message_id: plan.request.message_id.as_deref(),
                 failed: result.err(),
@@ -217,14 +223,42 @@ async fn interrupted(
 }
 
 /// The options a printed `analyst chat`/`analyst sql` command needs to reach this run's
-/// service: ` --demo` for the built-in emulator (its threads are kept between runs, apart from
-/// the profiles'), else ` --profile NAME` when one was named.
-pub(super) fn service_flags(ctx: &Ctx, demo: bool) -> String {
-    if demo {
-        " --demo".to_owned()
-    } else {
-        profile_flag(ctx)
+/// service as this run did: ` --demo` for the built-in emulator (its threads are kept between
+/// runs, apart from the profiles'), with the identity the run asked as when it is not the
+/// demo's own (a thread belongs to its user, and rows follow the user's attributes); else
+/// ` --profile NAME` when one was named. `demo` is the run's identity in a demo run.
+pub(super) fn service_flags(ctx: &Ctx, demo: Option<&SessionSettings>) -> String {
+    let Some(identity) = demo else {
+        return profile_flag(ctx);
+    };
+    let mut flags = " --demo".to_owned();
+    let word = |s: &str| {
+        let plain = !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
+        if plain {
+            s.to_owned()
+        } else {
+            format!("'{}'", s.replace('\'', r"'\''"))
+        }
+    };
+    match (&identity.external_id, &identity.internal_id) {
+        (Some(ext), _) if ext != crate::settings::DEMO_USER => {
+            flags.push_str(&format!(" --external-id {}", word(ext)));
+        }
+        (_, Some(int)) => flags.push_str(&format!(" --internal-id {}", word(int))),
+        _ => {}
     }
+    for a in identity.user_attributes.iter().flatten() {
+        flags.push_str(&format!(
+            " --attr {}",
+            word(&format!("{}={}", a.name, a.value))
+        ));
+    }
+    for g in identity.groups.iter().flatten() {
+        flags.push_str(&format!(" --group {}", word(g)));
+    }
+    flags
 }
 
 fn profile_flag(ctx: &Ctx) -> String {
@@ -237,12 +271,12 @@ fn profile_flag(ctx: &Ctx) -> String {
 
 /// How `text` shows SQL results: `--rows`, `--no-chart`, and the width of the terminal (else
 /// `COLUMNS`, else 80).
-pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs) -> TextView {
+pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSettings>) -> TextView {
     TextView {
         rows: args.rows,
         width: crate::term::out_width(&ctx.env),
         charts: !args.no_chart,
-        sql_flags: service_flags(ctx, args.demo),
+        sql_flags: service_flags(ctx, demo),
     }
 }
 
@@ -252,7 +286,8 @@ const INCOMPLETE: &str = "the final answer is incomplete: its complete frame nev
 /// Close the output and decide the exit status from what the stream said.
 /// How a live run went, for [`finish`].
 struct Run<'a> {
-    demo: bool,
+    /// What a printed command needs to reach this run's service (see [`service_flags`]).
+    flags: String,
     format: Format,
     message_id: Option<&'a str>,
     /// An error that ended the run after its stream began (it outranks the stream's outcome).
@@ -261,7 +296,7 @@ struct Run<'a> {
 
 fn finish(ctx: &Ctx, run: Run<'_>, tracker: &Tracker, mut pipeline: Pipeline) -> Result<Status> {
     let Run {
-        demo,
+        flags,
         format,
         message_id,
         failed,
@@ -318,11 +353,10 @@ fn finish(ctx: &Ctx, run: Run<'_>, tracker: &Tracker, mut pipeline: Pipeline) ->
         && !ctx.global.quiet
         && let Some(id) = &tracker.chat_id
     {
-        let scope = service_flags(ctx, demo);
         crate::term::diag(format_args!(
             "{}",
             ctx.err_style.dim(&format!(
-                "thread {id} · continue with: analyst chat{scope} --chat-id {id} MESSAGE"
+                "thread {id} · continue with: analyst chat{flags} --chat-id {id} MESSAGE"
             ))
         ));
     }
@@ -357,7 +391,7 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         )
     };
     let mut pipeline = Pipeline::new(
-        renderer(ctx, format, args.show_thinking, text_view(ctx, args)),
+        renderer(ctx, format, args.show_thinking, text_view(ctx, args, None)),
         args.save.as_deref(),
         false,
         Remember::Not,
@@ -403,7 +437,7 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         }
     }
     let run = Run {
-        demo: false,
+        flags: profile_flag(ctx),
         format,
         message_id: None,
         failed: None,

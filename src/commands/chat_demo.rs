@@ -19,8 +19,6 @@ pub struct Demo {
     pub target: Override,
     /// Its data query API root (`.../cubejs-api`), for `sql --demo` and `mcp --demo`.
     pub data_url: String,
-    /// A data API token (a JWT) for the demo user, with `data_url`.
-    pub data_token: String,
     /// The threads kept when it started, and where they are kept.
     kept: DemoThreads,
     path: Option<PathBuf>,
@@ -56,7 +54,6 @@ pub async fn start_with(ctx: &Ctx, options: ServeOptions, keep: bool) -> Result<
             api_key: running.api_key.clone(),
         },
         data_url: running.data_url.clone(),
-        data_token: running.data_token.clone(),
         kept,
         path,
         running,
@@ -64,11 +61,29 @@ pub async fn start_with(ctx: &Ctx, options: ServeOptions, keep: bool) -> Result<
 }
 
 impl Demo {
-    /// Its data query API with the demo user's token (`sql --demo`, `mcp --demo`'s run_sql).
-    pub fn data_settings(&self) -> Result<crate::settings::DataSettings> {
+    /// Its data query API as `identity` reaches it (`sql --demo`, `mcp --demo`'s run_sql): a
+    /// token for its user with its user attributes, so rows follow them as the agent's
+    /// answers do (`sql --demo --attr region=Europe`).
+    pub fn data_settings_as(
+        &self,
+        identity: &crate::protocol::SessionSettings,
+    ) -> Result<crate::settings::DataSettings> {
+        let user = identity
+            .external_id
+            .as_deref()
+            .or(identity.internal_id.as_deref())
+            .unwrap_or(crate::settings::DEMO_USER);
+        let attributes: Vec<(String, String)> = identity
+            .user_attributes
+            .iter()
+            .flatten()
+            .map(|a| (a.name.clone(), a.value.clone()))
+            .collect();
+        let token =
+            crate::emulator::server::data_token(user, &attributes, &self.running.data_secret);
         Ok(crate::settings::DataSettings {
             root: crate::settings::data_root(&self.data_url, "the demo emulator")?,
-            token: crate::settings::Secret::new(self.data_token.clone(), "the demo emulator")?,
+            token: crate::settings::Secret::new(token, "the demo emulator")?,
         })
     }
 

@@ -78,7 +78,7 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
             Some(d) => d.thread_id(ctx, &args.thread, None)?,
             None => thread_id(ctx, &args.thread, svc.profile(), None)?,
         },
-        service_flags: super::chat::service_flags(ctx, args.demo),
+        service_flags: super::chat::service_flags(ctx, args.demo.then_some(&svc.identity)),
         ..Session::default()
     };
     let mut editor = rustyline::DefaultEditor::new()?;
@@ -297,7 +297,12 @@ fn turn(
     };
     let remember = Remember::for_run(args.demo, svc.profile());
     let pipeline = match Pipeline::new(
-        renderer(ctx, Format::Text, args.show_thinking, text_view(ctx, args)),
+        renderer(
+            ctx,
+            Format::Text,
+            args.show_thinking,
+            text_view(ctx, args, args.demo.then_some(&svc.identity)),
+        ),
         None,
         ctx.chatty(),
         remember,

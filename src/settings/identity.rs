@@ -216,7 +216,7 @@ pub(super) fn resolve_demo(
 }
 
 /// The external user `chat --demo` asks as when no identity flag is given.
-const DEMO_USER: &str = "demo";
+pub const DEMO_USER: &str = "demo";
 
 /// Merge levels (flags, environment, profile) into one identity.
 fn merge(levels: [Level; 3], required: bool) -> Result<SessionSettings> {

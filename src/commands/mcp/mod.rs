@@ -56,7 +56,7 @@ async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
         demo.as_ref().map(|d| &d.target),
     )?;
     let data = if let Some(demo) = &demo {
-        demo.data_settings()
+        demo.data_settings_as(&svc.identity)
             .and_then(|settings| data::DataApi::new(svc.client.http.clone(), &settings, svc.idle()))
             .map_err(|e| format!("{e:#}"))
     } else {

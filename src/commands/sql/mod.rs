@@ -111,8 +111,12 @@ async fn run_async(
     } else {
         None
     };
+    // Rows follow the identity the flags give, as the demo agent's answers do.
     let demo_data = match &demo {
-        Some(d) if !args.list => Some(d.data_settings()?),
+        Some(d) if !args.list => {
+            let svc = service(ctx, &args.service, &args.identity, None, Some(&d.target))?;
+            Some(d.data_settings_as(&svc.identity)?)
+        }
         _ => None,
     };
     // The SQL, or the answer's queries.
