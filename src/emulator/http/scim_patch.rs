@@ -101,6 +101,9 @@ fn apply_at(
             ),
         ));
     }
+    if let Some(v) = value {
+        check_value(path, v)?;
+    }
     let Some(urn) = &path.ext else {
         return apply_in(user, op, path, value);
     };
@@ -120,6 +123,60 @@ fn apply_at(
         user.remove(&key);
     }
     outcome
+}
+
+/// A value's own keys must be attributes too: the sub-attributes of a complex attribute
+/// (`name: {givenNam: ...}`, each object of `emails: [{valu: ...}]`), the enterprise
+/// extension's attributes in its object. Stored, a typo there would report success as one in
+/// the path would.
+fn check_value(path: &Path, value: &Value) -> Result<(), PatchError> {
+    if path.sub.is_some() {
+        return Ok(());
+    }
+    let unknown = |name: String| {
+        err(
+            "invalidPath",
+            format!(
+                "{name:?} is not an attribute of the User schemas this server publishes (GET /Schemas)"
+            ),
+        )
+    };
+    if path.ext.is_none() && path.attr.eq_ignore_ascii_case(ENTERPRISE_USER_URN) {
+        let Value::Object(map) = value else {
+            return Ok(());
+        };
+        // A client may write the extension as a resource of its own, with its `schemas`.
+        for (key, inner) in map
+            .iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("schemas"))
+        {
+            let inner_path = Path {
+                ext: Some(ENTERPRISE_USER_URN.to_owned()),
+                attr: key.clone(),
+                filter: None,
+                sub: None,
+            };
+            if !super::scim_schema::defines(Some(ENTERPRISE_USER_URN), key, None) {
+                return Err(unknown(format!("{ENTERPRISE_USER_URN}:{key}")));
+            }
+            check_value(&inner_path, inner)?;
+        }
+        return Ok(());
+    }
+    let Some(subs) = super::scim_schema::sub_attributes(path.ext.as_deref(), &path.attr) else {
+        return Ok(());
+    };
+    let objects: Vec<&Map<String, Value>> = match value {
+        Value::Object(m) => vec![m],
+        Value::Array(items) => items.iter().filter_map(Value::as_object).collect(),
+        _ => Vec::new(),
+    };
+    for key in objects.iter().flat_map(|m| m.keys()) {
+        if !subs.iter().any(|s| s.eq_ignore_ascii_case(key)) {
+            return Err(unknown(format!("{}.{key}", path.attr)));
+        }
+    }
+    Ok(())
 }
 
 /// Apply at a path inside one object (the resource, or an extension's object).

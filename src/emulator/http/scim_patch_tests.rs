@@ -201,3 +201,62 @@ fn paths_outside_the_published_schemas_are_invalid() {
     assert_eq!(u[ent]["manager"]["value"], "b1");
     assert_eq!(u["title"], "CFO");
 }
+
+#[test]
+fn attributes_inside_values_must_be_published_too() {
+    let ent = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+    for (o, named) in [
+        (
+            op("replace", None, Some(json!({"name": {"givenNam": "Ana"}}))),
+            "name.givenNam",
+        ),
+        (
+            op(
+                "replace",
+                Some("name"),
+                Some(json!({"givenName": "A", "middle": "x"})),
+            ),
+            "name.middle",
+        ),
+        (
+            op("add", Some("emails"), Some(json!([{"valu": "x@y.z"}]))),
+            "emails.valu",
+        ),
+        (
+            op("replace", None, Some(json!({ent: {"departmen": "x"}}))),
+            "departmen",
+        ),
+        (
+            op("add", Some(ent), Some(json!({"manager": {"valu": "b1"}}))),
+            "manager.valu",
+        ),
+    ] {
+        let e = patched(&[o]).unwrap_err();
+        assert_eq!(e.scim_type, "invalidPath", "{named}: {e:?}");
+        assert!(e.detail.contains(named), "{named}: {e:?}");
+    }
+    let u = patched(&[
+        op(
+            "replace",
+            None,
+            Some(json!({"name": {"GivenName": "Anna", "familyName": "L"}})),
+        ),
+        op(
+            "add",
+            Some("emails"),
+            Some(json!([{"value": "a@b.c", "type": "home", "primary": false}])),
+        ),
+        op(
+            "replace",
+            Some("emails[type eq \"work\"]"),
+            Some(json!({"value": "w@b.c"})),
+        ),
+        op(
+            "add",
+            Some(ent),
+            Some(json!({"department": "R&D", "manager": {"value": "b1"}})),
+        ),
+    ])
+    .unwrap();
+    assert_eq!(u[ent]["manager"]["value"], "b1");
+}

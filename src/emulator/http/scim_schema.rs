@@ -324,6 +324,21 @@ pub(crate) fn defines(ext: Option<&str>, attr: &str, sub: Option<&str>) -> bool 
         .is_some_and(|a| sub.is_none_or(|s| a.sub.iter().any(|x| x.name.eq_ignore_ascii_case(s))))
 }
 
+/// The sub-attribute names of a complex attribute of the published schemas (`name`:
+/// `givenName`, ...; `emails`: `value`, `type`, ...), or `None` for a simple or unknown one.
+pub(crate) fn sub_attributes(ext: Option<&str>, attr: &str) -> Option<Vec<&'static str>> {
+    let attrs = match ext {
+        None => user_attributes(),
+        Some(urn) if urn.eq_ignore_ascii_case(ENTERPRISE_USER_URN) => enterprise_attributes(),
+        Some(_) => return None,
+    };
+    attrs
+        .into_iter()
+        .find(|a| a.name.eq_ignore_ascii_case(attr))
+        .filter(|a| !a.sub.is_empty())
+        .map(|a| a.sub.iter().map(|s| s.name).collect())
+}
+
 fn meta(root: &str, resource_type: &str, path: &str) -> Value {
     json!({"resourceType": resource_type, "location": format!("{root}{path}")})
 }
