@@ -121,3 +121,41 @@ fn a_read_that_ends_before_its_state_is_a_failure() {
         text(&out.get_output().stderr)
     );
 }
+
+/// The table fits the terminal's width (it was 134 columns whatever the width), one line a
+/// message; a thread still answering says so under it; and a read whose service leaves out
+/// `__cutoff__` keeps the thread id the command asked for.
+#[test]
+fn the_table_fits_the_width_and_says_when_the_thread_still_answers() {
+    let home = tempfile::tempdir().unwrap();
+    let long = "Books lead the year with a wide margin over every other category, ".repeat(4);
+    let mut lines = thread();
+    lines[0] = cutoff("c1", true);
+    lines[3] = complete("a1", 3, &long);
+    let server = Server::always(lines);
+    for width in [60, 80, 120] {
+        let out = state_cmd(home.path(), &server)
+            .env("COLUMNS", width.to_string())
+            .args(["--chat-id", "c1", "-o", "table"])
+            .assert()
+            .success();
+        let table = text(&out.get_output().stdout);
+        assert!(
+            table.lines().all(|l| l.chars().count() <= width),
+            "{width}:\n{table}"
+        );
+        assert_eq!(
+            table.lines().filter(|l| l.starts_with('│')).count(),
+            4,
+            "the header and one line a message:\n{table}"
+        );
+        assert!(table.contains("still answering"), "{table}");
+    }
+    let without_cutoff = Server::always(thread()[1..].to_vec());
+    let out = state_cmd(home.path(), &without_cutoff)
+        .args(["--chat-id", "c1", "-o", "json"])
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["chatId"], "c1", "{doc}");
+}

@@ -450,10 +450,11 @@ async fn show_state(ctx: &Ctx, svc: &Service, chat_id: &str) -> Result<()> {
         ..ChatRequest::default()
     });
     let response = svc.client.open(&request, "state").await?;
-    let mut view = ViewSink(StateView::default());
+    let mut view = ViewSink(StateView::of(chat_id));
     let outcome = super::state::read_into(response, svc.idle(), &mut view).await;
     let mut out = std::io::stdout().lock();
-    view.0.write_table(&mut out, ctx.out_style)?;
+    view.0
+        .write_table(&mut out, ctx.out_style, crate::term::out_width(&ctx.env))?;
     out.flush()?;
     outcome
 }

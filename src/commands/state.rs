@@ -50,12 +50,16 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
         let mut out = StateOut {
             format,
             out: BufWriter::new(crate::exit::stdout()),
-            view: StateView::default(),
+            view: StateView::of(request.chat_id.as_deref().unwrap_or_default()),
         };
         // What arrived is printed whether or not the read was whole; the status says which.
         let outcome = read_into(response, svc.idle(), &mut out).await;
         match format {
-            Format::Table => out.view.write_table(&mut out.out, ctx.out_style)?,
+            Format::Table => out.view.write_table(
+                &mut out.out,
+                ctx.out_style,
+                crate::term::out_width(&ctx.env),
+            )?,
             Format::Json | Format::Yaml => out.view.write_doc(&mut out.out, format)?,
             _ => {}
         }

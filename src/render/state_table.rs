@@ -41,12 +41,23 @@ pub struct StateView {
 }
 
 impl StateView {
+    /// The view of thread `chat_id` (the id the read asked for, kept when the service's
+    /// answer does not repeat it).
+    pub fn of(chat_id: &str) -> StateView {
+        StateView {
+            chat_id: Some(chat_id.to_owned()),
+            ..StateView::default()
+        }
+    }
+
     /// Take one frame of the state read.
     pub fn frame(&mut self, f: &Frame) {
         let kind = f.kind();
         match kind {
             FrameKind::Cutoff => {
-                self.chat_id = f.chat_id().map(str::to_owned);
+                if let Some(id) = f.chat_id() {
+                    self.chat_id = Some(id.to_owned());
+                }
                 self.streaming = f.is_streaming();
                 return;
             }
@@ -136,14 +147,28 @@ impl StateView {
     }
 
     /// Write the table; tool calls in cyan and failed ones in red, as `chat -o text` shows them.
-    pub fn write_table(&self, out: &mut impl Write, style: Style) -> Result<()> {
+    /// The table, fitted to `width` columns (long texts wrap inside their column), and a line
+    /// under it when the thread is still answering.
+    pub fn write_table(&self, out: &mut impl Write, style: Style, width: usize) -> Result<()> {
         use comfy_table::{Cell, Color};
         let mut grid = table(style);
         grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
+        grid.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+        grid.set_width(u16::try_from(width).unwrap_or(u16::MAX));
         grid.set_header(["sort", "role", "kind", "text"]);
-        for r in self.rows() {
+        let rows = self.rows();
+        // One line a message: the text is cut to what the other columns leave of the width
+        // (4 columns: 2 spaces of padding each and 5 rules), at most CELL_WIDTH.
+        let widest = |f: &dyn Fn(&Row) -> usize, header: usize| {
+            rows.iter().map(f).max().unwrap_or(0).max(header)
+        };
+        let others = widest(&|r| r.sort.map_or(1, |s| s.to_string().len()), 4)
+            + widest(&|r| r.role.chars().count(), 4)
+            + widest(&|r| r.kind.len(), 4);
+        let room = width.saturating_sub(others + 13).clamp(20, CELL_WIDTH);
+        for r in rows {
             let kind = Cell::new(r.kind);
-            let text = Cell::new(crate::term::visible(&shorten(&r.text)).into_owned());
+            let text = Cell::new(crate::term::visible(&shorten(&r.text, room)).into_owned());
             let (kind, text) = match (r.kind, r.failed) {
                 (_, true) => (kind.fg(Color::DarkRed), text.fg(Color::DarkRed)),
                 ("tool", _) => (kind.fg(Color::DarkCyan), text),
@@ -157,6 +182,13 @@ impl StateView {
             ]);
         }
         writeln!(out, "{grid}")?;
+        if self.streaming == Some(true) {
+            writeln!(
+                out,
+                "{}",
+                style.dim("the thread is still answering: read it again for the rest")
+            )?;
+        }
         Ok(())
     }
 
@@ -244,10 +276,13 @@ fn rows_from_state(state: &Value) -> Vec<Row> {
     rows
 }
 
-fn shorten(s: &str) -> String {
+fn shorten(s: &str, width: usize) -> String {
     let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > CELL_WIDTH {
-        one.chars().take(CELL_WIDTH).collect::<String>() + "…"
+    if one.chars().count() > width {
+        one.chars()
+            .take(width.saturating_sub(1))
+            .collect::<String>()
+            + "…"
     } else {
         one
     }
@@ -275,7 +310,7 @@ mod tests {
         assert_eq!(doc["messages"][1]["text"], "Books");
         assert_eq!(doc["messages"][1]["kind"], "final");
         let mut table = Vec::new();
-        v.write_table(&mut table, Style::default()).unwrap();
+        v.write_table(&mut table, Style::default(), 200).unwrap();
         assert!(String::from_utf8(table).unwrap().contains("Books"));
     }
 

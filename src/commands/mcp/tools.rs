@@ -357,7 +357,7 @@ async fn state(shared: &Shared, id: &str) -> anyhow::Result<Value> {
         ..ChatRequest::default()
     });
     let probe = read_state(&svc.client, &request, svc.idle()).await?;
-    let mut view = StateView::default();
+    let mut view = StateView::of(id);
     for raw in &probe.lines {
         if let Some(f) = Frame::parse(raw) {
             view.frame(&f);
