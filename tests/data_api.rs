@@ -375,4 +375,7 @@ fn mcp_takes_the_data_api_flags() {
         .args(["--api-key-file", "-"]));
     expect_status(&out, 2, "mcp --api-key-file -");
     assert!(outs(&out).1.contains("stdin carries the MCP messages"));
+    let out = run(analyst(h).args(["mcp", "--url", &emu.running.chat_url, "--session", "-"]));
+    expect_status(&out, 2, "mcp --session -");
+    assert!(outs(&out).1.contains("stdin carries the MCP messages"));
 }

@@ -159,3 +159,21 @@ fn the_table_fits_the_width_and_says_when_the_thread_still_answers() {
     let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(doc["chatId"], "c1", "{doc}");
 }
+
+/// A line that is not JSON is skipped with a warning, as chat says it (it was skipped silently).
+#[test]
+fn a_malformed_line_is_skipped_with_a_warning() {
+    let home = tempfile::tempdir().unwrap();
+    let mut lines = thread();
+    lines.insert(2, r#"{"id": "__malformed__", this is not JSON"#.to_owned());
+    let server = Server::always(lines);
+    let out = state_cmd(home.path(), &server)
+        .args(["--chat-id", "c1", "-o", "json"])
+        .assert()
+        .success();
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("skipped 1 line that was not a JSON object"),
+        "{stderr}"
+    );
+}

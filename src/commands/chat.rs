@@ -280,6 +280,20 @@ pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSetting
     }
 }
 
+/// Lines the tracker skipped because they were not JSON objects, said on stderr.
+pub(super) fn warn_skipped(tracker: &Tracker) {
+    if let Some((n, first)) = tracker.skipped() {
+        let (lines, were) = if n == 1 {
+            ("line", "was")
+        } else {
+            ("lines", "were")
+        };
+        warn(format!(
+            "skipped {n} {lines} that {were} not a JSON object; the first, {first}"
+        ));
+    }
+}
+
 /// Why an answer rebuilt from its chunks is not a complete one.
 const INCOMPLETE: &str = "the final answer is incomplete: its complete frame never arrived";
 
@@ -302,16 +316,7 @@ fn finish(ctx: &Ctx, run: Run<'_>, tracker: &Tracker, mut pipeline: Pipeline) ->
         failed,
     } = run;
     pipeline.stop();
-    if let Some((n, first)) = tracker.skipped() {
-        let (lines, were) = if n == 1 {
-            ("line", "was")
-        } else {
-            ("lines", "were")
-        };
-        warn(format!(
-            "skipped {n} {lines} that {were} not a JSON object; the first, {first}"
-        ));
-    }
+    warn_skipped(tracker);
     let found = tracker.answer.answer();
     let answer = found.as_ref().map(|a| (a.text.clone(), a.incomplete));
     let outcome = match failed.map_or_else(|| tracker.outcome(), Err) {

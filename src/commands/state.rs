@@ -93,6 +93,8 @@ pub(super) async fn read_into(
             ended => ended,
         }
     };
+    // As chat says it: a skipped line is not silently lost.
+    super::chat::warn_skipped(&tracker);
     if let Some(e) = &tracker.error {
         return Err(fail(
             e.status,

@@ -40,6 +40,17 @@ async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
             )));
         }
     }
+    for (flag, value) in [
+        ("--session", &args.identity.session),
+        ("--security-context", &args.identity.security_context),
+    ] {
+        if value.as_deref().is_some_and(|v| v == "-" || v == "@-") {
+            return Err(crate::exit::usage(format!(
+                "mcp: {flag} {}: stdin carries the MCP messages; give the JSON, or @FILE",
+                value.as_deref().unwrap_or_default()
+            )));
+        }
+    }
     // The demo is kept alive (and its threads saved when dropped) for as long as the server runs.
     let demo = if args.demo {
         Some(super::chat_demo::start(ctx, args.dialect.into(), None).await?)
