@@ -479,8 +479,43 @@ fn a_single_number_is_written_as_a_chart_too() {
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(!h.join("r.svg").exists());
+    // With several charts, a chart keeps its number in every format: the total (now a rule)
+    // is not drawn as SVG, and the breakdown is -2 in .svg as in .html.
+    let two = h.join("two.ndjson");
+    let out = analyst(h)
+        .args([
+            "chat",
+            "--demo",
+            "--today",
+            "2026-03-10",
+            "-o",
+            "final",
+            "--save",
+        ])
+        .arg(&two)
+        .arg("revenue by category in 2025")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let ruled_two = std::fs::read_to_string(&two)
+        .unwrap()
+        .replace(r#"type\\\":\\\"text"#, r#"type\\\":\\\"rule"#);
+    std::fs::write(&two, ruled_two).unwrap();
+    for chart in ["t.svg", "t.html"] {
+        let out = analyst(h)
+            .args(["chat", "-o", "final", "--replay"])
+            .arg(&two)
+            .args(["--chart", chart])
+            .current_dir(h)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    assert!(!h.join("t-1.svg").exists() && h.join("t-2.svg").exists());
+    assert!(h.join("t-1.html").exists() && h.join("t-2.html").exists());
     assert!(
-        stderr.contains("r.svg: 1 chart left out") && stderr.contains(".vl.json keep"),
+        stderr.contains("--chart r.svg not written: SVG output does not draw its mark")
+            && stderr.contains(".vl.json keep"),
         "{stderr}"
     );
 }

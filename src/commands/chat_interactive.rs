@@ -259,10 +259,10 @@ fn write_charts(session: &Session, arg: &str, out: &mut impl Write) {
     let path = std::path::Path::new(arg);
     match files::write(path, &session.charts) {
         Ok(written) => {
-            if let Some(note) = written.undrawn_note(path) {
+            if let Some(note) = written.undrawn_note() {
                 let _ = writeln!(out, "{note}");
             }
-            if written.files.is_empty() && written.undrawn == 0 {
+            if written.files.is_empty() && written.undrawn.is_empty() {
                 let _ = writeln!(out, "The last answer has no chart.");
             } else if !written.files.is_empty() {
                 let names: Vec<String> = written

@@ -115,10 +115,10 @@ impl Pipeline {
             return Ok(());
         };
         let written = files::write(&path, &charts)?;
-        if let Some(note) = written.undrawn_note(&path) {
+        if let Some(note) = written.undrawn_note() {
             warn(format!("--chart {note}"));
         }
-        if written.files.is_empty() && written.undrawn == 0 {
+        if written.files.is_empty() && written.undrawn.is_empty() {
             warn(format!(
                 "--chart {}: no result in the answer carried a chart",
                 path.display()

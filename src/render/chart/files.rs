@@ -71,38 +71,42 @@ pub fn names(path: &Path, n: usize) -> Result<Vec<PathBuf>> {
 pub struct Written {
     /// The files written.
     pub files: Vec<PathBuf>,
-    /// Charts left out because the format cannot draw their mark (`.svg` of a `rule`).
-    pub undrawn: usize,
+    /// The names of charts left out because the format cannot draw their mark (`.svg` of a
+    /// `rule`): numbered as the others, so a chart has the same number in every format.
+    pub undrawn: Vec<PathBuf>,
 }
 
 impl Written {
     /// What to say about the charts left out, if any.
-    pub fn undrawn_note(&self, path: &Path) -> Option<String> {
-        (self.undrawn > 0).then(|| {
-            let (n, s) = match self.undrawn {
-                1 => ("1 chart".to_owned(), "its"),
-                n => (format!("{n} charts"), "their"),
-            };
-            format!(
-                "{}: {n} left out: SVG output does not draw {s} mark; .html or .vl.json keep every chart",
-                path.display()
-            )
-        })
+    pub fn undrawn_note(&self) -> Option<String> {
+        let (first, rest) = self.undrawn.split_first()?;
+        let names: Vec<String> = std::iter::once(first)
+            .chain(rest)
+            .map(|p| p.display().to_string())
+            .collect();
+        let its = if rest.is_empty() { "its" } else { "their" };
+        Some(format!(
+            "{} not written: SVG output does not draw {its} mark; .html or .vl.json keep every chart",
+            names.join(", ")
+        ))
     }
 }
 
 /// Write `charts` to `path` (numbered when several).
 pub fn write(path: &Path, charts: &[Charted]) -> Result<Written> {
     let (format, _) = format_of(path)?;
-    let drawn: Vec<String> = charts.iter().filter_map(|c| content(c, format)).collect();
-    let names = names(path, drawn.len())?;
-    for (name, text) in names.iter().zip(&drawn) {
-        std::fs::write(name, text).with_context(|| format!("--chart {}", name.display()))?;
+    let mut written = Written::default();
+    for (name, chart) in names(path, charts.len())?.into_iter().zip(charts) {
+        match content(chart, format) {
+            Some(text) => {
+                std::fs::write(&name, text)
+                    .with_context(|| format!("--chart {}", name.display()))?;
+                written.files.push(name);
+            }
+            None => written.undrawn.push(name),
+        }
     }
-    Ok(Written {
-        files: if drawn.is_empty() { Vec::new() } else { names },
-        undrawn: charts.len() - drawn.len(),
-    })
+    Ok(written)
 }
 
 #[cfg(test)]
