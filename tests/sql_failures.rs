@@ -387,6 +387,10 @@ fn a_whole_body_that_is_not_ndjson_is_exit_1_with_or_without_a_newline() {
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{body:?}: {stderr}");
         assert!(!stderr.contains("connection lost"), "{body:?}: {stderr}");
+        assert!(
+            stderr.contains("the service answered application/json, not the data API's NDJSON"),
+            "{body:?}: {stderr}"
+        );
         assert!(out.stdout.is_empty());
     }
 }

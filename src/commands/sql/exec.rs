@@ -55,6 +55,8 @@ struct Answer<'w, W: Write> {
     /// The cancel sent at `--limit` while the response was still open.
     cancelled: Option<Result<()>>,
     progress: Progress,
+    /// The answer's Content-Type, to name an answer of another kind.
+    content_type: Option<String>,
 }
 
 impl<W: Write> RowSink for Answer<'_, W> {
@@ -147,6 +149,10 @@ impl<W: Write> Lines for Answer<'_, W> {
                 }
                 Ok(())
             }
+            // The first line already wrong: an answer of another kind (a sign-in page).
+            Err(_) if self.line == 1 && !self.schema => {
+                Err(not_ndjson(self.content_type.as_deref()))
+            }
             Err(e) => Err(fail(
                 Status::Failure,
                 format!(
@@ -185,6 +191,7 @@ pub async fn run_query<W: Write>(
         limited: false,
         cancelled: None,
         progress: Progress::new(run.progress),
+        content_type: None,
     };
     let streamed = tokio::select! {
         r = stream(run, query, &id, &mut answer) => Some(r),
@@ -300,7 +307,7 @@ async fn stream<W: Write>(
     answer: &mut Answer<'_, W>,
 ) -> Result<Ended> {
     let mut response = run.client.open(query, id).await?;
-    let content_type = response
+    answer.content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -323,21 +330,24 @@ async fn stream<W: Write>(
             // The body ended as the server meant it to, and all of it is one unterminated
             // line that is not JSON: not a line cut short, but an answer of another kind
             // (exit 1, as the same body with a newline is).
-            return Err(fail(
-                Status::Failure,
-                format!(
-                    "sql: the service answered {}, not the data API's NDJSON (one line that is not JSON); 0 rows written",
-                    content_type
-                        .as_deref()
-                        .unwrap_or("a body without a Content-Type")
-                ),
-            ));
+            return Err(not_ndjson(answer.content_type.as_deref()));
         }
         return Ok(Ended::Lost(
             "the connection closed in the middle of a line".into(),
         ));
     }
     Ok(ended)
+}
+
+/// An answer whose first line is not the data API's: its Content-Type named, exit 1.
+fn not_ndjson(content_type: Option<&str>) -> anyhow::Error {
+    fail(
+        Status::Failure,
+        format!(
+            "sql: the service answered {}, not the data API's NDJSON; 0 rows written",
+            content_type.unwrap_or("a body without a Content-Type")
+        ),
+    )
 }
 
 fn rows_word(n: u64) -> &'static str {
