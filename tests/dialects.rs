@@ -285,7 +285,41 @@ fn scim_deactivate(d: Dialect, home: &Path) -> Result<(), String> {
         return Err(format!("the answer's shape: {doc}"));
     }
     let r = scim(&["--replace", "active=true", "--user-name", &user.user_name]);
-    expect(&r, 0, "scim patch --replace active=true --user-name")
+    expect(&r, 0, "scim patch --replace active=true --user-name")?;
+    // An unknown user: a SCIM Error whose `status` is a string, or (legacy) a number; exit 4.
+    let r = scim(&["--deactivate", "no-such-user"]);
+    expect(&r, 4, "scim patch --deactivate no-such-user")?;
+    let body = raw_get(
+        &format!("{}/Users/no-such-user", emu.running.scim_url),
+        &emu.running.scim_token,
+    );
+    let doc: Value = serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))?;
+    let numeric = doc["status"].is_u64();
+    if numeric != (d == Dialect::Legacy) || doc["status"].to_string().trim_matches('"') != "404" {
+        return Err(format!("the SCIM Error's status: {doc}"));
+    }
+    Ok(())
+}
+
+/// The body of a plain `GET url` with a bearer token (HTTP/1.1 on loopback).
+fn raw_get(url: &str, token: &str) -> String {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut all = String::new();
+    s.read_to_string(&mut all).unwrap();
+    let body = all.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    // A chunked body: the JSON object between its first '{' and last '}'.
+    match (body.find('{'), body.rfind('}')) {
+        (Some(a), Some(b)) => body[a..=b].to_owned(),
+        _ => body.to_owned(),
+    }
 }
 
 // ---- the table -------------------------------------------------------------------------------

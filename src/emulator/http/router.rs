@@ -39,7 +39,13 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
             "/cubejs-api/v1/running-query/{id}",
             delete(data_routes::cancel),
         )
-        .nest("/api/scim/v2", scim_routes::router())
+        .nest(
+            "/api/scim/v2",
+            scim_routes::router().layer(middleware::from_fn_with_state(
+                shared.clone(),
+                numeric_scim_status,
+            )),
+        )
         .fallback(|uri: axum::http::Uri| async move {
             // Under the SCIM root even a path axum's nesting leaves out is a SCIM Error.
             if uri.path().starts_with("/api/scim/") {
@@ -57,6 +63,38 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
             request_log::log_requests,
         ))
         .with_state(shared)
+}
+
+/// `--dialect legacy`: SCIM Errors with `status` as a number, as some servers send it
+/// (PROTOCOL.md: "`status` (a string, though some servers send a number)"). Other dialects,
+/// and answers that are not errors, pass unchanged.
+async fn numeric_scim_status(
+    State(shared): State<Arc<Shared>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let resp = next.run(req).await;
+    if !shared.dialect.scim_variants() || resp.status().is_success() {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    // SCIM Errors are small; anything past the bound is passed on empty rather than held.
+    let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let mut doc: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => return Response::from_parts(parts, axum::body::Body::from(bytes)),
+    };
+    if let Some(n) = doc
+        .get("status")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|s| s.parse::<u16>().ok())
+    {
+        doc["status"] = n.into();
+    }
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(doc.to_string()))
 }
 
 /// Apply `--fault` delays and statuses before the route runs, and hand line faults to it.
