@@ -87,8 +87,7 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-/// Build an `anyhow::Error` that ends the program with `status`.
-/// A failure with its exit status. Registered secrets in `message` (a server may echo a key
+/// Build an `anyhow::Error` that ends the program with `status`. Registered secrets in `message` (a server may echo a key
 /// back in its error) become `***` here, so no output that carries the message (stderr, the
 /// `error` of `-o json`, an eval report, an MCP tool error) can show them.
 pub fn fail(status: Status, message: impl Into<String>) -> anyhow::Error {

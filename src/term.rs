@@ -153,42 +153,26 @@ pub fn masked(text: &str) -> std::borrow::Cow<'_, str> {
     out
 }
 
+/// A value as one shell word, for commands printed to be pasted: as is when it has nothing a
+/// shell would read, else in single quotes.
+pub fn shell_word(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.,:/@+%=".contains(c));
+    if plain {
+        value.to_owned()
+    } else {
+        format!("'{}'", value.replace('\'', r"'\''"))
+    }
+}
+
 /// The registered secrets as they stand, for masking a stream's lines as they arrive (before
 /// any format, `--save` or the answer sees them): a service that echoes the key back, in an
 /// error line or an answer, must not put it in a CI log. Built once per run (after settings
 /// registered the secrets), so a line costs one search per secret and no lock.
 pub struct Masker {
     secrets: Vec<memchr::memmem::Finder<'static>>,
-}
-
-impl Masker {
-    /// How much of `pending`, text that streams in chunks, can be shown now: its whole secrets
-    /// masked, and a tail that could be the start of a secret the next chunk completes held
-    /// back (a key split across two chunks is never shown in two halves). Returns the text to
-    /// show and how many bytes of `pending` it covers; the rest waits for more text.
-    pub fn streamed(&self, pending: &str) -> (String, usize) {
-        let bytes = pending.as_bytes();
-        // A held tail never starts inside a whole secret (secrets may overlap themselves).
-        let last_end = self
-            .secrets
-            .iter()
-            .filter_map(|s| s.find_iter(bytes).last().map(|i| i + s.needle().len()))
-            .max()
-            .unwrap_or(0);
-        let mut hold = 0;
-        for secret in &self.secrets {
-            let needle = secret.needle();
-            if let Some(k) = (hold + 1..needle.len()).rev().find(|&k| {
-                bytes.len() >= k && bytes.len() - k >= last_end && bytes.ends_with(&needle[..k])
-            }) {
-                hold = k;
-            }
-        }
-        // The held tail starts with a secret's first byte, which starts a character.
-        let covered = bytes.len() - hold;
-        let shown = String::from_utf8_lossy(&self.apply(&bytes[..covered])).into_owned();
-        (shown, covered)
-    }
 }
 
 impl std::fmt::Debug for Masker {
@@ -234,6 +218,47 @@ impl Masker {
             out = std::borrow::Cow::Owned(masked);
         }
         out
+    }
+
+    /// A framed line (`raw` with its terminator, of which `text` is the part before it)
+    /// masked: the masked line, and the length of its text. A secret holds no line break, so
+    /// the terminator is untouched.
+    pub fn apply_line<'a>(
+        &self,
+        raw: &'a [u8],
+        text: &[u8],
+    ) -> (std::borrow::Cow<'a, [u8]>, usize) {
+        let masked = self.apply(raw);
+        let text_len = masked.len() - (raw.len() - text.len());
+        (masked, text_len)
+    }
+
+    /// How much of `pending`, text that streams in chunks, can be shown now: its whole secrets
+    /// masked, and a tail that could be the start of a secret the next chunk completes held
+    /// back (a key split across two chunks is never shown in two halves). Returns the text to
+    /// show and how many bytes of `pending` it covers; the rest waits for more text.
+    pub fn streamed(&self, pending: &str) -> (String, usize) {
+        let bytes = pending.as_bytes();
+        // A held tail never starts inside a whole secret (secrets may overlap themselves).
+        let last_end = self
+            .secrets
+            .iter()
+            .filter_map(|s| s.find_iter(bytes).last().map(|i| i + s.needle().len()))
+            .max()
+            .unwrap_or(0);
+        let mut hold = 0;
+        for secret in &self.secrets {
+            let needle = secret.needle();
+            if let Some(k) = (hold + 1..needle.len()).rev().find(|&k| {
+                bytes.len() >= k && bytes.len() - k >= last_end && bytes.ends_with(&needle[..k])
+            }) {
+                hold = k;
+            }
+        }
+        // The held tail starts with a secret's first byte, which starts a character.
+        let covered = bytes.len() - hold;
+        let shown = String::from_utf8_lossy(&self.apply(&bytes[..covered])).into_owned();
+        (shown, covered)
     }
 }
 

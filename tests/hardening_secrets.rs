@@ -125,12 +125,7 @@ fn no_secret_is_ever_printed() {
 fn an_echoed_secret_is_masked_in_documents_too() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    let body = |status: &str, body: String| {
-        format!(
-            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        )
-    };
+    let body = |status: &str, body: String| json_reply(status, &body);
     let answers = [
         // An error line in a 200 stream.
         body(
@@ -226,15 +221,10 @@ fn a_secret_inside_an_answer_is_masked_in_every_format() {
         ),
         k = API_KEY
     );
+    let reply = json_reply("200 OK", &stream);
     let (base, _) = raw_server(true, move |s, _| {
         use std::io::Write;
-        let _ = (&s).write_all(
-            format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{stream}",
-                stream.len()
-            )
-            .as_bytes(),
-        );
+        let _ = (&s).write_all(reply.as_bytes());
     });
     let url = chat_url(&base);
     let save = h.join("saved.ndjson");
@@ -301,12 +291,7 @@ fn secrets_in_rows_and_in_mcp_state_reads_are_masked() {
     use std::io::{BufRead, BufReader, Write};
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    let reply = |body: String| {
-        format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        )
-    };
+    let reply = |body: String| json_reply("200 OK", &body);
     let rows = reply(format!(
         "{{\"schema\":[{{\"name\":\"note\",\"column_type\":\"string\"}}]}}\n{{\"data\":[[\"token {TOKEN} here\"]]}}\n"
     ));
@@ -422,15 +407,10 @@ fn a_secret_split_across_chunks_is_not_printed_in_halves() {
     ]
     .join("\n")
         + "\n";
+    let reply = json_reply("200 OK", &stream);
     let (base, _) = raw_server(true, move |s, _| {
         use std::io::Write;
-        let _ = (&s).write_all(
-            format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{stream}",
-                stream.len()
-            )
-            .as_bytes(),
-        );
+        let _ = (&s).write_all(reply.as_bytes());
     });
     let out = run(analyst(h).env("ANALYST_API_KEY", API_KEY).args([
         "chat",

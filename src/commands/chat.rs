@@ -232,16 +232,7 @@ pub(super) fn service_flags(ctx: &Ctx, demo: Option<&SessionSettings>) -> String
         return profile_flag(ctx);
     };
     let mut flags = " --demo".to_owned();
-    let word = |s: &str| {
-        let plain = !s.is_empty()
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
-        if plain {
-            s.to_owned()
-        } else {
-            format!("'{}'", s.replace('\'', r"'\''"))
-        }
-    };
+    let word = crate::term::shell_word;
     match (&identity.external_id, &identity.internal_id) {
         (Some(ext), _) if ext != crate::settings::DEMO_USER => {
             flags.push_str(&format!(" --external-id {}", word(ext)));

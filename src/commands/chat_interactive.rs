@@ -262,15 +262,10 @@ fn write_charts(session: &Session, arg: &str, out: &mut impl Write) {
             if let Some(note) = written.undrawn_note() {
                 let _ = writeln!(out, "{note}");
             }
-            if written.files.is_empty() && written.undrawn.is_empty() {
+            if written.nothing() {
                 let _ = writeln!(out, "The last answer has no chart.");
-            } else if !written.files.is_empty() {
-                let names: Vec<String> = written
-                    .files
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect();
-                let _ = writeln!(out, "Wrote {}.", names.join(", "));
+            } else if let Some(files) = written.files_list() {
+                let _ = writeln!(out, "Wrote {files}.");
             }
         }
         Err(e) => error(format!("{e:#}")),

@@ -118,18 +118,13 @@ impl Pipeline {
         if let Some(note) = written.undrawn_note() {
             warn(format!("--chart {note}"));
         }
-        if written.files.is_empty() && written.undrawn.is_empty() {
+        if written.nothing() {
             warn(format!(
                 "--chart {}: no result in the answer carried a chart",
                 path.display()
             ));
-        } else if !quiet && !written.files.is_empty() {
-            let names: Vec<String> = written
-                .files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect();
-            crate::term::diag(format_args!("analyst: wrote {}", names.join(", ")));
+        } else if let Some(files) = written.files_list().filter(|_| !quiet) {
+            crate::term::diag(format_args!("analyst: wrote {files}"));
         }
         Ok(())
     }
@@ -158,7 +153,8 @@ impl Pipeline {
 
 impl Sink for Pipeline {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
-        // Secrets the service echoed back are masked already (`Feed`). `--save` holds exactly what `-o ndjson` would print: whole lines, no repeats.
+        // Secrets the service echoed back are masked already (the tracker masks each line).
+        // `--save` holds exactly what `-o ndjson` would print: whole lines, no repeats.
         if let Some((path, f)) = &mut self.save {
             f.write_all(raw)
                 .with_context(|| format!("--save {}", path.display()))?;

@@ -6,6 +6,7 @@ use crate::emulator::server::{self, Clock, Fault, Running, ServeOptions};
 use crate::exit::{Status, usage};
 use crate::render::pick_format;
 use crate::settings::{Secret, parse_duration};
+use crate::term::shell_word;
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::io::Write;
@@ -306,19 +307,6 @@ fn write_try(out: &mut impl Write, r: &Running, attr: &str) -> Result<()> {
         r.scim_token, r.scim_url
     )?;
     Ok(())
-}
-
-/// A value as one shell word: as is when it has nothing the shell would read, else quoted.
-fn shell_word(value: &str) -> String {
-    let plain = !value.is_empty()
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.,:/@+".contains(c));
-    if plain {
-        value.to_owned()
-    } else {
-        format!("'{}'", value.replace('\'', "'\\''"))
-    }
 }
 
 /// Ctrl-C, or SIGTERM on Unix.

@@ -162,7 +162,7 @@ struct StateOut {
 impl Sink for StateOut {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         if self.format == Format::Ndjson {
-            // An echoed secret is masked already (`Feed`), as in chat's lines.
+            // An echoed secret is masked already (the tracker masks each line), as in chat.
             self.out.write_all(raw)?;
         } else if let Some(f) = frame {
             self.view.frame(f);

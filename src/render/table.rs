@@ -293,9 +293,9 @@ pub fn render(
         if let (true, Some(sql)) = (total > set.rows.len(), sql) {
             let one: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
             note.push_str(&format!(
-                "; all of them: analyst sql{} '{}'",
+                "; all of them: analyst sql{} {}",
                 opts.sql_flags,
-                one.replace('\'', r"'\''")
+                crate::term::shell_word(&one)
             ));
         }
         out.push('\n');

@@ -98,13 +98,9 @@ fn dispatch(
     masker: Option<&crate::term::Masker>,
 ) -> Result<()> {
     match e {
-        Event::Line(l) => match masker.map(|m| m.apply(l.raw)) {
-            Some(std::borrow::Cow::Owned(raw)) => {
-                // A secret holds no line break: the terminator is untouched.
-                let text = &raw[..raw.len() - (l.raw.len() - l.text.len())];
-                lines.line(&raw, text)
-            }
-            _ => lines.line(l.raw, l.text),
+        Event::Line(l) => match masker.map(|m| m.apply_line(l.raw, l.text)) {
+            Some((raw, text_len)) => lines.line(&raw, &raw[..text_len]),
+            None => lines.line(l.raw, l.text),
         },
         // A line past the bound is not a frame the service would send: skipping it would
         // silently lose part of the answer, and a server that never ends it would keep us

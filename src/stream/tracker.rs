@@ -203,10 +203,8 @@ impl Tracker {
     /// is `***` in every format, in `--save`, and in the answer kept here, so the live answer
     /// is the one `extract-final` and `--replay` give from the saved file.
     pub fn line(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {
-        let masked = self.masker.apply(raw);
-        // A secret holds no line break, so the terminator is untouched.
-        let text = &masked[..masked.len() - (raw.len() - text.len())];
-        self.line_masked(&masked, text, sink)
+        let (masked, text_len) = self.masker.apply_line(raw, text);
+        self.line_masked(&masked, &masked[..text_len], sink)
     }
 
     fn line_masked(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {

@@ -206,6 +206,15 @@ pub fn raw_server(
 }
 
 /// The chat URL path on a raw server.
+/// A whole HTTP/1.1 response with a JSON body and its length, closing the connection: what
+/// [`raw_server`] handlers write.
+pub fn json_reply(status: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
 pub fn chat_url(base: &str) -> String {
     format!("{base}/api/v1/public/acme/agents/3/chat/stream-chat-state")
 }

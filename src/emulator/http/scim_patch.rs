@@ -94,12 +94,7 @@ fn apply_at(
             (None, Some(sub)) => format!("{}.{sub}", path.attr),
             (None, None) => path.attr.clone(),
         };
-        return Err(err(
-            "invalidPath",
-            format!(
-                "{named:?} is not an attribute of the User schemas this server publishes (GET /Schemas)"
-            ),
-        ));
+        return Err(unknown_attribute(&named));
     }
     if let Some(v) = value {
         check_value(path, v)?;
@@ -125,6 +120,16 @@ fn apply_at(
     outcome
 }
 
+/// The `invalidPath` of a name the published schemas do not define.
+fn unknown_attribute(name: &str) -> PatchError {
+    err(
+        "invalidPath",
+        format!(
+            "{name:?} is not an attribute of the User schemas this server publishes (GET /Schemas)"
+        ),
+    )
+}
+
 /// A value's own keys must be attributes too: the sub-attributes of a complex attribute
 /// (`name: {givenNam: ...}`, each object of `emails: [{valu: ...}]`), the enterprise
 /// extension's attributes in its object. Stored, a typo there would report success as one in
@@ -133,14 +138,6 @@ fn check_value(path: &Path, value: &Value) -> Result<(), PatchError> {
     if path.sub.is_some() {
         return Ok(());
     }
-    let unknown = |name: String| {
-        err(
-            "invalidPath",
-            format!(
-                "{name:?} is not an attribute of the User schemas this server publishes (GET /Schemas)"
-            ),
-        )
-    };
     if path.ext.is_none() && path.attr.eq_ignore_ascii_case(ENTERPRISE_USER_URN) {
         let Value::Object(map) = value else {
             return Ok(());
@@ -157,7 +154,7 @@ fn check_value(path: &Path, value: &Value) -> Result<(), PatchError> {
                 sub: None,
             };
             if !super::scim_schema::defines(Some(ENTERPRISE_USER_URN), key, None) {
-                return Err(unknown(format!("{ENTERPRISE_USER_URN}:{key}")));
+                return Err(unknown_attribute(&format!("{ENTERPRISE_USER_URN}:{key}")));
             }
             check_value(&inner_path, inner)?;
         }
@@ -173,7 +170,7 @@ fn check_value(path: &Path, value: &Value) -> Result<(), PatchError> {
     };
     for key in objects.iter().flat_map(|m| m.keys()) {
         if !subs.iter().any(|s| s.eq_ignore_ascii_case(key)) {
-            return Err(unknown(format!("{}.{key}", path.attr)));
+            return Err(unknown_attribute(&format!("{}.{key}", path.attr)));
         }
     }
     Ok(())

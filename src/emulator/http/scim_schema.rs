@@ -307,26 +307,19 @@ fn enterprise_attributes() -> Vec<Attr> {
 /// extension `ext`. Names compare without regard to case (RFC 7643 section 2.1). A path
 /// naming anything else is `invalidPath`: stored, a typo (`actve`) would report success.
 pub(crate) fn defines(ext: Option<&str>, attr: &str, sub: Option<&str>) -> bool {
-    let attrs = match ext {
-        None if ["id", "externalId", "meta", "schemas", ENTERPRISE_USER_URN]
+    if ext.is_none()
+        && ["id", "externalId", "meta", "schemas", ENTERPRISE_USER_URN]
             .iter()
-            .any(|a| a.eq_ignore_ascii_case(attr)) =>
-        {
-            return true;
-        }
-        None => user_attributes(),
-        Some(urn) if urn.eq_ignore_ascii_case(ENTERPRISE_USER_URN) => enterprise_attributes(),
-        Some(_) => return false,
-    };
-    attrs
-        .iter()
-        .find(|a| a.name.eq_ignore_ascii_case(attr))
+            .any(|a| a.eq_ignore_ascii_case(attr))
+    {
+        return true;
+    }
+    attribute(ext, attr)
         .is_some_and(|a| sub.is_none_or(|s| a.sub.iter().any(|x| x.name.eq_ignore_ascii_case(s))))
 }
 
-/// The sub-attribute names of a complex attribute of the published schemas (`name`:
-/// `givenName`, ...; `emails`: `value`, `type`, ...), or `None` for a simple or unknown one.
-pub(crate) fn sub_attributes(ext: Option<&str>, attr: &str) -> Option<Vec<&'static str>> {
+/// The definition of `attr` in the core User schema (`ext` none) or in the extension `ext`.
+fn attribute(ext: Option<&str>, attr: &str) -> Option<Attr> {
     let attrs = match ext {
         None => user_attributes(),
         Some(urn) if urn.eq_ignore_ascii_case(ENTERPRISE_USER_URN) => enterprise_attributes(),
@@ -335,6 +328,12 @@ pub(crate) fn sub_attributes(ext: Option<&str>, attr: &str) -> Option<Vec<&'stat
     attrs
         .into_iter()
         .find(|a| a.name.eq_ignore_ascii_case(attr))
+}
+
+/// The sub-attribute names of a complex attribute of the published schemas (`name`:
+/// `givenName`, ...; `emails`: `value`, `type`, ...), or `None` for a simple or unknown one.
+pub(crate) fn sub_attributes(ext: Option<&str>, attr: &str) -> Option<Vec<&'static str>> {
+    attribute(ext, attr)
         .filter(|a| !a.sub.is_empty())
         .map(|a| a.sub.iter().map(|s| s.name).collect())
 }

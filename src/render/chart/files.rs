@@ -77,6 +77,19 @@ pub struct Written {
 }
 
 impl Written {
+    /// Nothing to write: no result carried a chart.
+    pub fn nothing(&self) -> bool {
+        self.files.is_empty() && self.undrawn.is_empty()
+    }
+
+    /// The files written, comma-separated; `None` when none was.
+    pub fn files_list(&self) -> Option<String> {
+        (!self.files.is_empty()).then(|| {
+            let names: Vec<String> = self.files.iter().map(|p| p.display().to_string()).collect();
+            names.join(", ")
+        })
+    }
+
     /// What to say about the charts left out, if any.
     pub fn undrawn_note(&self) -> Option<String> {
         let (first, rest) = self.undrawn.split_first()?;

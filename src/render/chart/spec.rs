@@ -46,13 +46,15 @@ pub fn charted_result(
     Some(Charted { spec, data })
 }
 
+/// The name of the spec's mark (`"bar"`, or `{"type": "bar", ...}`).
+pub(super) fn mark_name(spec: &Value) -> Option<&str> {
+    let m = layer(spec).get("mark")?;
+    m.as_str().or_else(|| m.get("type").and_then(Value::as_str))
+}
+
 /// The spec's mark type, if we draw it.
 pub(super) fn mark_of(spec: &Value) -> Option<Mark> {
-    let m = layer(spec).get("mark")?;
-    let name = m
-        .as_str()
-        .or_else(|| m.get("type").and_then(Value::as_str))?;
-    Some(match name {
+    Some(match mark_name(spec)? {
         "bar" | "rect" => Mark::Bar,
         "line" | "trail" => Mark::Line,
         "area" => Mark::Area,

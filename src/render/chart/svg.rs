@@ -261,12 +261,8 @@ pub fn number_card(
     spec: &serde_json::Value,
     data: &crate::render::table::Dataset,
 ) -> Option<String> {
-    use super::spec::{channel, layer, text_of, title_of};
-    let mark = layer(spec).get("mark")?;
-    let name = mark
-        .as_str()
-        .or_else(|| mark.get("type").and_then(serde_json::Value::as_str))?;
-    if name != "text" {
+    use super::spec::{channel, mark_name, text_of, title_of};
+    if mark_name(spec)? != "text" {
         return None;
     }
     let text_channel = channel(spec, data, "text")?;
