@@ -69,7 +69,8 @@ pub enum DialectArg {
     Seed,
     /// The vendor's published examples: cube_* names, no final frames, errors in a 200
     Docs,
-    /// Older servers: as docs, rows as objects, no __usage__/__suspended__/__aborted__
+    /// Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta
+    /// shape, no __usage__/__suspended__/__aborted__
     Legacy,
 }
 

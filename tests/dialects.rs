@@ -365,7 +365,71 @@ fn meta_shape(d: Dialect, home: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The SQL tool's input in the dialect's shape: the full input, or `{"query"}` alone (PROTOCOL.md:
+/// "some servers send only `{\"query\": \"...\"}`"), and the client reads either: the chart
+/// comes from the result's spec, and `sql --from` finds the query with the result's title.
+fn sql_input_shape(d: Dialect, home: &Path) -> Result<(), String> {
+    let emu = emulator(d, &[]);
+    let saved = home.join("s.ndjson");
+    let r = run(emu
+        .chat(home)
+        .current_dir(home)
+        .args(["-o", "final", "--chart", "c.vl.json", "--save"])
+        .arg(&saved)
+        .arg(QUESTION));
+    expect(&r, 0, "chat --chart")?;
+    answer_ok(&r.stdout)?;
+    let stream = std::fs::read_to_string(&saved).map_err(|e| e.to_string())?;
+    let parsed = |v: &Value| -> Value {
+        v.as_str()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or(Value::Null)
+    };
+    let (input, result) = stream
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|f| {
+            (
+                parsed(&f["toolCall"]["input"]),
+                parsed(&f["toolCall"]["result"]),
+            )
+        })
+        .find(|(_, result)| result["data"].is_array())
+        .ok_or("no SQL result on the wire")?;
+    let keys: Vec<&str> = input
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let query_only = keys == ["query"];
+    if query_only != (d == Dialect::Legacy) || (!query_only && input["sqlQuery"].is_null()) {
+        return Err(format!("SQL input: {input}"));
+    }
+    // The answer cites its total: the total is c-1, the top 5 c-2.
+    let chart: Value = std::fs::read_to_string(home.join("c-2.vl.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or_else(|| format!("no chart written: {}", r.stderr))?;
+    if chart["data"]["values"].as_array().map(Vec::len) != Some(5) {
+        return Err(format!("chart: {chart}"));
+    }
+    let r = run(emu
+        .client(home, "sql")
+        .arg("--from")
+        .arg(&saved)
+        .arg("--list"));
+    expect(&r, 0, "sql --list")?;
+    let title = result["queryTitle"].as_str().ok_or("no queryTitle")?;
+    if !r.stdout.contains(title) {
+        return Err(format!("sql --list does not name {title:?}:\n{}", r.stdout));
+    }
+    Ok(())
+}
+
 const TABLE: &[Row] = &[
+    Row {
+        name: "the SQL input in the dialect's shape",
+        scenario: sql_input_shape,
+    },
     Row {
         name: "scim patch on the dialect's SCIM answers",
         scenario: scim_deactivate,

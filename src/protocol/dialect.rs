@@ -13,7 +13,8 @@ pub enum Dialect {
     Seed,
     /// The vendor's published examples: `cube_*` names, no final frames, errors in a 200.
     Docs,
-    /// Older servers: as `docs`, rows only as objects, no usage, suspension or abort frames.
+    /// Older servers: as `docs`, rows only as objects, SQL input as `{"query"}` alone, no
+    /// usage, suspension or abort frames.
     Legacy,
 }
 
@@ -67,6 +68,13 @@ impl Dialect {
     /// `schema`).
     pub fn rows_as_objects(self) -> bool {
         self != Dialect::Seed
+    }
+
+    /// Whether the SQL tool's input is `{"query": ...}` alone (PROTOCOL.md: "some servers send
+    /// only `{\"query\": \"...\"}`"); else `sqlQuery`, titles, `memoryId` and the `vegaSpec`.
+    /// The result carries the rest either way.
+    pub fn sql_input_is_query_only(self) -> bool {
+        self == Dialect::Legacy
     }
 
     /// Whether SCIM Users go out as some older servers write them (PROTOCOL.md: "`\"active\":

@@ -51,14 +51,21 @@ pub(super) fn run_query(
         .map(|c| c.columns.clone())
         .unwrap_or_default();
     let spec_text = answer_text::vega(&columns, q.chart_title, q.question).to_string();
-    let input = SqlInput {
-        sql_query: Some(q.sql.to_string()).into(),
-        query_title: Some(q.title.to_string()).into(),
-        description: Some(q.description.to_string()).into(),
-        user_request: Some(q.question.to_string()).into(),
-        memory_id: Some(uuid_from(&id("memory"))).into(),
-        vega_spec: Some(spec_text.clone()).into(),
-        ..SqlInput::default()
+    let input = if req.dialect.sql_input_is_query_only() {
+        SqlInput {
+            query: Some(q.sql.to_string()).into(),
+            ..SqlInput::default()
+        }
+    } else {
+        SqlInput {
+            sql_query: Some(q.sql.to_string()).into(),
+            query_title: Some(q.title.to_string()).into(),
+            description: Some(q.description.to_string()).into(),
+            user_request: Some(q.question.to_string()).into(),
+            memory_id: Some(uuid_from(&id("memory"))).into(),
+            vega_spec: Some(spec_text.clone()).into(),
+            ..SqlInput::default()
+        }
     }
     .to_value();
     let outcome = if !engine.branch_ok(req.branch.as_deref()) {
