@@ -1,6 +1,7 @@
 //! `analyst mcp` spoken to line by line over stdio, as JSON-RPC 2.0 and MCP say: a line that is
-//! not JSON gets a Parse error and the server goes on; `ask` gives the same structured content
-//! (schema an array, rows arrays in schema order) whatever wire variant the service speaks.
+//! not JSON gets a Parse error and the server goes on; every request is answered with its id,
+//! and no notification is answered; `ask` gives the same structured content (schema an array,
+//! rows arrays in schema order) whatever wire variant the service speaks.
 
 mod common;
 
@@ -15,7 +16,7 @@ const NO_ANSWER: Duration = Duration::from_secs(120);
 
 struct Session {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     _home: tempfile::TempDir,
 }
@@ -44,15 +45,40 @@ impl Session {
         });
         Session {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             _home: home,
         }
     }
 
     fn send_raw(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Close stdin and read stdout to its end: every message the server sent from here on,
+    /// notifications left out. The server answers all it has read before it exits, so what
+    /// this returns is all there is, whatever the timing.
+    fn finish(&mut self) -> Vec<Value> {
+        drop(self.stdin.take());
+        let mut all = Vec::new();
+        loop {
+            match self.lines.recv_timeout(NO_ANSWER) {
+                Ok(line) => {
+                    let v: Value = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {line}"));
+                    if v.get("method").is_none() {
+                        all.push(v);
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(e) => panic!("the server ends when stdin does: {e}"),
+            }
+        }
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+        all
     }
 
     fn send(&mut self, msg: Value) {
@@ -169,6 +195,104 @@ fn invalid_requests_are_answered_with_their_id_and_the_right_code() {
     // And the server goes on.
     s.send(json!({"jsonrpc": "2.0", "id": 10, "method": "ping"}));
     assert_eq!(s.response()["id"], 10);
+}
+
+/// The lines of the black-box review's repro (`mcp_bad.jsonl`), in its order.
+const REPRO: [&str; 7] = [
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"h35","version":"0"}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    r#"{"jsonrpc":"2.0","id":"p3","method":"tools/list","params":[]}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}"#,
+    r#"{"jsonrpc":"2.0","id":"p6","method":"tools/call","params":{"name":"ask","arguments":["x"]}}"#,
+    r#"{"jsonrpc":"2.0","id":29,"method":"tools/call","params":{"name":"ask","arguments":"hello"}}"#,
+    r#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#,
+];
+
+#[test]
+fn every_request_is_answered_once_with_its_id_and_no_notification_at_all() {
+    let mut s = Session::start(&[]);
+    for line in REPRO {
+        s.send_raw(line);
+    }
+    let answers = s.finish();
+    for r in &answers {
+        assert!(r.as_object().unwrap().contains_key("id"), "{r}");
+    }
+    let mut ids: Vec<String> = answers.iter().map(|r| r["id"].to_string()).collect();
+    ids.sort();
+    // Five requests, five answers: none to either notification (not even with `id: null`).
+    assert_eq!(
+        ids,
+        [r#""last""#, r#""p3""#, r#""p6""#, "1", "29"],
+        "{answers:?}"
+    );
+    let by_id = |id: Value| answers.iter().find(|r| r["id"] == id).unwrap();
+    assert!(by_id(json!(1))["result"].is_object());
+    assert_eq!(by_id(json!("last"))["result"], json!({}));
+    // `params: []` is a JSON-RPC request all right (params by position), but an MCP method
+    // takes its params by name: Invalid params, with the request's id.
+    let r = by_id(json!("p3"));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("params must be an object"),
+        "{r}"
+    );
+}
+
+#[test]
+fn tools_call_with_arguments_that_are_not_an_object_is_invalid_params() {
+    let mut s = Session::start(&[]);
+    s.initialize();
+    for (id, arguments) in [(json!("p6"), json!(["x"])), (json!(29), json!("hello"))] {
+        s.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "ask", "arguments": arguments}}));
+        let r = s.response();
+        assert_eq!(r["id"], id, "{r}");
+        // The method exists: not -32601 Method not found.
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains("tools/call"), "{r}");
+        assert!(message.contains("arguments"), "{r}");
+    }
+    // As MCP says: an unknown tool is a protocol error, Invalid params; arguments that are an
+    // object but do not fit the tool's schema are the tool's error, for the assistant to read.
+    s.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "no_such_tool", "arguments": {}}}));
+    let r = s.response();
+    assert_eq!(
+        (&r["id"], &r["error"]["code"]),
+        (&json!(3), &json!(-32602)),
+        "{r}"
+    );
+    s.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {"nope": 1}}}));
+    let r = s.response();
+    assert_eq!(
+        (&r["id"], &r["result"]["isError"]),
+        (&json!(4), &json!(true)),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_notification_whose_params_do_not_decode_is_not_answered() {
+    let mut s = Session::start(&[]);
+    s.initialize();
+    for line in [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[]}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[]}}"#,
+        r#"{"jsonrpc":"2.0","method":"no/such/notification","params":[1, 2]}"#,
+    ] {
+        s.send_raw(line);
+    }
+    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    let answers = s.finish();
+    assert_eq!(answers.len(), 1, "only the ping is answered: {answers:?}");
+    assert_eq!(answers[0]["id"], 2, "{answers:?}");
 }
 
 #[test]

@@ -1,9 +1,16 @@
 //! stdio for the MCP server, as JSON-RPC 2.0 asks: a line that is not JSON is answered with a
 //! Parse error (`id: null`, code -32700) and the server goes on. rmcp's own stdio transport
-//! drops such lines without a word, so lines are read here, checked, and only JSON is passed on
-//! to rmcp through a pipe; rmcp's answers and ours go out through one writer, a whole line at a
-//! time, so they never interleave.
+//! drops such lines without a word, so lines are read here and decoded as rmcp will decode them
+//! (see [`verdict`]): only what rmcp can take is passed on to it through a pipe, every request
+//! that is not is answered here with its id, and a notification never. rmcp's answers and ours
+//! go out through one writer, a whole line at a time, so they never interleave.
 
+use rmcp::model::{
+    CallToolRequest, CallToolRequestMethod, ClientJsonRpcMessage, ConstString, DiscoverRequest,
+    DiscoverRequestMethod, InitializeRequest, InitializeResultMethod, ListToolsRequest,
+    ListToolsRequestMethod, PingRequest, PingRequestMethod,
+};
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -46,7 +53,7 @@ async fn read_input(
             Ok(None) | Err(_) => break,
         };
         let reply = if !whole {
-            Some(error_line(
+            Verdict::Answer(error_line(
                 -32600,
                 &format!("Invalid Request: a line longer than {MAX_LINE} bytes"),
             ))
@@ -57,17 +64,18 @@ async fn read_input(
                 continue;
             }
             match serde_json::from_slice::<serde_json::Value>(text) {
-                Ok(message) => refusal(&message),
-                Err(e) => Some(error_line(-32700, &format!("Parse error: {e}"))),
+                Ok(message) => verdict(&message, text),
+                Err(e) => Verdict::Answer(error_line(-32700, &format!("Parse error: {e}"))),
             }
         };
         match reply {
-            Some(reply) => {
+            Verdict::Answer(reply) => {
                 if errors.send(reply).is_err() {
                     break;
                 }
             }
-            None => {
+            Verdict::Drop => {}
+            Verdict::Pass => {
                 line.push(b'\n');
                 if to_rmcp.write_all(&line).await.is_err() {
                     break;
@@ -89,78 +97,163 @@ fn reply_line(id: &Value, code: i64, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }
 
-/// The error answer for a message that is JSON but not one rmcp should get; `None` passes it
-/// on. rmcp answers an Invalid Request without the `id` member JSON-RPC 2.0 §5 requires, and a
-/// `tools/call` or `initialize` without its params as "Method not found"; here the first gets
-/// its id (or `null` when none can be read) and the second "Invalid params" (-32602).
-fn refusal(message: &Value) -> Option<String> {
+/// What becomes of a line that is JSON.
+#[derive(Debug)]
+enum Verdict {
+    /// rmcp gets it: it decodes as the message rmcp expects.
+    Pass,
+    /// Answered here with this error line; rmcp never sees it.
+    Answer(String),
+    /// A notification or a response that does not decode: JSON-RPC answers neither, so it is
+    /// dropped (rmcp would answer it, and without an id).
+    Drop,
+}
+
+/// The requests this server serves, each with the rmcp type it is decoded into and the shape
+/// of its params for the error message. A served request whose params do not decode is
+/// "Invalid params" (-32602) here: rmcp would file it as a custom request and answer "Method
+/// not found", or, when the params are not an object, "Invalid request" without its id.
+const SERVED: &[(&str, Decode, &str)] = &[
+    (
+        InitializeResultMethod::VALUE,
+        decodes::<InitializeRequest>,
+        "an object with protocolVersion, capabilities and clientInfo",
+    ),
+    (
+        CallToolRequestMethod::VALUE,
+        decodes::<CallToolRequest>,
+        "an object with the tool's name (a string) and its arguments (an object)",
+    ),
+    (
+        ListToolsRequestMethod::VALUE,
+        decodes::<ListToolsRequest>,
+        "no params, or an object (with an optional cursor)",
+    ),
+    (
+        PingRequestMethod::VALUE,
+        decodes::<PingRequest>,
+        "no params, or an object",
+    ),
+    (
+        DiscoverRequestMethod::VALUE,
+        decodes::<DiscoverRequest>,
+        "an object",
+    ),
+];
+
+type Decode = fn(&[u8]) -> Result<(), serde_json::Error>;
+
+fn decodes<T: DeserializeOwned>(text: &[u8]) -> Result<(), serde_json::Error> {
+    serde_json::from_slice::<T>(text).map(drop)
+}
+
+/// What to do with `message` (JSON, whose text is `text`). rmcp decodes a line into its typed
+/// message and, when that fails, answers "Invalid request" with no `id` member at all, even to
+/// a notification; a served method whose params do not fit its type it answers "Method not
+/// found". So the message is decoded here first, as rmcp will: what rmcp would mishandle is
+/// answered here, a request always with its id (JSON-RPC 2.0 §5), `id: null` only when the id
+/// cannot be read; a notification or a response is never answered.
+fn verdict(message: &Value, text: &[u8]) -> Verdict {
+    let answer = |id: Option<&Value>, code: i64, message: String| {
+        Verdict::Answer(reply_line(id.unwrap_or(&Value::Null), code, &message))
+    };
     let Some(fields) = message.as_object() else {
         let what = if message.is_array() {
             "a batch (MCP sends one message a line)"
         } else {
             "not an object"
         };
-        return Some(error_line(-32600, &format!("Invalid Request: {what}")));
+        return answer(None, -32600, format!("Invalid Request: {what}"));
     };
     // An id that is there and a string or a number is echoed; any other is not an id. rmcp
     // takes integers (as MCP's ids are in practice), so another number is refused here.
     let id = fields
         .get("id")
-        .filter(|id| id.is_string() || id.is_number())
-        .cloned();
-    if id.as_ref().is_some_and(|id| id.is_number() && !id.is_i64()) {
-        return Some(reply_line(
-            id.as_ref().unwrap_or(&Value::Null),
-            -32600,
-            "Invalid Request: a numeric id is an integer",
-        ));
+        .filter(|id| id.is_string() || id.is_number());
+    let invalid = |why: &str| answer(id, -32600, format!("Invalid Request: {why}"));
+    if id.is_some_and(|id| id.is_number() && !id.is_i64()) {
+        return invalid("a numeric id is an integer");
     }
-    let invalid = |why: &str| {
-        Some(reply_line(
-            id.as_ref().unwrap_or(&Value::Null),
-            -32600,
-            &format!("Invalid Request: {why}"),
-        ))
-    };
     if fields.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return invalid("\"jsonrpc\" must be \"2.0\"");
     }
     if fields.contains_key("id") && id.is_none() {
         return invalid("an id is a string or a number");
     }
+    let rmcp_takes = || serde_json::from_slice::<ClientJsonRpcMessage>(text);
     let Some(method) = fields.get("method") else {
-        // A response to a request of ours: an id, and a result or an error.
+        // A response to a request of ours: an id, and a result or an error. It is never
+        // answered, even when it does not decode.
         if id.is_some() && (fields.contains_key("result") != fields.contains_key("error")) {
-            return None;
+            return if rmcp_takes().is_ok() {
+                Verdict::Pass
+            } else {
+                Verdict::Drop
+            };
         }
         return invalid("no method, and not a response (an id with a result or an error)");
     };
     let Some(method) = method.as_str() else {
         return invalid("the method is not a string");
     };
-    let params = fields.get("params");
-    if params.is_some_and(|p| !p.is_object() && !p.is_array()) {
+    if fields
+        .get("params")
+        .is_some_and(|p| !p.is_object() && !p.is_array())
+    {
         return invalid("params must be an object or an array");
     }
-    // A notification is never answered; of requests, two methods need their params.
-    let id = id?;
-    let needs = match method {
-        "initialize" => "an object with protocolVersion, capabilities and clientInfo",
-        "tools/call" => "an object with the tool's name (and its arguments)",
-        _ => return None,
+    // From here the message is a well-formed request or notification.
+    let Some(id) = id else {
+        return if rmcp_takes().is_ok() {
+            Verdict::Pass
+        } else {
+            Verdict::Drop
+        };
     };
-    let fits = match params.and_then(Value::as_object) {
-        Some(p) if method == "tools/call" => p.get("name").is_some_and(Value::is_string),
-        Some(_) => true,
-        None => false,
-    };
-    (!fits).then(|| {
-        reply_line(
-            &id,
+    let served = SERVED.iter().find(|(name, _, _)| *name == method);
+    if let Some((_, decode, takes)) = served
+        && let Err(e) = decode(text)
+    {
+        let what = if fields.get("params").is_some_and(Value::is_array) {
+            "params must be an object (MCP passes them by name), not an array".to_owned()
+        } else if let Some(key) = culprit(message, *decode) {
+            format!("{key} does not fit: {}", detail(&e))
+        } else {
+            detail(&e)
+        };
+        return answer(
+            Some(id),
             -32602,
-            &format!("Invalid params: {method} takes {needs}"),
-        )
+            format!("Invalid params: {method}: {what}; {method} takes {takes}"),
+        );
+    }
+    match rmcp_takes() {
+        Ok(_) => Verdict::Pass,
+        // A method rmcp does not serve, with params it cannot carry (an array).
+        Err(_) if served.is_none() => {
+            answer(Some(id), -32601, format!("Method not found: {method}"))
+        }
+        Err(e) => invalid(&e.to_string()),
+    }
+}
+
+/// The member of `message`'s params without which it decodes: the one at fault, if one is.
+fn culprit(message: &Value, decode: Decode) -> Option<&str> {
+    let params = message.get("params")?.as_object()?;
+    params.keys().map(String::as_str).find(|key| {
+        let mut without = message.clone();
+        if let Some(p) = without.get_mut("params").and_then(Value::as_object_mut) {
+            p.remove(*key);
+        }
+        serde_json::to_vec(&without).is_ok_and(|text| decode(&text).is_ok())
     })
+}
+
+/// A decoding error without its position (the line is one message, the position of no use).
+fn detail(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&at).unwrap_or(&text).to_owned()
 }
 
 /// Read one line into `buf` (without its `\n`): `Some(true)` a line, `Some(false)` a line past
@@ -271,6 +364,97 @@ mod tests {
             );
         }
         assert!(rx.recv().await.is_none());
+    }
+
+    /// The verdict on `line`, and the error it answers with (`None` for pass or drop).
+    fn judge(line: &str) -> (Verdict, Option<Value>) {
+        let v = verdict(&serde_json::from_str(line).unwrap(), line.as_bytes());
+        let reply = match &v {
+            Verdict::Answer(r) => Some(serde_json::from_str(r).unwrap()),
+            _ => None,
+        };
+        (v, reply)
+    }
+
+    #[test]
+    fn a_request_rmcp_cannot_decode_is_answered_with_its_id() {
+        for (line, id, code, says) in [
+            (
+                r#"{"jsonrpc":"2.0","id":"p3","method":"tools/list","params":[]}"#,
+                json!("p3"),
+                -32602,
+                "tools/list: params must be an object",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"p6","method":"tools/call","params":{"name":"ask","arguments":["x"]}}"#,
+                json!("p6"),
+                -32602,
+                "arguments does not fit",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":29,"method":"tools/call","params":{"name":"ask","arguments":"hello"}}"#,
+                json!(29),
+                -32602,
+                "arguments does not fit",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{}}}"#,
+                json!(4),
+                -32602,
+                "missing field `name`",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":[]}"#,
+                json!(5),
+                -32602,
+                "ping: params must be an object",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":6,"method":"no/such","params":[1]}"#,
+                json!(6),
+                -32601,
+                "no/such",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}"#,
+                json!(7),
+                -32600,
+                "Invalid Request",
+            ),
+        ] {
+            let (_, reply) = judge(line);
+            let reply = reply.unwrap_or_else(|| panic!("{line} is answered"));
+            assert_eq!(reply["id"], id, "{line}: {reply}");
+            assert_eq!(reply["error"]["code"], code, "{line}: {reply}");
+            let message = reply["error"]["message"].as_str().unwrap();
+            assert!(message.contains(says), "{line}: {reply}");
+        }
+    }
+
+    #[test]
+    fn what_rmcp_decodes_passes_and_a_bad_notification_or_response_is_dropped() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"no/such"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        ] {
+            assert!(matches!(judge(line).0, Verdict::Pass), "{line}");
+        }
+        for line in [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[]}"#,
+            r#"{"jsonrpc":"2.0","method":"no/such","params":[1]}"#,
+        ] {
+            let (v, reply) = judge(line);
+            assert!(
+                matches!(v, Verdict::Drop | Verdict::Pass) && reply.is_none(),
+                "{line}: never answered, got {v:?}"
+            );
+        }
     }
 
     #[tokio::test]
