@@ -220,17 +220,24 @@ impl Masker {
         out
     }
 
-    /// A framed line (`raw` with its terminator, of which `text` is the part before it)
-    /// masked: the masked line, and the length of its text. A secret holds no line break, so
-    /// the terminator is untouched.
+    /// A framed line (`raw` as received, of which `text` is the part without its terminator,
+    /// and without a byte-order mark before the input's first line) masked: the masked line,
+    /// and where its text is in it. A secret holds no line break and no mark, so what is
+    /// around the text is untouched.
     pub fn apply_line<'a>(
         &self,
         raw: &'a [u8],
         text: &[u8],
-    ) -> (std::borrow::Cow<'a, [u8]>, usize) {
+    ) -> (std::borrow::Cow<'a, [u8]>, std::ops::Range<usize>) {
+        // `text` is a part of `raw` (the framer hands out both from one buffer).
+        let start = (text.as_ptr() as usize)
+            .checked_sub(raw.as_ptr() as usize)
+            .filter(|&s| s + text.len() <= raw.len())
+            .unwrap_or(0);
+        let after = raw.len() - (start + text.len()).min(raw.len());
         let masked = self.apply(raw);
-        let text_len = masked.len() - (raw.len() - text.len());
-        (masked, text_len)
+        let end = masked.len() - after;
+        (masked, start..end)
     }
 
     /// How much of `pending`, text that streams in chunks, can be shown now: its whole secrets

@@ -1,7 +1,7 @@
 //! Tables, terminal charts and chart files from saved streams (`tests/fixtures/charts`, one per
-//! mark type, in both `data` shapes): golden text at fixed widths with and without colour, SVG
-//! structure, and `.vl.json` data equal to the result rows. `ANALYST_REGENERATE=1` rewrites the
-//! golden files.
+//! mark type, in both `data` shapes, and negative values and a cut result): golden text at
+//! fixed widths with and without colour, SVG structure, and `.vl.json` data equal to the result
+//! rows. `ANALYST_REGENERATE=1` rewrites the golden files.
 
 mod common;
 
@@ -9,7 +9,7 @@ use common::scripted::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-const FIXTURES: [&str; 7] = [
+const FIXTURES: [&str; 11] = [
     "bar",
     "bar_series",
     "line",
@@ -17,6 +17,10 @@ const FIXTURES: [&str; 7] = [
     "area",
     "point",
     "arc",
+    "bar_negative",
+    "bar_series_negative",
+    "arc_negative",
+    "line_cut",
 ];
 
 fn fixture(name: &str) -> PathBuf {
@@ -518,4 +522,336 @@ fn a_single_number_is_written_as_a_chart_too() {
             && stderr.contains(".vl.json keep"),
         "{stderr}"
     );
+}
+
+/// A `vegaSpec` that cannot be charted (not JSON, or without a mark) is named in a warning
+/// instead of vanishing: the run used to write the good chart alone, or say "no result in the
+/// answer carried a chart" when it was the only one, as if the answer had none. It takes no
+/// number, so the good chart is numbered as it would be without it.
+#[test]
+fn a_spec_that_cannot_be_charted_is_named() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let sql_frame = |n: usize, title: &str, spec: &str| {
+        let result = serde_json::json!({
+            "sqlQuery": "SELECT 1",
+            "queryTitle": title,
+            "schema": [{"name": "c", "column_type": "String"}, {"name": "v", "column_type": "Float64"}],
+            "data": [["a", "1"], ["b", "2"]],
+            "vegaSpec": spec,
+        });
+        serde_json::json!({
+            "id": format!("1735000000001-message-tool-{n}"),
+            "role": "assistant", "content": "", "isDelta": false, "isInProcess": false,
+            "graphPath": ["data_analyst_agent", "tools"],
+            "toolCall": {"name": "dataSqlApi", "input": "{\"sqlQuery\": \"SELECT 1\"}",
+                         "result": result.to_string()},
+            "sort": n + 1,
+        })
+        .to_string()
+    };
+    let good = r#"{"mark":"bar","encoding":{"x":{"field":"c","type":"nominal"},"y":{"field":"v","type":"quantitative"}}}"#;
+    let lines = [
+        r#"{"id":"__cutoff__","state":{"chatId":"c","isStreaming":false},"sort":0}"#.to_owned(),
+        sql_frame(1, "Broken spec", r#"{"mark": "bar", "#),
+        sql_frame(2, "Good", good),
+        sql_frame(3, "Markless", r#"{"encoding": {}}"#),
+        r#"{"id":"1735000000001-message-final","role":"assistant","content":"a and b","isDelta":false,"isInProcess":false,"graphPath":["final"],"sort":9}"#.to_owned(),
+    ];
+    let stream = h.join("s.ndjson");
+    std::fs::write(&stream, lines.join("\n") + "\n").unwrap();
+    for (chart, file) in [("c.svg", "c.svg"), ("c.vl.json", "c.vl.json")] {
+        let out = analyst(h)
+            .args(["chat", "-o", "final", "--replay"])
+            .arg(&stream)
+            .args(["--chart", chart])
+            .current_dir(h)
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(h.join(file).exists(), "{stderr}");
+        assert!(
+            stderr.contains(
+                r#"the chart of "Broken spec" is not written: its vegaSpec is not JSON ("#
+            ),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(r#"the chart of "Markless" is not written: its vegaSpec has no mark"#),
+            "{stderr}"
+        );
+        assert!(stderr.contains(&format!("wrote {file}")), "{stderr}");
+    }
+    // Alone, the broken spec is said, not "no result carried a chart".
+    let alone = h.join("alone.ndjson");
+    std::fs::write(
+        &alone,
+        [lines[0].clone(), lines[1].clone(), lines[4].clone()].join("\n") + "\n",
+    )
+    .unwrap();
+    let out = analyst(h)
+        .args(["chat", "-o", "final", "--replay"])
+        .arg(&alone)
+        .args(["--chart", "d.svg"])
+        .current_dir(h)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("Broken spec") && !stderr.contains("carried a chart"),
+        "{stderr}"
+    );
+    assert!(!h.join("d.svg").exists());
+}
+
+/// The lines of the terminal chart titled `title` (from the title to the blank line after it).
+fn chart_lines(out: &str, title: &str) -> Vec<String> {
+    out.lines()
+        .skip_while(|l| *l != title)
+        .take_while(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The line of the chart that starts with `label`, cut at the axis: (left of it without the
+/// label, right of it).
+fn sides<'a>(lines: &'a [String], label: &str) -> (&'a str, &'a str) {
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with(&format!("{label} ")))
+        .unwrap_or_else(|| panic!("no bar for {label}: {lines:#?}"));
+    let (left, right) = line
+        .split_once('│')
+        .unwrap_or_else(|| panic!("no zero axis in {line:?}"));
+    (&left[label.len()..], right)
+}
+
+/// The display column of the zero axis in `line`.
+fn axis_column(line: &str) -> usize {
+    line.split_once('│').unwrap().0.chars().count()
+}
+
+/// Cells of bar glyphs in `s`.
+fn bar_cells(s: &str) -> usize {
+    s.chars().filter(|c| "█▓▐▉▊▋▌▍▎▏".contains(*c)).count()
+}
+
+/// Negative values are bars left of a zero axis, positive ones right of it, to one scale (the
+/// terminal drew every bar growing right from the same origin, -1,000 the longest; only the
+/// value's sign told them apart). The value column stays at the right edge.
+#[test]
+fn negative_bars_extend_left_of_the_zero_axis() {
+    let home = tempfile::tempdir().unwrap();
+    for columns in [60, 80, 100] {
+        let out = text(
+            &replay(
+                home.path(),
+                "bar_negative",
+                columns,
+                &["-o", "text", "--color", "never"],
+            )
+            .stdout,
+        );
+        let lines = chart_lines(&out, "Revenue change");
+        assert!(lines.len() >= 5, "{out}");
+        for l in &lines {
+            assert!(l.chars().count() <= columns, "{columns}: {l}");
+        }
+        let (books_l, books_r) = sides(&lines, "Books");
+        let (toys_l, toys_r) = sides(&lines, "Toys");
+        let (grocery_l, grocery_r) = sides(&lines, "Grocery");
+        // One axis for all bars, with a 0 under it.
+        let axis = axis_column(lines.iter().find(|l| l.starts_with("Books")).unwrap());
+        for l in lines.iter().filter(|l| l.contains('│')) {
+            assert_eq!(axis_column(l), axis, "{columns}: {lines:#?}");
+        }
+        let zero = lines.last().unwrap();
+        assert_eq!(zero.trim(), "0", "{lines:#?}");
+        assert_eq!(
+            zero.chars().count() - 1,
+            axis,
+            "0 under the axis: {lines:#?}"
+        );
+        // Negative bars are left of the axis and end at it; the positive one is right of it.
+        assert_eq!(bar_cells(books_r), 0, "{columns}: {books_r:?}");
+        assert_eq!(bar_cells(toys_r), 0, "{columns}: {toys_r:?}");
+        assert_eq!(bar_cells(grocery_l), 0, "{columns}: {grocery_l:?}");
+        assert!(
+            books_l.ends_with('█') && toys_l.ends_with('█'),
+            "{lines:#?}"
+        );
+        assert!(grocery_r.starts_with('█'), "{lines:#?}");
+        // Lengths follow the sizes: 1,000 : 500 : 300 (to within a cell).
+        let (b, t, g) = (
+            bar_cells(books_l) as f64,
+            bar_cells(toys_l) as f64,
+            bar_cells(grocery_r) as f64,
+        );
+        assert!((t - b / 2.0).abs() <= 1.0, "{columns}: {b} {t}");
+        assert!((g - b * 0.3).abs() <= 1.0, "{columns}: {b} {g}");
+        // The values keep their column, signs and all.
+        assert!(books_r.trim_end().ends_with(" -1,000"), "{books_r:?}");
+        assert!(toys_r.trim_end().ends_with(" -500"), "{toys_r:?}");
+        assert!(grocery_r.trim_end().ends_with(" 300"), "{grocery_r:?}");
+    }
+}
+
+/// Stacked series stack each side from zero (as Vega-Lite does): negative parts left of the
+/// axis, positive ones right, in the terminal and in SVG (which left negative parts out).
+#[test]
+fn stacked_negative_values_stack_below_zero() {
+    let home = tempfile::tempdir().unwrap();
+    let out = text(
+        &replay(
+            home.path(),
+            "bar_series_negative",
+            80,
+            &["-o", "text", "--color", "never"],
+        )
+        .stdout,
+    );
+    let lines = chart_lines(&out, "Revenue change by channel");
+    // Books: Online -400 next to the axis, Stores -250 beyond it; nothing right of zero.
+    let (l, r) = sides(&lines, "Books");
+    assert_eq!(bar_cells(r), 0, "{lines:#?}");
+    assert!(l.trim_start().starts_with('▓') && l.ends_with('█'), "{l:?}");
+    // Toys: Stores -150 left, Online 300 right; Sports: Online -100 left, Stores 350 right.
+    let (l, r) = sides(&lines, "Toys");
+    assert!(
+        l.trim().chars().all(|c| c == '▓') && r.starts_with('█'),
+        "{lines:#?}"
+    );
+    let (l, r) = sides(&lines, "Sports");
+    assert!(
+        l.trim().chars().all(|c| c == '█') && r.starts_with('▓'),
+        "{lines:#?}"
+    );
+    let (l, r) = sides(&lines, "Grocery");
+    assert_eq!(bar_cells(l), 0, "{lines:#?}");
+    assert!(r.starts_with('█') && r.contains('▓'), "{lines:#?}");
+
+    let svg = chart_file(home.path(), "bar_series_negative", "svg", "final");
+    assert_well_formed(&svg);
+    let bars: Vec<&str> = svg
+        .lines()
+        .filter(|l| l.starts_with("<rect class=\"bar\""))
+        .collect();
+    assert_eq!(bars.len(), 8, "every value is a segment: {svg}");
+    // The zero axis is the vertical line of the axis group; negative segments end at or
+    // left of it, positive ones start at or right of it.
+    let axis_line = svg
+        .lines()
+        .find(|l| l.starts_with("<g class=\"axis\""))
+        .unwrap();
+    let zero = attr(axis_line, "x1");
+    for bar in bars {
+        let (x, w) = (attr(bar, "x"), attr(bar, "width"));
+        let negative = bar.contains(": -");
+        if negative {
+            assert!((x + w - zero).abs() < 0.6 || x + w < zero, "{bar}");
+        } else {
+            assert!(x >= zero - 0.6, "{bar}");
+        }
+    }
+}
+
+/// An arc of values not all positive cannot be a pie or shares: drawn as bars with a note
+/// saying why, in the terminal and in SVG.
+#[test]
+fn an_arc_of_negative_values_is_drawn_as_bars_and_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    let note = "Negative values are not shares of a whole: drawn as bars, not a pie";
+    let out = text(
+        &replay(
+            home.path(),
+            "arc_negative",
+            80,
+            &["-o", "text", "--color", "never"],
+        )
+        .stdout,
+    );
+    let lines = chart_lines(&out, "Share of profit");
+    assert!(lines.iter().any(|l| l == note), "{lines:#?}");
+    assert!(
+        !lines.iter().any(|l| l.contains('%')),
+        "no shares: {lines:#?}"
+    );
+    let (l, r) = sides(&lines, "Books");
+    assert!(bar_cells(l) > 0 && bar_cells(r) == 0, "{lines:#?}");
+    let svg = chart_file(home.path(), "arc_negative", "svg", "final");
+    assert_well_formed(&svg);
+    assert!(!svg.contains("class=\"arc\""), "no pie: {svg}");
+    assert_eq!(svg.matches("<rect class=\"bar\"").count(), 3, "{svg}");
+    assert!(svg.contains(&format!(
+        "class=\"note\" font-style=\"italic\">{note}</text>"
+    )));
+}
+
+/// A result that carries fewer rows than it has (`totalRows`) says so under the terminal chart,
+/// under the SVG's title and in the Vega-Lite title's subtitle; the rows themselves are not
+/// touched. A whole result carries no note.
+#[test]
+fn a_cut_result_says_its_chart_shows_part_of_it() {
+    let home = tempfile::tempdir().unwrap();
+    let note = "Only the first 100 of 365 rows are charted";
+    for columns in [60, 80, 100] {
+        let out = text(
+            &replay(
+                home.path(),
+                "line_cut",
+                columns,
+                &["-o", "text", "--color", "never"],
+            )
+            .stdout,
+        );
+        let lines = chart_lines(&out, "Revenue by day");
+        let axis = lines.iter().position(|l| l.contains('└')).unwrap();
+        assert!(
+            lines[axis..].iter().any(|l| l == note),
+            "{columns}: note under the chart: {lines:#?}"
+        );
+    }
+    // Narrower than the note: wrapped, not wider than the terminal.
+    let out = text(
+        &replay(
+            home.path(),
+            "line_cut",
+            30,
+            &["-o", "text", "--color", "never"],
+        )
+        .stdout,
+    );
+    let lines = chart_lines(&out, "Revenue by day");
+    assert!(
+        lines.iter().any(|l| l.starts_with("Only the first")),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:#?}");
+
+    let svg = chart_file(home.path(), "line_cut", "svg", "final");
+    assert_well_formed(&svg);
+    assert!(
+        svg.contains(&format!(
+            "class=\"note\" font-style=\"italic\">{note}</text>"
+        )),
+        "{svg}"
+    );
+    let vl: Value =
+        serde_json::from_str(&chart_file(home.path(), "line_cut", "vl.json", "final")).unwrap();
+    assert_eq!(
+        vl["title"],
+        serde_json::json!({"text": "Revenue by day", "subtitle": note})
+    );
+    assert_eq!(vl["data"]["values"].as_array().map(Vec::len), Some(100));
+
+    // All rows arrived: no note anywhere.
+    let out = text(&replay(home.path(), "bar", 80, &["-o", "text"]).stdout);
+    assert!(!out.contains("are charted"), "{out}");
+    let svg = chart_file(home.path(), "bar", "svg", "final");
+    assert!(!svg.contains("class=\"note\""), "{svg}");
+    let vl: Value =
+        serde_json::from_str(&chart_file(home.path(), "bar", "vl.json", "final")).unwrap();
+    assert_eq!(vl["title"], "Revenue by category");
 }

@@ -237,3 +237,52 @@ fn demo_today_ends_the_sample_data_there() {
         "{answer} (want {want})"
     );
 }
+
+/// The continue hint of a run whose service and identity came from flags carries them: pasted
+/// into a shell as printed, it reaches the same thread as the same user (it printed
+/// `analyst chat --chat-id ID MESSAGE`, which had no URL and no identity: exit 2).
+#[test]
+fn the_continue_hint_works_when_pasted() {
+    let emu = emulator(&[]);
+    let home = tempfile::tempdir().unwrap();
+    let key = home.path().join("key");
+    std::fs::write(&key, &emu.running.api_key).unwrap();
+    let out = analyst(home.path())
+        .args(["chat", "-o", "text", "--url", &emu.running.chat_url])
+        .arg("--api-key-file")
+        .arg(&key)
+        .args([
+            "--external-id",
+            "zed",
+            "--attr",
+            "region=Europe",
+            "--group",
+            "o'neil &co",
+        ])
+        .arg(QUESTION)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let hint = stderr
+        .lines()
+        .find_map(|l| l.split_once("continue with: ").map(|(_, c)| c.to_owned()))
+        .unwrap_or_else(|| panic!("no hint: {stderr}"));
+    let command = hint.replace("MESSAGE", "'and by month?'");
+    let bin = assert_cmd::cargo::cargo_bin("analyst");
+    let out = Command::new("sh")
+        .env_clear()
+        .env("HOME", home.path())
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", bin.parent().unwrap().display()),
+        )
+        .current_dir(home.path())
+        .args(["-c", &format!("{command} -o json")])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first_id = hint.split("--chat-id ").nth(1).unwrap().split(' ').next();
+    assert_eq!(doc["chatId"].as_str(), first_id, "{doc}");
+}

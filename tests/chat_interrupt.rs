@@ -59,7 +59,14 @@ fn ctrl_c_aborts_the_thread_and_exits_130() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("aborted c7"), "{stderr}");
-    assert!(stderr.contains("analyst state --chat-id c7"), "{stderr}");
+    // The hint carries the run's flags, so that it works when pasted.
+    assert!(
+        stderr.contains(&format!(
+            "analyst state --url {} --external-id bot --chat-id c7",
+            server.url()
+        )),
+        "{stderr}"
+    );
     let aborts: Vec<_> = server.seen().into_iter().filter(|s| s.is_abort()).collect();
     assert_eq!(aborts.len(), 1);
     assert_eq!(aborts[0].body["chatId"], "c7");
@@ -71,6 +78,9 @@ fn ctrl_c_with_no_abort_leaves_the_thread_running() {
     let (server, out) = interrupt(&["--no-abort"]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("analyst state --chat-id c7"), "{stderr}");
+    assert!(
+        stderr.contains("--external-id bot --chat-id c7"),
+        "{stderr}"
+    );
     assert!(!server.seen().iter().any(|s| s.is_abort()));
 }

@@ -141,7 +141,9 @@ fn a_session_with_the_demo_service() {
     pty.send("/sql\r");
     // The answer's own query is its last SQL (the total it cites runs first).
     pty.expect("SQL 2 of 2:");
-    pty.expect("analyst sql --demo --pick 2 --chat-id ");
+    // All its rows, from the data query API, then the command for a shell.
+    pty.expect("Electronics");
+    pty.expect("From a shell: analyst sql --demo 'SELECT ");
     pty.expect("analyst> ");
     pty.send("/chart c.svg\r");
     // The total the answer cites, then the breakdown: each result with a spec is a chart.
@@ -169,6 +171,64 @@ fn a_session_with_the_demo_service() {
     assert!(
         history.contains("revenue by category") && history.contains("/sql"),
         "{history}"
+    );
+}
+
+/// `/sql` runs the N-th SQL of the last answer, not of the thread: after a follow-up, `/sql 1`
+/// is the follow-up's query (its printed command was `sql --pick 1 --chat-id`, which counts the
+/// thread's queries and fetched the first turn's). The rows shown are checked against a query
+/// written here over the sample.
+#[test]
+fn sql_in_the_prompt_runs_the_last_answers_query() {
+    let home = tempfile::tempdir().unwrap();
+    let hand = |year: &str| {
+        common::engine::hand(
+            common::engine::sample(),
+            &format!(
+                "SELECT ROUND(SUM(i.amount), 2) FROM order_items i JOIN orders o ON o.id = i.order_id \
+                 JOIN customers u ON u.id = o.customer_id WHERE u.country = 'Germany' \
+                 AND o.created_at >= '{year}-01-01' AND o.created_at < '{}-01-01'",
+                year.parse::<i32>().unwrap() + 1
+            ),
+        )[0][0]
+            .clone()
+    };
+    let (y2025, y2024) = (hand("2025"), hand("2024"));
+    assert_ne!(y2025, y2024);
+    let mut cmd = prompt_cmd(home.path());
+    cmd.args(["chat", "-i", "--demo"]);
+    let mut pty = Pty::spawn(cmd);
+    pty.expect("analyst> ");
+    pty.send("revenue in Germany in 2025\r");
+    pty.expect("analyst> ");
+    pty.send("and in 2024?\r");
+    pty.expect("analyst> ");
+    pty.send("/sql 1\r");
+    pty.expect("SQL 1 of 1:");
+    pty.expect("'2024-01-01'");
+    pty.expect(&y2024);
+    pty.expect("1 row");
+    pty.expect("From a shell: analyst sql --demo 'SELECT ");
+    pty.expect("analyst> ");
+    pty.send("/sql 2\r");
+    pty.expect("/sql N: N is 1 to 1.");
+    pty.send("\x04");
+    let seen = pty.seen.clone();
+    assert_eq!(pty.wait(), 0);
+    // The first turn's value shows only as the answer wrote it (with separators), never as
+    // the data API's raw cell.
+    let raw_2025 = y2025.trim_end_matches(".0");
+    let whole = raw_2025.split('.').next().unwrap();
+    let grouped: Vec<String> = whole
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|c| String::from_utf8(c.to_vec()).unwrap())
+        .collect();
+    let seen = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    assert!(
+        seen.contains(&grouped.join(",")) && !seen.contains(raw_2025),
+        "{y2025}: {seen}"
     );
 }
 

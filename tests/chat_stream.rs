@@ -61,7 +61,10 @@ fn text_shows_tools_tables_answer_and_the_thread() {
     assert!(stdout.ends_with("Books lead.\n"), "{stdout}");
     assert_eq!(stdout.matches("Books lead.").count(), 1, "{stdout}");
     let stderr = text(&out.get_output().stderr);
-    assert!(stderr.contains("analyst chat --chat-id c1"), "{stderr}");
+    assert!(
+        stderr.contains("--external-id bot --chat-id c1 MESSAGE"),
+        "{stderr}"
+    );
 }
 
 /// The service's text cannot drive the terminal in `text`: control characters in the answer,
@@ -384,6 +387,60 @@ fn a_stream_without_a_thread_id_says_it_cannot_be_continued() {
     assert!(stderr.contains("no thread id"), "{stderr}");
 }
 
+/// After a run whose new thread came without an id, `-c` refuses (exit 2, nothing sent): it
+/// took the thread before, and sent the next message there without a word. A run that named
+/// its thread (`--chat-id`) knows it even when `__cutoff__` does not say it: no warning, and
+/// the thread is reported.
+#[test]
+fn continue_after_a_thread_without_an_id_refuses() {
+    let home = tempfile::tempdir().unwrap();
+    let with_id = Server::always(happy(MID));
+    chat(home.path(), &with_id)
+        .args(["-o", "final", "first"])
+        .assert()
+        .success();
+    let without = Server::always(vec![
+        r#"{"id":"__cutoff__","role":"assistant","state":{"isStreaming":false},"sort":0}"#.into(),
+        echo(MID, 1, "second"),
+        complete("a1", 2, "Books lead."),
+        state("Books lead."),
+    ]);
+    chat(home.path(), &without)
+        .args(["-o", "final", "second"])
+        .assert()
+        .success();
+    let out = chat(home.path(), &without)
+        .args(["-o", "final", "-c", "third"])
+        .assert()
+        .code(2);
+    let stderr = text(&out.get_output().stderr);
+    assert!(stderr.contains("came without an id"), "{stderr}");
+    assert!(
+        !without.seen().iter().any(|r| r.body["input"] == "third"),
+        "nothing is sent"
+    );
+    let out = chat(home.path(), &without)
+        .args(["-o", "json", "--chat-id", "c7", "fourth"])
+        .assert()
+        .success();
+    let stderr = text(&out.get_output().stderr);
+    assert!(!stderr.contains("no thread id"), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["chatId"], "c7");
+    // And that thread is the last one used: `-c` continues it (it went back to the one
+    // before).
+    chat(home.path(), &without)
+        .args(["-o", "final", "-c", "fifth"])
+        .assert()
+        .success();
+    let fifth = without
+        .seen()
+        .into_iter()
+        .find(|r| r.body["input"] == "fifth")
+        .unwrap();
+    assert_eq!(fifth.body["chatId"], "c7");
+}
+
 /// A server that echoes the API key back in its error: the message is shown, the key is not.
 #[test]
 fn a_key_the_server_echoes_back_is_never_printed() {
@@ -400,4 +457,89 @@ fn a_key_the_server_echoes_back_is_never_printed() {
         assert!(!stderr.contains("sk-test-secret"), "{stderr}");
         assert!(stderr.contains("invalid API key: ***"), "{stderr}");
     }
+}
+
+/// `-o final` is the answer text alone: a run that fails for another reason than an
+/// unfinished final message (here a connection lost and not resumed) prints none of it (it
+/// printed the front of the answer, `Books `); `-o json` keeps it beside the error. An
+/// unfinished final message alone (exit 7) is still shown, as `extract-final` shows it.
+#[test]
+fn final_prints_no_fragment_of_a_failed_run() {
+    let home = tempfile::tempdir().unwrap();
+    let front = happy(MID)[..4].to_vec();
+    let reply = Reply::lines(&front).then_drop();
+    let dropped = Server::start(move |_, _| reply.clone());
+    let out = chat(home.path(), &dropped)
+        .args(["-o", "final", "--retries", "0", "q"])
+        .assert()
+        .code(6);
+    assert_eq!(text(&out.get_output().stdout), "");
+    let out = chat(home.path(), &dropped)
+        .args(["-o", "json", "--retries", "0", "q"])
+        .assert()
+        .code(6);
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["final"], "Books ", "{doc}");
+    assert!(doc["error"].is_string(), "{doc}");
+    let mut unfinished = front.clone();
+    unfinished.extend([state("Books lead."), usage()]);
+    let unfinished = Server::always(unfinished);
+    let out = chat(home.path(), &unfinished)
+        .args(["-o", "final", "q"])
+        .assert()
+        .code(7);
+    assert_eq!(text(&out.get_output().stdout), "Books \n");
+}
+
+/// PROTOCOL.md: the deployments URL form "accepts only token auth". Its 403 to an API key
+/// says so, and how to give the token (it said only "permission refused").
+#[test]
+fn a_deployments_url_refusing_a_key_says_it_wants_a_token() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::start(|_, _| Reply::status(403, "Forbidden"));
+    let url = format!(
+        "{}/api/v1/public/acme/deployments/7/chat/stream-chat-state",
+        server.base
+    );
+    let out = analyst(home.path())
+        .env("ANALYST_API_KEY", "sk-test-secret")
+        .args(["chat", "--url", &url, "--external-id", "bot", "q"])
+        .assert()
+        .code(3);
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("accepts only token auth") && stderr.contains("--token-file"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sk-test-secret"), "{stderr}");
+}
+
+/// A byte-order mark before the first line (as some editors and servers write) is not part of
+/// it, live and in `--replay` (the masking of secrets read the line's text from the wrong
+/// offset, so the mark came back and the first line was skipped as not JSON).
+#[test]
+fn a_byte_order_mark_before_the_first_line_is_dropped() {
+    let home = tempfile::tempdir().unwrap();
+    let mut lines = happy(MID);
+    lines[0] = format!("\u{feff}{}", lines[0]);
+    let server = Server::always(lines.clone());
+    let out = chat(home.path(), &server)
+        .args(["-o", "final", "q"])
+        .assert()
+        .success()
+        .stdout("Books lead.\n");
+    let stderr = text(&out.get_output().stderr);
+    assert!(!stderr.contains("skipped"), "{stderr}");
+    let file = home.path().join("bom.ndjson");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out = analyst(home.path())
+        .args(["chat", "-o", "json", "--replay"])
+        .arg(&file)
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        (doc["chatId"].as_str(), doc["final"].as_str()),
+        (Some("c1"), Some("Books lead."))
+    );
 }

@@ -40,9 +40,10 @@ fn quiet_drops_the_hint_but_not_the_answer() {
         .args(["-o", "text", "q"])
         .assert()
         .success()
-        .stderr(predicate::str::contains(
-            "continue with: analyst chat --chat-id c1",
-        ));
+        .stderr(predicate::str::contains(format!(
+            "continue with: analyst chat --url {} --external-id bot --chat-id c1 MESSAGE",
+            server.url()
+        )));
     chat(home.path(), &server)
         .args(["-o", "text", "-q", "q"])
         .assert()
@@ -148,4 +149,50 @@ fn timeouts_are_checked() {
         ])
         .assert()
         .code(6);
+}
+
+/// `--chart` into a directory that is not there is a usage error before anything is sent (it
+/// printed the whole answer, then failed with exit 1 when the files were due).
+#[test]
+fn a_chart_into_a_missing_directory_is_refused_before_sending() {
+    let server = Server::always(happy(MID));
+    let home = tempfile::tempdir().unwrap();
+    let out = chat(home.path(), &server)
+        .args(["-o", "final", "--chart", "no/such/dir/c.svg", "q"])
+        .assert()
+        .code(2);
+    assert!(text(&out.get_output().stdout).is_empty());
+    assert!(text(&out.get_output().stderr).contains("no directory no/such/dir"));
+    assert!(server.seen().is_empty(), "nothing sent");
+}
+
+/// The continue hint keeps the branch the run worked on, and a key file named relative to
+/// where the run was started is named absolutely, so the command works from anywhere.
+#[test]
+fn the_continue_hint_keeps_the_branch_and_absolute_key_paths() {
+    let server = Server::always(happy(MID));
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("key"), "sk-test-secret").unwrap();
+    let out = analyst(home.path())
+        .current_dir(home.path())
+        .args(["chat", "--url", &server.url(), "--external-id", "bot"])
+        .args([
+            "--api-key-file",
+            "key",
+            "--branch",
+            "dev",
+            "-o",
+            "text",
+            "q",
+        ])
+        .assert()
+        .success();
+    let stderr = text(&out.get_output().stderr);
+    let key = std::path::absolute(home.path().join("key")).unwrap();
+    assert!(
+        stderr.contains(&format!("--api-key-file {}", key.display()))
+            && stderr.contains("--branch dev --chat-id c1 MESSAGE"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sk-test-secret"), "{stderr}");
 }

@@ -238,6 +238,123 @@ fn a_body_that_is_not_ndjson_is_named() {
     }
 }
 
+/// A whole 200 body of another kind, however it ends, is said as what it is (PROTOCOL.md:
+/// "show whatever text or JSON comes back, trimmed"): text without a final newline was
+/// "connection lost" (exit 6); a JSON document that is no frame was "the stream closed before
+/// its end" (6) with its message never shown; an auth error printed over several lines was
+/// skipped line by line (exit 1) instead of read as the refusal it is (3). `state` reads the
+/// same way. A JSON line cut at the end of a JSON body is still a lost connection.
+#[test]
+fn a_whole_body_of_another_kind_is_named_however_it_ends() {
+    let pretty = "{\n  \"jsonrpc\": \"2.0\",\n  \"error\": {\n    \"code\": -32001,\n    \"message\": \"Invalid API key\"\n  }\n}";
+    let cases: [(&str, &str, &'static [u8], i32, &str); 5] = [
+        (
+            "text",
+            "text/plain",
+            b"Service temporarily unavailable",
+            1,
+            "the service answered text/plain, not NDJSON: Service temporarily unavailable",
+        ),
+        (
+            "json text",
+            "application/json",
+            b"Service temporarily unavailable",
+            1,
+            "the service answered application/json, not NDJSON: Service temporarily unavailable",
+        ),
+        (
+            "not a frame",
+            "application/json",
+            br#"{"status":"error","message":"quota exceeded"}"#,
+            1,
+            "with JSON that is not its stream: quota exceeded",
+        ),
+        (
+            "pretty auth error",
+            "application/json",
+            pretty.as_bytes(),
+            3,
+            "Invalid API key",
+        ),
+        (
+            "pretty auth error, newline",
+            "application/json",
+            format!("{pretty}\n").leak().as_bytes(),
+            3,
+            "Invalid API key",
+        ),
+    ];
+    for (what, content_type, body, code, said) in cases {
+        let (url, count) = scripted(move |_, s| close_delimited(s, content_type, body));
+        let home = tempfile::tempdir().unwrap();
+        let out = chat(home.path(), &url, &["-o", "final", "q"]);
+        hs::expect_status(&out, code, what);
+        let (stdout, stderr) = hs::outs(&out);
+        assert!(stderr.contains(said), "{what}: {stderr}");
+        for wrong in [
+            "connection lost",
+            "skipped",
+            "no thread id",
+            "closed before",
+        ] {
+            assert!(!stderr.contains(wrong), "{what}: {stderr}");
+        }
+        assert!(stdout.is_empty(), "{what}: {stdout}");
+        assert_eq!(count.load(Ordering::SeqCst), 1, "{what}: not resent");
+        let out = hs::run(
+            hs::analyst(home.path())
+                .env("ANALYST_CHAT_URL", &url)
+                .env("ANALYST_API_KEY", hs::API_KEY)
+                .env("ANALYST_EXTERNAL_ID", "bot")
+                .args(["state", "--chat-id", "t1", "-o", "json"]),
+        );
+        hs::expect_status(&out, code, &format!("state: {what}"));
+        let (stdout, stderr) = hs::outs(&out);
+        assert!(stderr.contains(said), "state: {what}");
+        // No empty thread that `| jq` would take for an answer.
+        assert!(stdout.is_empty(), "state: {what}: {stdout}");
+        // The same body as the answer to the state read of a resume: said as what it is, not
+        // "connection lost" after three more tries.
+        let (url, count) = scripted(move |n, s| {
+            match n {
+            0 => close_delimited(
+                s,
+                "application/json",
+                &lines(&[
+                    r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"t1","isStreaming":false}}"#,
+                    r#"{"id":"a1","sort":1,"role":"assistant","content":"Bo","isDelta":true,"graphPath":["final"]}"#,
+                ])
+                .into_iter()
+                .chain(br#"{"id":"a1","so"#.iter().copied())
+                .collect::<Vec<u8>>(),
+            ),
+            _ => close_delimited(s, content_type, body),
+        }
+        });
+        let out = chat(home.path(), &url, &["-o", "final", "q"]);
+        hs::expect_status(&out, code, &format!("resume: {what}"));
+        let (stdout, stderr) = hs::outs(&out);
+        assert!(
+            stderr.contains("reading the thread state") && stderr.contains(said),
+            "resume: {what}: {stderr}"
+        );
+        assert!(stdout.is_empty(), "resume: {what}: {stdout}");
+        assert_eq!(count.load(Ordering::SeqCst), 2, "resume: {what}: one read");
+    }
+    // The front of a JSON line at the end of a JSON body: the connection's loss (resumed).
+    let (url, count) = scripted(|_, s| {
+        close_delimited(
+            s,
+            "application/json",
+            br#"{"id":"__cutoff__","sort":0,"sta"#,
+        )
+    });
+    let home = tempfile::tempdir().unwrap();
+    let out = chat(home.path(), &url, &["-o", "final", "--retries", "0", "q"]);
+    hs::expect_status(&out, 6, "a cut first line");
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+}
+
 /// Item 5: `--replay` speaks of files; an empty file has no final answer (7).
 #[test]
 fn replay_messages_speak_of_files() {

@@ -88,8 +88,30 @@ impl ChatClient {
         }
         let status = response.status();
         let body = error_body(&mut response).await;
-        Err(error_for_status(what, status, &body))
+        let error = error_for_status(what, status, &body);
+        // PROTOCOL.md: the deployments URL form "accepts only token auth".
+        if status == reqwest::StatusCode::FORBIDDEN
+            && self.headers.contains_key("authorization")
+            && is_deployments_url(url)
+        {
+            return Err(error.context(
+                "a /deployments/ chat URL accepts only token auth: give the token with --token-file or ANALYST_TOKEN (an API key was sent)",
+            ));
+        }
+        Err(error)
     }
+}
+
+/// `.../public/{account}/deployments/{id}/...`: the URL form that takes only token auth (an
+/// account may be named `deployments` too).
+fn is_deployments_url(url: &Url) -> bool {
+    let segments: Vec<&str> = url
+        .path_segments()
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    segments
+        .windows(3)
+        .any(|w| w[0] == "public" && w[2] == "deployments")
 }
 
 /// A 2xx whose body cannot be the service's JSON: a compressed body we never asked for (the
@@ -130,4 +152,20 @@ async fn unreadable_success(response: reqwest::Response, what: &str) -> Result<r
         ));
     }
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_deployments_form_is_told_by_its_place_in_the_path() {
+        let is = |u: &str| is_deployments_url(&Url::parse(u).unwrap());
+        assert!(is(
+            "https://ai.x.com/api/v1/public/acme/deployments/7/chat/stream-chat-state"
+        ));
+        assert!(!is(
+            "https://ai.x.com/api/v1/public/deployments/agents/7/chat/stream-chat-state"
+        ));
+    }
 }

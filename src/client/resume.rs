@@ -11,7 +11,9 @@ use crate::exit::{Status, fail, status_of};
 use crate::protocol::thread::{StateMessage, state_messages};
 use crate::protocol::{ChatRequest, Frame, FrameKind};
 use crate::stream::lines::{Framed, Lines};
-use crate::stream::tracker::{Feed, Sink, Source, Tracker};
+use crate::stream::tracker::{
+    Feed, Sink, Source, StreamError, Tracker, Whole, classify_error, judge_whole_body,
+};
 use anyhow::Result;
 use std::time::Duration;
 
@@ -158,13 +160,18 @@ pub struct StateProbe {
     pub lines: Vec<Vec<u8>>,
     /// The response's Content-Type.
     pub content_type: Option<String>,
-    error: Option<String>,
+    /// An error line of the read, classified as the stream's are (an auth refusal is 3).
+    error: Option<StreamError>,
+    /// `__cutoff__` arrived (an error before it that speaks of keys is a refusal).
+    cutoff: bool,
     /// The ids of the user echoes among the read's frames.
     echoes: Vec<String>,
     /// The thread's last user message in the read's `__state__`, if it has one.
     last_user: Option<StateMessage>,
     /// `__state__` arrived.
     whole: bool,
+    /// A frame of the stream came (an `id`, `role` or `type`, or an error line).
+    frames: bool,
 }
 
 impl StateProbe {
@@ -194,9 +201,13 @@ impl Lines for StateProbe {
         let Some(f) = Frame::parse(text) else {
             return Ok(());
         };
+        self.frames |= f.is_of_stream() || f.kind() == FrameKind::Error;
         match f.kind() {
-            FrameKind::Cutoff => self.streaming = f.is_streaming().unwrap_or(false),
-            FrameKind::Error => self.error = f.error_message(),
+            FrameKind::Cutoff => {
+                self.cutoff = true;
+                self.streaming = f.is_streaming().unwrap_or(false);
+            }
+            FrameKind::Error => self.error = Some(classify_error(&f, !self.cutoff)),
             FrameKind::UserEcho => self.echoes.extend(f.id.0.clone()),
             FrameKind::State => {
                 self.whole = true;
@@ -224,11 +235,22 @@ async fn read_connection(
     tracker.source(Source::Response(content_type(&response)));
     let mut conn = Feed::new(tracker, sink);
     let mut framed = Framed::new(&mut conn);
-    Ok(match read_body(&mut response, idle, &mut framed).await? {
-        Ended::Closed if !framed.finish_response()? => {
-            Ended::Lost("the connection closed in the middle of a line".into())
-        }
-        ended => ended,
+    let ended = read_body(&mut response, idle, &mut framed).await?;
+    if ended != Ended::Closed {
+        return Ok(ended);
+    }
+    let tail = framed.finish_body()?;
+    body_ended(tracker, &tail)
+}
+
+/// A response's body closed as the server meant it, `tail` the last line it did not hand on
+/// ([`Framed::finish_body`]): the tracker says whether the body was whole, cut in the middle of
+/// a line (a lost connection), or not the service's stream at all (an error).
+pub fn body_ended(tracker: &mut Tracker, tail: &[u8]) -> Result<Ended> {
+    Ok(if tracker.body_ended(tail)? {
+        Ended::Closed
+    } else {
+        Ended::Lost("the connection closed in the middle of a line".into())
     })
 }
 
@@ -270,8 +292,36 @@ pub async fn read_state(
     // Masked, as the tracker masks a stream: the read's lines are shown (after a resume, and
     // by MCP `thread_state`), and a key the service echoes in them must not be.
     let mut framed = Framed::masking(&mut probe);
-    let ended = match read_body(&mut response, idle, &mut framed).await? {
-        Ended::Closed if !framed.finish_response()? => {
+    let ended = read_body(&mut response, idle, &mut framed).await?;
+    let tail = match ended {
+        Ended::Closed => framed.finish_body()?,
+        _ => Vec::new(),
+    };
+    let ended = match ended {
+        Ended::Closed if !probe.frames => {
+            // Not one frame of the stream: a body of another kind, said as what it is (the
+            // same judgement as a stream's).
+            let mut doc = probe.lines.concat();
+            doc.extend_from_slice(&tail);
+            let one_line = probe.lines.is_empty();
+            if doc.trim_ascii().is_empty() {
+                Ended::Closed
+            } else {
+                match judge_whole_body(&doc, probe.content_type.as_deref(), one_line, true)
+                    .map_err(|e| e.context("reading the thread state"))?
+                {
+                    // Said below, as an error line of the read is.
+                    Whole::Refusal(e) => {
+                        probe.error = Some(e);
+                        Ended::Closed
+                    }
+                    Whole::Cut => {
+                        Ended::Lost("the connection closed in the middle of a line".into())
+                    }
+                }
+            }
+        }
+        Ended::Closed if !tail.is_empty() => {
             Ended::Lost("the connection closed in the middle of a line".into())
         }
         ended => ended,
@@ -287,8 +337,11 @@ pub async fn read_state(
     }
     if let Some(e) = probe.error.take() {
         return Err(fail(
-            Status::Failure,
-            format!("reading the thread state: the service reported: {e}"),
+            e.status,
+            format!(
+                "reading the thread state: the service reported: {}",
+                e.message
+            ),
         ));
     }
     if !probe.whole && !probe.streaming {

@@ -3,7 +3,7 @@
 use super::Ctx;
 use super::chat_request::{Service, body_request, image, message_id, service, thread_id};
 use super::chat_sink::{Pipeline, Remember, renderer};
-use crate::cli::{ChatArgs, Format};
+use crate::cli::{ChatArgs, Format, IdentityArgs, ServiceArgs};
 use crate::client::abort::abort;
 use crate::client::resume::{TurnPlan, converse};
 use crate::exit::{Status, usage};
@@ -14,7 +14,7 @@ use crate::render::pick_format;
 use crate::render::result_view::TextView;
 use crate::stream::answer::FinalTracker;
 use crate::stream::lines::{Chunks, Framed};
-use crate::stream::tracker::{Feed, Source, Tracker};
+use crate::stream::tracker::{Feed, Sink, Source, Tracker};
 use crate::term::warn;
 use anyhow::Result;
 use std::io::Read;
@@ -131,7 +131,9 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
     match finished {
         None => {
             pipeline.stop();
-            interrupted(ctx, &svc, args.no_abort, tracker.chat_id.clone()).await
+            let flags = service_flags(ctx, args, demo_identity);
+            let chat_id = tracker.chat_id.clone().or(plan.request.chat_id.clone());
+            interrupted(&svc, args.no_abort, chat_id, &flags).await
         }
         // Refused before any stream: only the error. Refused later (a state read or a resend
         // answered 404, 400 busy...): the run ends as the others do, its document included.
@@ -142,9 +144,10 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         Some(result) => finish(
             ctx,
             Run {
-                flags: service_flags(ctx, demo_identity),
+                flags: continue_flags(ctx, args, demo_identity),
                 format,
                 message_id: plan.request.message_id.as_deref(),
+                asked_chat_id: plan.request.chat_id.as_deref(),
                 failed: result.err(),
             },
             &tracker,
@@ -184,10 +187,10 @@ fn backoff(ctx: &Ctx) -> Duration {
 /// The first Ctrl-C: abort the thread (unless `--no-abort`), say how to look at it later, and
 /// exit 130; a second Ctrl-C while the abort is on its way quits at once.
 async fn interrupted(
-    ctx: &Ctx,
     svc: &Service,
     no_abort: bool,
     chat_id: Option<String>,
+    flags: &str,
 ) -> Result<Status> {
     let Some(id) = chat_id else {
         crate::term::diag(format_args!(
@@ -216,8 +219,7 @@ async fn interrupted(
         ));
     }
     crate::term::diag(format_args!(
-        "analyst: look at it later with: analyst state --chat-id {id}{}",
-        profile_flag(ctx)
+        "analyst: look at it later with: analyst state{flags} --chat-id {id}"
     ));
     Ok(Status::Interrupted)
 }
@@ -226,10 +228,20 @@ async fn interrupted(
 /// service as this run did: ` --demo` for the built-in emulator (its threads are kept between
 /// runs, apart from the profiles'), with the identity the run asked as when it is not the
 /// demo's own (a thread belongs to its user, and rows follow the user's attributes); else
-/// ` --profile NAME` when one was named. `demo` is the run's identity in a demo run.
-pub(super) fn service_flags(ctx: &Ctx, demo: Option<&SessionSettings>) -> String {
+/// the `--config` and `--profile` named and the service and identity flags given (settings
+/// from the environment or the profile reach a pasted command by themselves). `demo` is the
+/// run's identity in a demo run.
+pub(super) fn service_flags(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSettings>) -> String {
     let Some(identity) = demo else {
-        return profile_flag(ctx);
+        let mut flags = String::new();
+        if let Some(config) = &ctx.global.config {
+            let config = std::path::absolute(config).unwrap_or_else(|_| config.clone());
+            let config = config.to_string_lossy();
+            flags.push_str(&format!(" --config {}", crate::term::shell_word(&config)));
+        }
+        flags.push_str(&profile_flag(ctx));
+        flags.push_str(&given_flags(&args.service, &args.identity));
+        return flags;
     };
     let mut flags = " --demo".to_owned();
     let word = crate::term::shell_word;
@@ -252,6 +264,68 @@ pub(super) fn service_flags(ctx: &Ctx, demo: Option<&SessionSettings>) -> String
     flags
 }
 
+/// The flags of the continue hint: [`service_flags`], and the branch the run worked on (the
+/// next message belongs there too).
+fn continue_flags(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSettings>) -> String {
+    let mut flags = service_flags(ctx, args, demo);
+    if let Some(branch) = &args.branch {
+        flags.push_str(&format!(" --branch {}", crate::term::shell_word(branch)));
+    }
+    if args.default_branch {
+        flags.push_str(" --default-branch");
+    }
+    flags
+}
+
+/// The service and identity flags given on the command line, as shell words: a pasted command
+/// needs them to reach the same service as the same user. Values read from stdin (`-`) are
+/// left out: a pasted command has no such stdin (and asks for what is missing).
+fn given_flags(service: &ServiceArgs, identity: &IdentityArgs) -> String {
+    let mut words: Vec<(&str, String)> = Vec::new();
+    let mut one = |flag: &'static str, value: Option<String>| {
+        if let Some(v) = value.filter(|v| v != "-") {
+            words.push((flag, v));
+        }
+    };
+    // Absolute, so that the command works from another directory too.
+    let path = |p: &Option<std::path::PathBuf>| {
+        p.as_ref()
+            .filter(|p| p.as_os_str() != "-")
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+            .map(|p| p.to_string_lossy().into_owned())
+    };
+    one("--url", service.url.clone());
+    one("--base-url", service.base_url.clone());
+    one("--account", service.account.clone());
+    one("--agent", service.agent.clone());
+    one("--api-key-file", path(&service.api_key_file));
+    one("--token-file", path(&service.token_file));
+    one("--session", identity.session.clone());
+    one("--external-id", identity.external_id.clone());
+    one("--internal-id", identity.internal_id.clone());
+    one("--email", identity.email.clone());
+    one("--security-context", identity.security_context.clone());
+    one("--timezone", identity.timezone.clone());
+    one("--user-ttl", identity.user_ttl.clone());
+    for (flag, values) in [
+        ("--attr", &identity.attrs),
+        ("--group", &identity.groups),
+        ("--role", &identity.roles),
+    ] {
+        for v in values {
+            words.push((flag, v.clone()));
+        }
+    }
+    let mut flags: String = words
+        .iter()
+        .map(|(flag, v)| format!(" {flag} {}", crate::term::shell_word(v)))
+        .collect();
+    if identity.persist_user {
+        flags.push_str(" --persist-user");
+    }
+    flags
+}
+
 fn profile_flag(ctx: &Ctx) -> String {
     ctx.global
         .profile
@@ -267,7 +341,7 @@ pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSetting
         rows: args.rows,
         width: crate::term::out_width(&ctx.env),
         charts: !args.no_chart,
-        sql_flags: service_flags(ctx, demo),
+        sql_flags: service_flags(ctx, args, demo),
     }
 }
 
@@ -295,6 +369,9 @@ struct Run<'a> {
     flags: String,
     format: Format,
     message_id: Option<&'a str>,
+    /// The thread the request named (`--chat-id`, `-c`): known even when `__cutoff__` does
+    /// not carry it.
+    asked_chat_id: Option<&'a str>,
     /// An error that ended the run after its stream began (it outranks the stream's outcome).
     failed: Option<anyhow::Error>,
 }
@@ -304,8 +381,10 @@ fn finish(ctx: &Ctx, run: Run<'_>, tracker: &Tracker, mut pipeline: Pipeline) ->
         flags,
         format,
         message_id,
+        asked_chat_id,
         failed,
     } = run;
+    let chat_id = tracker.chat_id.as_deref().or(asked_chat_id);
     pipeline.stop();
     warn_skipped(tracker);
     let found = tracker.answer.answer();
@@ -330,24 +409,46 @@ fn finish(ctx: &Ctx, run: Run<'_>, tracker: &Tracker, mut pipeline: Pipeline) ->
         );
     }
     let from_state = found.as_ref().is_some_and(|a| a.from_state);
+    // `-o final` is only the answer text, with no room to say the run failed: a run that failed
+    // for another reason than an unfinished final message (a lost connection, a refused state
+    // read...) prints none of it, rather than the front of an answer or the message the
+    // fallback took before the break. The documents keep it, beside their `error`.
+    let failed_otherwise = outcome
+        .as_ref()
+        .is_err_and(|e| crate::exit::status_of(e) != Status::NoAnswer);
+    let answer_text = answer
+        .as_ref()
+        .map(|(text, _)| text.as_str())
+        .filter(|_| !(format == Format::Final && failed_otherwise));
     let end = End {
-        chat_id: tracker.chat_id.as_deref(),
+        chat_id,
         message_id: message_id.or(tracker.message_id.as_deref()),
-        answer: answer.as_ref().map(|(text, _)| text.as_str()),
+        answer: answer_text,
         answer_from_state: from_state,
         usage: tracker.usage.as_ref(),
         error: error.as_deref(),
     };
     pipeline.finish(&end, ctx.global.quiet)?;
-    if tracker.chat_id.is_none() && tracker.saw_stream() && !ctx.global.quiet {
-        // PROTOCOL.md: a client that gets no thread id cannot resume or continue, and says so.
-        warn(
-            "the service sent no thread id (no chatId in __cutoff__): this thread cannot be continued, and a dropped connection could not have been resumed",
-        );
+    if tracker.chat_id.is_none()
+        && let Some(id) = asked_chat_id
+    {
+        // The thread the request named is the last one used, even when `__cutoff__` does
+        // not say it (`-c` must not go back to the one before).
+        pipeline.chat_id(id)?;
+    }
+    if chat_id.is_none() && tracker.saw_stream() {
+        // PROTOCOL.md: a client that gets no thread id cannot resume or continue, and says so;
+        // `-c` must not continue the thread before this one either.
+        pipeline.thread_unknown();
+        if !ctx.global.quiet {
+            warn(
+                "the service sent no thread id (no chatId in __cutoff__): this thread cannot be continued, and a dropped connection could not have been resumed",
+            );
+        }
     }
     if format == Format::Text
         && !ctx.global.quiet
-        && let Some(id) = &tracker.chat_id
+        && let Some(id) = chat_id
     {
         crate::term::diag(format_args!(
             "{}",
@@ -436,6 +537,7 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         flags: profile_flag(ctx),
         format,
         message_id: None,
+        asked_chat_id: None,
         failed: None,
     };
     finish(ctx, run, &tracker, pipeline)

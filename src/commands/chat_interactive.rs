@@ -12,10 +12,12 @@ use crate::client::resume::{TurnPlan, converse, read_request};
 use crate::exit::{Status, usage};
 use crate::protocol::Frame;
 use crate::protocol::chat::{AbortRequest, ChatRequest};
+use crate::protocol::data::QueryRequest;
 use crate::protocol::tool::{Tool, classify, parse_input, parse_result};
-use crate::render::chart::{Charted, charted, files};
+use crate::render::chart::files::{self, Charts};
 use crate::render::chat::End;
 use crate::render::state_table::StateView;
+use crate::settings::DataSettings;
 use crate::stream::tracker::{Sink, Tracker};
 use crate::term::{diag, error};
 use anyhow::Result;
@@ -30,7 +32,7 @@ const HELP: &str = "\
 Each line is a message in the same thread. Commands:
   /new         start a new thread
   /state       show the thread's messages
-  /sql [N]     the N-th SQL of the last answer (default 1), and how to get all its rows
+  /sql [N]     all rows of the N-th SQL of the last answer (default: the last)
   /chart FILE  write the last answer's charts (.svg, .html or .vl.json)
   /save FILE   write the raw stream of this session (NDJSON)
   /help        this help
@@ -38,17 +40,20 @@ Each line is a message in the same thread. Commands:
 Ctrl-C stops the running answer; at the prompt it clears the line.";
 
 /// What the session knows.
-#[derive(Default)]
 struct Session {
     chat_id: Option<String>,
     /// Every line of every turn, as received.
     raw: Vec<u8>,
-    /// The last answer's charted results.
-    charts: Vec<Charted>,
+    /// The last answer's charts.
+    charts: Charts,
     /// The last answer's SQL queries, in order.
     sqls: Vec<String>,
     /// What `/sql`'s `analyst sql` command needs to reach this service (` --demo`).
     service_flags: String,
+    /// Where `/sql` runs a query, or why it cannot (no data API configured).
+    data: std::result::Result<DataSettings, String>,
+    /// The query's time zone (`--timezone`, as `analyst sql` sends it).
+    timezone: Option<String>,
 }
 
 /// Run the prompt.
@@ -78,8 +83,23 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
             Some(d) => d.thread_id(ctx, &args.thread, None)?,
             None => thread_id(ctx, &args.thread, svc.profile(), None)?,
         },
-        service_flags: super::chat::service_flags(ctx, args.demo.then_some(&svc.identity)),
-        ..Session::default()
+        service_flags: super::chat::service_flags(ctx, args, args.demo.then_some(&svc.identity)),
+        // Rows follow the identity the flags give, as the answers do.
+        data: match &demo {
+            Some(d) => d.data_settings_as(&svc.identity),
+            None => ctx.resolver().and_then(|r| {
+                r.data(
+                    None,
+                    None,
+                    &crate::settings::ServiceFlags::from(&args.service),
+                )
+            }),
+        }
+        .map_err(|e| format!("{e:#}")),
+        timezone: args.identity.timezone.clone(),
+        raw: Vec::new(),
+        charts: Charts::default(),
+        sqls: Vec::new(),
     };
     let mut editor = rustyline::DefaultEditor::new()?;
     let history = history_path(ctx);
@@ -184,7 +204,7 @@ fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &
         }
         "new" => {
             session.chat_id = None;
-            session.charts.clear();
+            session.charts = Charts::default();
             session.sqls.clear();
             let _ = writeln!(out, "A new thread starts with the next message.");
         }
@@ -198,7 +218,7 @@ fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &
                 }
             }
         },
-        "sql" => show_sql(ctx, session, arg, &mut out),
+        "sql" => show_sql(ctx, session, rt, arg, &mut out),
         "chart" if arg.is_empty() => {
             let _ = writeln!(out, "/chart FILE: name a .svg, .html or .vl.json file.");
         }
@@ -219,9 +239,11 @@ fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &
     true
 }
 
-/// `/sql [N]`: the N-th SQL of the last answer (the last by default), and the command that
-/// fetches all its rows.
-fn show_sql(ctx: &Ctx, session: &Session, arg: &str, out: &mut impl Write) {
+/// `/sql [N]`: the N-th SQL of the last answer (the last by default), all its rows from the data
+/// query API (a table: the first 100, then a count), and the command that fetches them from a
+/// shell. The command carries the SQL itself: `sql --pick N --chat-id` counts the queries of
+/// the whole thread, not of the last answer.
+fn show_sql(ctx: &Ctx, session: &Session, rt: &Runtime, arg: &str, out: &mut impl Write) {
     // As `analyst sql --pick`: the last SQL by default.
     let n = if arg.is_empty() {
         Ok(session.sqls.len())
@@ -233,18 +255,33 @@ fn show_sql(ctx: &Ctx, session: &Session, arg: &str, out: &mut impl Write) {
             let _ = writeln!(out, "The last answer ran no SQL.");
         }
         (Ok(n), count) if (1..=count).contains(&n) => {
-            let _ = writeln!(out, "SQL {n} of {count}:\n{}", session.sqls[n - 1]);
+            let sql = &session.sqls[n - 1];
+            let _ = writeln!(out, "SQL {n} of {count}:\n{sql}");
+            let _ = out.flush();
+            match &session.data {
+                Ok(data) => {
+                    let body = QueryRequest {
+                        query: sql.clone(),
+                        timezone: session.timezone.clone(),
+                        cache: None,
+                    };
+                    match rt.block_on(super::sql::table_to_stdout(ctx, data, &body, 100)) {
+                        Ok(Status::Success) => {}
+                        Ok(_) => error("the rows above are not all of the result"),
+                        Err(e) => error(format!("{e:#}")),
+                    }
+                }
+                Err(why) => {
+                    let _ = writeln!(out, "Its rows cannot be fetched here: {why}");
+                }
+            }
             let _ = writeln!(
                 out,
                 "{}",
                 ctx.out_style.dim(&format!(
-                    "All its rows: analyst sql{} --pick {n}{}",
+                    "From a shell: analyst sql{} {}",
                     session.service_flags,
-                    session
-                        .chat_id
-                        .as_deref()
-                        .map(|id| format!(" --chat-id {id}"))
-                        .unwrap_or_default()
+                    crate::term::shell_word(sql)
                 ))
             );
         }
@@ -261,6 +298,9 @@ fn write_charts(session: &Session, arg: &str, out: &mut impl Write) {
         Ok(written) => {
             if let Some(note) = written.undrawn_note() {
                 let _ = writeln!(out, "{note}");
+            }
+            for u in &written.unchartable {
+                let _ = writeln!(out, "Note: {u}.");
             }
             if written.nothing() {
                 let _ = writeln!(out, "The last answer has no chart.");
@@ -309,7 +349,7 @@ fn turn(
     let mut sink = TurnSink {
         pipeline,
         raw: &mut session.raw,
-        charts: Vec::new(),
+        charts: Charts::default(),
         sqls: Vec::new(),
     };
     let plan = TurnPlan {
@@ -401,7 +441,7 @@ fn show_end(tracker: &Tracker, pipeline: &mut Pipeline, message_id: Option<&str>
 struct TurnSink<'a> {
     pipeline: Pipeline,
     raw: &'a mut Vec<u8>,
-    charts: Vec<Charted>,
+    charts: Charts,
     sqls: Vec<String>,
 }
 
@@ -419,7 +459,9 @@ impl Sink for TurnSink<'_> {
                     .or_else(|| result.and_then(|r| r.sql_query.0));
                 self.sqls.extend(sql);
             }
-            self.charts.extend(frame.and_then(charted));
+            if let Some(f) = frame {
+                self.charts.see(f);
+            }
         }
         self.pipeline.line(raw, frame)
     }

@@ -6,7 +6,7 @@ use super::thread_store::ThreadStore;
 use crate::exit::usage;
 use crate::protocol::Frame;
 use crate::render::Format;
-use crate::render::chart::{Charted, charted, files};
+use crate::render::chart::files::{self, Charts};
 use crate::render::chat::{ChatRender, End, FinalRender, RawRender};
 use crate::render::chat_doc::DocRender;
 use crate::render::chat_text::TextRender;
@@ -68,7 +68,7 @@ pub struct Pipeline {
     remember: Remember,
     store: ThreadStore,
     /// `--chart FILE`: where to write the charts, and those seen so far.
-    charts: Option<(PathBuf, Vec<Charted>)>,
+    charts: Option<(PathBuf, Charts)>,
 }
 
 impl Pipeline {
@@ -104,7 +104,17 @@ impl Pipeline {
     pub fn with_charts(mut self, path: Option<&Path>) -> Result<Pipeline> {
         if let Some(p) = path {
             files::format_of(p)?;
-            self.charts = Some((p.to_owned(), Vec::new()));
+            // Known before anything is sent: a directory that is not there (the files are
+            // written when the answer is complete, too late to say it as a usage error).
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+            if let Some(dir) = dir.filter(|d| !d.is_dir()) {
+                return Err(usage(format!(
+                    "--chart {}: no directory {}",
+                    p.display(),
+                    dir.display()
+                )));
+            }
+            self.charts = Some((p.to_owned(), Charts::default()));
         }
         Ok(self)
     }
@@ -117,6 +127,9 @@ impl Pipeline {
         let written = files::write(&path, &charts)?;
         if let Some(note) = written.undrawn_note() {
             warn(format!("--chart {note}"));
+        }
+        for u in &written.unchartable {
+            warn(format!("--chart: {u}"));
         }
         if written.nothing() {
             warn(format!(
@@ -151,6 +164,20 @@ impl Pipeline {
     }
 }
 
+impl Pipeline {
+    /// The run's new thread came without an id: `--continue` must not take the thread before
+    /// it for this one (it would send the next message to another thread, silently).
+    pub fn thread_unknown(&mut self) {
+        if let Remember::Under(profile) = &self.remember
+            && let Err(e) = self.store.forget(profile.as_deref())
+        {
+            warn(format!(
+                "cannot update the thread kept for --continue: {e:#}"
+            ));
+        }
+    }
+}
+
 impl Sink for Pipeline {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
         // Secrets the service echoed back are masked already (the tracker masks each line).
@@ -163,7 +190,7 @@ impl Sink for Pipeline {
         if let (Some((_, charts)), Some(f)) = (&mut self.charts, frame)
             && f.tool_call.is_some()
         {
-            charts.extend(charted(f));
+            charts.see(f);
         }
         Ok(self.render.line(raw, frame)?)
     }

@@ -4,13 +4,13 @@ use super::Ctx;
 use super::chat_request::{body_request, service, thread_id};
 use crate::cli::{Format, StateArgs};
 use crate::client::body::{Ended, read_body};
-use crate::client::resume::read_request;
+use crate::client::resume::{body_ended, read_request};
 use crate::exit::{Status, fail, usage};
 use crate::protocol::{Frame, FrameKind};
 use crate::render::pick_format;
 use crate::render::state_table::StateView;
 use crate::stream::lines::Framed;
-use crate::stream::tracker::{Feed, Sink, Tracker};
+use crate::stream::tracker::{Feed, Sink, Source, Tracker};
 use anyhow::Result;
 use std::io::{BufWriter, Write};
 type Stdout = crate::exit::StdoutWriter<std::io::Stdout>;
@@ -51,17 +51,22 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
             format,
             out: BufWriter::new(crate::exit::stdout()),
             view: StateView::of(request.chat_id.as_deref().unwrap_or_default()),
+            arrived: false,
         };
-        // What arrived is printed whether or not the read was whole; the status says which.
+        // What arrived is printed whether or not the read was whole; the status says which. A
+        // read that failed before any frame of the thread printed nothing: an empty thread
+        // would look like a valid answer to `| jq`.
         let outcome = read_into(response, svc.idle(), &mut out).await;
-        match format {
-            Format::Table => out.view.write_table(
-                &mut out.out,
-                ctx.out_style,
-                crate::term::out_width(&ctx.env),
-            )?,
-            Format::Json | Format::Yaml => out.view.write_doc(&mut out.out, format)?,
-            _ => {}
+        if outcome.is_ok() || out.arrived {
+            match format {
+                Format::Table => out.view.write_table(
+                    &mut out.out,
+                    ctx.out_style,
+                    crate::term::out_width(&ctx.env),
+                )?,
+                Format::Json | Format::Yaml => out.view.write_doc(&mut out.out, format)?,
+                _ => {}
+            }
         }
         out.out.flush()?;
         outcome.map(|()| Status::Success)
@@ -77,6 +82,12 @@ pub(super) async fn read_into(
     sink: &mut dyn Sink,
 ) -> Result<()> {
     let mut tracker = Tracker::new();
+    tracker.source(Source::Response(
+        response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
+    ));
     let mut sink = Watched {
         sink,
         state: false,
@@ -85,10 +96,12 @@ pub(super) async fn read_into(
     let ended = {
         let mut feed = Feed::new(&mut tracker, &mut sink);
         let mut framed = Framed::new(&mut feed);
-        // A last line cut off by the connection is dropped, never read as the state.
+        // A last line cut off by the connection is dropped, never read as the state; a body
+        // that is not the service's stream at all is said as what it is.
         match read_body(&mut response, idle, &mut framed).await? {
-            Ended::Closed if !framed.finish_response()? => {
-                Ended::Lost("the connection closed in the middle of a line".into())
+            Ended::Closed => {
+                let tail = framed.finish_body()?;
+                body_ended(&mut tracker, &tail)?
             }
             ended => ended,
         }
@@ -157,10 +170,13 @@ struct StateOut {
     format: Format,
     out: BufWriter<Stdout>,
     view: StateView,
+    /// A frame of the thread arrived (not only an error).
+    arrived: bool,
 }
 
 impl Sink for StateOut {
     fn line(&mut self, raw: &[u8], frame: Option<&Frame>) -> Result<()> {
+        self.arrived |= frame.is_some_and(|f| f.is_of_stream() && f.kind() != FrameKind::Error);
         if self.format == Format::Ndjson {
             // An echoed secret is masked already (the tracker masks each line), as in chat.
             self.out.write_all(raw)?;

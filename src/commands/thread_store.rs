@@ -61,34 +61,43 @@ impl ThreadStore {
             .unwrap_or_default()
     }
 
-    /// The last thread of `profile`, or a usage error saying there is none.
+    /// The last thread of `profile`, or a usage error saying there is none (or that the last
+    /// run's thread came without an id).
     pub fn last(&self, profile: Option<&str>) -> Result<String> {
         let key = profile.unwrap_or(NO_PROFILE);
-        self.read()
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| {
-                let whose = match profile {
-                    Some(p) => format!("with profile {p:?}"),
-                    None => "without a profile".to_owned(),
-                };
-                usage(format!(
-                    "--continue: no thread remembered {whose} yet; start one with `analyst chat MESSAGE` or pass --chat-id ID"
-                ))
-            })
+        let whose = || match profile {
+            Some(p) => format!("with profile {p:?}"),
+            None => "without a profile".to_owned(),
+        };
+        match self.read().get(key) {
+            Some(Value::String(id)) => Ok(id.clone()),
+            Some(Value::Null) => Err(usage(format!(
+                "--continue: the last thread used {} came without an id (no chatId in its __cutoff__), so it cannot be continued; pass --chat-id ID",
+                whose()
+            ))),
+            _ => Err(usage(format!(
+                "--continue: no thread remembered {} yet; start one with `analyst chat MESSAGE` or pass --chat-id ID",
+                whose()
+            ))),
+        }
+    }
+
+    /// The last thread of `profile` is one whose id the service did not send.
+    pub fn forget(&self, profile: Option<&str>) -> Result<()> {
+        self.put(profile, Value::Null)
     }
 
     /// Remember `chat_id` as the last thread of `profile` (written atomically).
     pub fn remember(&self, profile: Option<&str>, chat_id: &str) -> Result<()> {
+        self.put(profile, Value::String(chat_id.to_owned()))
+    }
+
+    fn put(&self, profile: Option<&str>, value: Value) -> Result<()> {
         let Some(path) = &self.path else {
             return Ok(());
         };
         let mut map = self.read();
-        map.insert(
-            profile.unwrap_or(NO_PROFILE).to_owned(),
-            Value::String(chat_id.to_owned()),
-        );
+        map.insert(profile.unwrap_or(NO_PROFILE).to_owned(), value);
         write_atomically(path, &serde_json::to_vec_pretty(&Value::Object(map))?)
     }
 }

@@ -106,6 +106,13 @@ impl Frame {
         serde_json::from_slice(line).ok()
     }
 
+    /// Whether this is a frame of the service's stream, by its shape: every frame has an `id`,
+    /// a `role` or a `type` (an error line has none of them, nor has JSON that is no frame).
+    /// The tracker reads the same from its scan's fields.
+    pub fn is_of_stream(&self) -> bool {
+        self.id.is_some() || self.role.is_some() || self.kind.is_some()
+    }
+
     /// What kind of frame this is.
     pub fn kind(&self) -> FrameKind {
         match (self.id.as_deref(), self.kind.as_deref()) {

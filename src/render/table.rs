@@ -291,11 +291,11 @@ pub fn render(
             ));
         }
         if let (true, Some(sql)) = (total > set.rows.len(), sql) {
-            let one: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            let one = one_line(sql);
             note.push_str(&format!(
                 "; all of them: analyst sql{} {}",
                 opts.sql_flags,
-                crate::term::shell_word(&one)
+                crate::term::shell_word(one.as_deref().unwrap_or(sql))
             ));
         }
         out.push('\n');
@@ -345,9 +345,72 @@ pub fn cut(s: &str, max: usize) -> String {
     out
 }
 
+/// `sql` on one line, white space outside quotes collapsed and `--` comments left out, for a
+/// note; `None` when that would change the query: white space other than one space inside a
+/// quoted string or name.
+fn one_line(sql: &str) -> Option<String> {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut chars = sql.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                if c.is_whitespace()
+                    && (c != ' ' || chars.peek().is_some_and(|n| n.is_whitespace()))
+                {
+                    return None;
+                }
+                if c == q {
+                    quote = None;
+                }
+                out.push(c);
+            }
+            // A `--` comment ends at its line's end: joined, it would swallow the lines after
+            // it, so it is left out (it changes nothing the service runs).
+            None if c == '-' && chars.peek() == Some(&'-') => {
+                while chars.next_if(|n| *n != '\n').is_some() {}
+            }
+            None if c.is_whitespace() => {
+                while chars.next_if(|n| n.is_whitespace()).is_some() {}
+                if !out.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
+            None => {
+                if c == '\'' || c == '"' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    Some(out.trim_end().to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cut table's command keeps the query as it ran: a `--` comment would swallow the
+    /// lines after it once joined, and white space inside quotes is part of the value.
+    #[test]
+    fn sql_goes_on_one_line_only_when_that_keeps_it() {
+        assert_eq!(
+            one_line("SELECT a,\n       b\nFROM t  WHERE x = 'a b'").as_deref(),
+            Some("SELECT a, b FROM t WHERE x = 'a b'")
+        );
+        assert_eq!(
+            one_line("SELECT a -- the a\nFROM t -- end").as_deref(),
+            Some("SELECT a FROM t")
+        );
+        assert_eq!(
+            one_line("SELECT '--' AS d\nFROM t").as_deref(),
+            Some("SELECT '--' AS d FROM t")
+        );
+        assert_eq!(one_line("SELECT 'a  b'"), None);
+        assert_eq!(one_line("SELECT 'a\nb'"), None);
+        assert_eq!(one_line("SELECT \"x  y\" FROM t"), None);
+    }
     use serde_json::json;
 
     fn set(v: Value) -> Dataset {

@@ -56,6 +56,18 @@ impl<'a> Framed<'a> {
         }
     }
 
+    /// [`Framed::finish_response`], and the last line it did not hand on (what followed the
+    /// last newline, when that is no whole JSON object; empty otherwise), for the caller to
+    /// judge: the front of a line cut short, or a body that was never NDJSON.
+    pub fn finish_body(&mut self) -> Result<Vec<u8>> {
+        let tail = self.framer.partial().to_vec();
+        Ok(if self.finish_response()? {
+            Vec::new()
+        } else {
+            tail
+        })
+    }
+
     /// A response body closed: a last line without a newline counts only when it is a whole
     /// JSON object; anything else is the front of a line the connection lost, which is
     /// dropped, never handed on (`false`: the body was cut in the middle of a line).
@@ -99,7 +111,7 @@ fn dispatch(
 ) -> Result<()> {
     match e {
         Event::Line(l) => match masker.map(|m| m.apply_line(l.raw, l.text)) {
-            Some((raw, text_len)) => lines.line(&raw, &raw[..text_len]),
+            Some((raw, text)) => lines.line(&raw, &raw[text]),
             None => lines.line(l.raw, l.text),
         },
         // A line past the bound is not a frame the service would send: skipping it would

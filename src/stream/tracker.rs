@@ -12,9 +12,11 @@ use crate::stream::lines::Lines;
 use anyhow::Result;
 use serde_json::Value;
 
+mod body;
 mod outcome;
 
-pub use outcome::StreamError;
+pub use body::{Whole, judge_whole_body};
+pub use outcome::{StreamError, classify_error};
 
 /// Where the lines of a chat stream go.
 pub trait Sink {
@@ -82,9 +84,9 @@ pub struct Tracker {
     /// Why the stream is incomplete: a connection lost and not resumed, or a saved stream
     /// that stops early (exit 6, what the live run would have had).
     pub lost: Option<String>,
-    /// The highest `sort` shown. `sort` increases through a stream, so on a resumed connection
-    /// a frame at or below it was already shown: O(1) memory however long the stream.
-    shown_sort: Option<i64>,
+    /// What was shown, for telling a resumed connection's repeats: O(1) memory however long
+    /// the stream.
+    shown: Shown,
     cutoff_seen: bool,
     /// Lines now come from a later connection: drop those already shown.
     resumed: bool,
@@ -106,10 +108,12 @@ pub struct Tracker {
     first_skipped: Option<String>,
     /// JSON objects seen in the whole run.
     objects: u64,
-    /// Of those, error lines and error documents (`{"error": ...}`, JSON-RPC errors).
-    errors: u64,
+    /// Of those, frames of the stream (an `id`, a `role` or a `type`).
+    frames: u64,
     /// The secrets registered when the run began (settings register them first).
     masker: crate::term::Masker,
+    /// What the current response showed: whether it was the stream at all.
+    response: body::ResponseSeen,
 }
 
 /// Where a tracker's lines come from, for messages about lines that are not JSON.
@@ -142,7 +146,7 @@ impl Tracker {
             suspended: None,
             ended: false,
             lost: None,
-            shown_sort: None,
+            shown: Shown::default(),
             cutoff_seen: false,
             resumed: false,
             state_read: false,
@@ -153,8 +157,9 @@ impl Tracker {
             skipped: 0,
             first_skipped: None,
             objects: 0,
-            errors: 0,
+            frames: 0,
             masker: crate::term::Masker::now(),
+            response: body::ResponseSeen::new(),
         }
     }
 
@@ -163,6 +168,7 @@ impl Tracker {
         self.source = source;
         self.lines = 0;
         self.offset = 0;
+        self.response = body::ResponseSeen::new();
     }
 
     /// A new connection of the same run begins (a resend after a drop or a suspension).
@@ -188,9 +194,10 @@ impl Tracker {
     }
 
     /// Whether the service streamed anything but errors: a 200 whose body is only an error
-    /// document (how `docs`/`legacy` servers refuse credentials) is a refusal, not a stream.
+    /// document (how `docs`/`legacy` servers refuse credentials), or JSON that is no frame, is
+    /// a refusal, not a stream.
     pub fn saw_stream(&self) -> bool {
-        self.objects > self.errors
+        self.frames > 0
     }
 
     /// Lines skipped because they were not JSON objects, with the first one's description.
@@ -203,8 +210,8 @@ impl Tracker {
     /// is `***` in every format, in `--save`, and in the answer kept here, so the live answer
     /// is the one `extract-final` and `--replay` give from the saved file.
     pub fn line(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {
-        let (masked, text_len) = self.masker.apply_line(raw, text);
-        self.line_masked(&masked, &masked[..text_len], sink)
+        let (masked, text) = self.masker.apply_line(raw, text);
+        self.line_masked(&masked, &masked[text], sink)
     }
 
     fn line_masked(&mut self, raw: &[u8], text: &[u8], sink: &mut dyn Sink) -> Result<()> {
@@ -221,13 +228,16 @@ impl Tracker {
             Err(invalid) => return self.not_json(text, at, &invalid),
         };
         self.objects += 1;
+        let frame = top.id.is_some() || top.role.is_some() || top.has_type;
+        self.frames += u64::from(frame);
+        self.response.object(text, frame);
         // Most lines are assistant text; when the sink does not read frames, nothing of them
         // needs building.
         if !sink.wants_frames()
             && !self.state_read
             && let Some(sort) = plain_assistant(text, &top)
         {
-            if self.repeat(sort) {
+            if self.repeat(sort, plain_id(text, &top)) {
                 return Ok(());
             }
             self.after_suspension();
@@ -249,8 +259,22 @@ impl Tracker {
             }
         }
         // One `__state__` ends each response, so it is never a repeat (a service may number
-        // it low, as a read's second frame).
-        if !mark && kind != FrameKind::State && self.repeat(frame.as_ref().and_then(|f| f.sort.0)) {
+        // it low, as a read's second frame). Nor are the turn's events (a suspension, an
+        // abort, usage, an error): each connection's are its own, and a second suspension
+        // must be acted on, so they neither repeat nor move what counts as shown.
+        let event = matches!(
+            kind,
+            FrameKind::State
+                | FrameKind::Suspended
+                | FrameKind::Aborted
+                | FrameKind::Usage
+                | FrameKind::Error
+        );
+        if !mark
+            && !event
+            && let Some(f) = &frame
+            && self.repeat(f.sort.0, f.id.as_deref().unwrap_or("").as_bytes())
+        {
             return Ok(());
         }
         if kind == FrameKind::State {
@@ -288,7 +312,7 @@ impl Tracker {
             // read as that run, whose end is still to come: its outcome (an error, a
             // suspension, usage) is its own, not the earlier run's. The answer rule reads on,
             // as `extract-final` does.
-            self.shown_sort = None;
+            self.shown = Shown::default();
             self.resumed = false;
             self.state_read = false;
             self.ended = false;
@@ -336,7 +360,6 @@ impl Tracker {
                 self.usage = f.usage.0.clone();
             }
             FrameKind::Error => {
-                self.errors += 1;
                 self.error = Some(self.classify_error(f));
             }
             FrameKind::Aborted => {
@@ -400,23 +423,26 @@ impl Tracker {
         if let (1, Source::Response(content_type)) = (self.lines, &self.source) {
             // A body that is not JSON at all by its own label (a sign-in page, a proxy's
             // text) is said at once; a JSON-labelled one may just start with a bad line.
+            // A line that opens a JSON value is read on too, whatever the label: an error
+            // object printed over several lines is judged whole at the body's end.
             let jsonish = content_type
                 .as_deref()
-                .is_some_and(|t| t.to_ascii_lowercase().contains("json"));
+                .is_some_and(|t| t.to_ascii_lowercase().contains("json"))
+                || (matches!(text.trim_ascii_start().first(), Some(b'{' | b'['))
+                    && std::str::from_utf8(text).is_ok());
             if !jsonish {
-                let what = content_type.as_deref().unwrap_or("no Content-Type");
-                return Err(fail(
-                    Status::Failure,
-                    if why.starts_with("invalid UTF-8") {
-                        format!("the service's answer ({what}) is not NDJSON: {why}")
-                    } else {
-                        let words = crate::protocol::words::server_words(text);
-                        format!("the service answered {what}, not NDJSON: {words}")
-                    },
-                ));
+                if why.starts_with("invalid UTF-8") {
+                    let what = content_type.as_deref().unwrap_or("no Content-Type");
+                    return Err(fail(
+                        Status::Failure,
+                        format!("the service's answer ({what}) is not NDJSON: {why}"),
+                    ));
+                }
+                return Err(body::not_ndjson(content_type.as_deref(), text));
             }
         }
         self.skipped += 1;
+        self.response.skipped(text, self.first_skipped.is_none());
         if self.first_skipped.is_none() {
             let place = match &self.source {
                 Source::File(name) => format!("line {} of {name}", self.lines),
@@ -427,19 +453,77 @@ impl Tracker {
         Ok(())
     }
 
-    /// Whether a frame with this `sort` repeats one already shown (only a resumed connection
-    /// or a state read repeats frames); notes it as shown when not.
-    fn repeat(&mut self, sort: Option<i64>) -> bool {
+    /// Whether a frame with this `sort` and `id` repeats one already shown (only a resumed
+    /// connection or a state read repeats frames); notes it as shown when not.
+    fn repeat(&mut self, sort: Option<i64>, id: &[u8]) -> bool {
         let Some(sort) = sort else {
             return false;
         };
-        match self.shown_sort {
-            Some(top) if sort <= top => self.resumed || self.state_read,
+        let again = self.resumed || self.state_read;
+        match self.shown.top {
+            Some(top) if sort < top => again,
+            Some(top) if sort == top => {
+                if again && self.shown.has(id) {
+                    return true;
+                }
+                self.shown.add(id);
+                false
+            }
             _ => {
-                self.shown_sort = Some(sort);
+                self.shown.top = Some(sort);
+                self.shown.clear_ids();
+                self.shown.add(id);
                 false
             }
         }
+    }
+}
+
+/// What a resumed connection must not write again (CLI.md: a repeat has the same `id` and
+/// `sort`): the highest `sort` shown, and the ids shown with it. `sort` increases through a
+/// stream, so a frame below the highest was shown; at the highest, the id tells. The ids live
+/// in one reused buffer (a real stream has one frame a `sort`), at most [`Shown::MAX_IDS`].
+#[derive(Debug, Default)]
+struct Shown {
+    top: Option<i64>,
+    /// The ids shown at `top`, one after another; `ends` holds where each ends.
+    ids: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Shown {
+    /// More frames than this sharing one `sort` is no stream a service sends: later ones are
+    /// taken as new, so that memory stays bounded.
+    const MAX_IDS: usize = 64;
+
+    fn has(&self, id: &[u8]) -> bool {
+        let mut start = 0;
+        self.ends.iter().any(|&end| {
+            let same = &self.ids[start..end] == id;
+            start = end;
+            same
+        })
+    }
+
+    fn add(&mut self, id: &[u8]) {
+        if self.ends.len() < Self::MAX_IDS {
+            self.ids.extend_from_slice(id);
+            self.ends.push(self.ids.len());
+        }
+    }
+
+    fn clear_ids(&mut self) {
+        self.ids.clear();
+        self.ends.clear();
+    }
+}
+
+/// The id of a frame [`plain_assistant`] passed (not escaped: an escaped one goes to the full
+/// parse), as [`Frame::parse`] would read it.
+fn plain_id<'a>(text: &'a [u8], top: &TopFields) -> &'a [u8] {
+    match top.id {
+        Some(Field::Str(span)) => &text[span.start..span.end],
+        _ => b"",
     }
 }
 
@@ -681,6 +765,50 @@ mod tests {
         feed(&mut t, &mut s, resub);
         feed(&mut t, &mut s, STATE);
         assert_eq!(s.shown, [CUT, D1, done, STATE]);
+    }
+
+    /// A repeat is the same `id` and `sort` (CLI.md), and the turn's events are never repeats:
+    /// a `__suspended__` that carries a `sort` neither hides the resumed frames numbered from
+    /// it nor hides the next suspension, which must be acted on too.
+    #[test]
+    fn a_repeat_is_the_same_id_and_sort_and_events_never_repeat() {
+        let susp = r#"{"id":"__suspended__","type":"suspend","code":"chat_suspended","retryable":true,"error":"paused","sort":2}"#;
+        let a1 = r#"{"id":"a1","sort":2,"role":"assistant","content":"Thinking.","isDelta":false,"graphPath":["agent"]}"#;
+        let done = r#"{"id":"m","sort":3,"role":"assistant","content":"Hi!","isDelta":false,"graphPath":["final"]}"#;
+        for raw_only in [false, true] {
+            let mut t = Tracker::new();
+            let mut s = Lines {
+                raw_only,
+                ..Lines::default()
+            };
+            for l in [CUT, D1, susp] {
+                feed(&mut t, &mut s, l);
+            }
+            assert!(t.suspended.is_some());
+            t.reconnected();
+            for l in [CUT, D1, susp] {
+                feed(&mut t, &mut s, l);
+            }
+            assert!(t.suspended.is_some(), "the second suspension is seen");
+            t.reconnected();
+            for l in [CUT, D1, a1, a1, done, r#"{"id":"__state__","state":{}}"#] {
+                feed(&mut t, &mut s, l);
+            }
+            assert_eq!(
+                s.shown,
+                [
+                    CUT,
+                    D1,
+                    susp,
+                    susp,
+                    a1,
+                    done,
+                    r#"{"id":"__state__","state":{}}"#
+                ],
+                "raw_only {raw_only}"
+            );
+            assert!(t.outcome().is_ok());
+        }
     }
 
     #[test]

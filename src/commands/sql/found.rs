@@ -114,6 +114,7 @@ impl Finder {
             return frames.collect();
         };
         let mut matched = vec![false; all.len()];
+        let mut only_frames = Vec::new();
         for f in frames {
             let same = all.iter().enumerate().position(|(i, s)| {
                 !matched[i]
@@ -128,9 +129,10 @@ impl Finder {
                     s.rows = s.rows.or(f.rows);
                     s.total_rows = s.total_rows.or(f.total_rows);
                 }
-                None => all.push(f),
+                None => only_frames.push(f),
             }
         }
+        all.extend(only_frames);
         all
     }
 }
@@ -250,5 +252,20 @@ mod tests {
             Some(0),
             "the frame's result completes the state's call"
         );
+    }
+
+    /// Calls the state does not hold (a `__state__` of human and AI messages only) come after
+    /// its own, in the frames' order; two of them used to index past the state's calls and
+    /// panic.
+    #[test]
+    fn calls_only_the_frames_saw_come_last() {
+        let mut f = Finder::default();
+        for (id, sql) in [("a", "SELECT 1"), ("b", "SELECT 2"), ("c", "SELECT 1")] {
+            let input = json!({ "sqlQuery": sql }).to_string();
+            f.text(tool_frame(id, "dataSqlApi", json!(input), None).as_bytes());
+        }
+        f.text(br#"{"id":"__state__","state":{"messages":[]}}"#);
+        let sqls: Vec<String> = f.finish().into_iter().map(|f| f.sql).collect();
+        assert_eq!(sqls, ["SELECT 1", "SELECT 2", "SELECT 1"]);
     }
 }

@@ -228,16 +228,7 @@ async fn run_all(
             many: matches!(choice, Choice::All),
         },
     );
-    let run = Run {
-        client,
-        idle: client
-            .http
-            .idle_timeout
-            .unwrap_or(super::chat_request::DEFAULT_IDLE),
-        limit: args.limit,
-        progress: ctx.chatty(),
-        chatty: ctx.chatty(),
-    };
+    let run = run_of(ctx, client, args.limit);
     for body in bodies {
         match run_query(&run, body, &mut writer).await {
             Ok(Status::Success) => {}
@@ -253,6 +244,47 @@ async fn run_all(
     }
     writer.finish()?;
     Ok(Status::Success)
+}
+
+/// One query's rows to stdout as a table, the first `rows` shown and then a count (the prompt's
+/// `/sql`): its status, as `analyst sql` would end with it.
+pub(super) async fn table_to_stdout(
+    ctx: &Ctx,
+    data: &DataSettings,
+    body: &QueryRequest,
+    rows: usize,
+) -> Result<Status> {
+    let client = DataClient::new(http(ctx)?, data)?;
+    let mut writer = RowWriter::new(
+        crate::exit::stdout(),
+        RowOptions {
+            format: RowFormat::Table,
+            header: true,
+            table_rows: rows,
+            style: ctx.out_style,
+            many: false,
+        },
+    );
+    let run = run_of(ctx, &client, None);
+    let status = run_query(&run, body, &mut writer).await;
+    let finished = writer.finish();
+    let status = status?;
+    finished?;
+    Ok(status)
+}
+
+/// How to run a query on `client`: its idle timeout, the limit, progress on a terminal.
+fn run_of<'a>(ctx: &Ctx, client: &'a DataClient, limit: Option<u64>) -> Run<'a> {
+    Run {
+        client,
+        idle: client
+            .http
+            .idle_timeout
+            .unwrap_or(super::chat_request::DEFAULT_IDLE),
+        limit,
+        progress: ctx.chatty(),
+        chatty: ctx.chatty(),
+    }
 }
 
 fn http(ctx: &Ctx) -> Result<Http> {

@@ -1,8 +1,9 @@
 //! `--chart FILE`: every charted result of a run written as `.svg`, `.html` or `.vl.json`;
 //! several get `-1`, `-2` before the extension.
 
-use super::{Chart, Charted, inline_spec};
+use super::{Chart, Charted, Unchartable, charted, inline_spec};
 use crate::exit::usage;
+use crate::protocol::Frame;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -66,6 +67,26 @@ pub fn names(path: &Path, n: usize) -> Result<Vec<PathBuf>> {
         .collect())
 }
 
+/// The charts of a run, gathered as its tool frames arrive.
+#[derive(Clone, Debug, Default)]
+pub struct Charts {
+    /// The charted results, in order.
+    pub charted: Vec<Charted>,
+    /// The results whose `vegaSpec` cannot be charted.
+    pub unchartable: Vec<Unchartable>,
+}
+
+impl Charts {
+    /// Take in a frame's chart, if it carries one.
+    pub fn see(&mut self, frame: &Frame) {
+        match charted(frame) {
+            Some(Ok(c)) => self.charted.push(c),
+            Some(Err(u)) => self.unchartable.push(u),
+            None => {}
+        }
+    }
+}
+
 /// What [`write`] did.
 #[derive(Debug, Default)]
 pub struct Written {
@@ -74,12 +95,14 @@ pub struct Written {
     /// The names of charts left out because the format cannot draw their mark (`.svg` of a
     /// `rule`): numbered as the others, so a chart has the same number in every format.
     pub undrawn: Vec<PathBuf>,
+    /// The results whose `vegaSpec` cannot be charted in any format (not numbered).
+    pub unchartable: Vec<Unchartable>,
 }
 
 impl Written {
     /// Nothing to write: no result carried a chart.
     pub fn nothing(&self) -> bool {
-        self.files.is_empty() && self.undrawn.is_empty()
+        self.files.is_empty() && self.undrawn.is_empty() && self.unchartable.is_empty()
     }
 
     /// The files written, comma-separated; `None` when none was.
@@ -106,10 +129,14 @@ impl Written {
 }
 
 /// Write `charts` to `path` (numbered when several).
-pub fn write(path: &Path, charts: &[Charted]) -> Result<Written> {
+pub fn write(path: &Path, charts: &Charts) -> Result<Written> {
     let (format, _) = format_of(path)?;
-    let mut written = Written::default();
-    for (name, chart) in names(path, charts.len())?.into_iter().zip(charts) {
+    let mut written = Written {
+        unchartable: charts.unchartable.clone(),
+        ..Written::default()
+    };
+    let charted = &charts.charted;
+    for (name, chart) in names(path, charted.len())?.into_iter().zip(charted) {
         match content(chart, format) {
             Some(text) => {
                 std::fs::write(&name, text)

@@ -13,7 +13,7 @@ pub mod term;
 
 use order::{pick_series, sort_order};
 use spec::{Channel, channel, layer, mark_of, text_of, title_of, x_candidates};
-pub use spec::{Charted, charted, charted_result, field_titles, inline_spec};
+pub use spec::{Charted, Unchartable, charted, charted_result, field_titles, inline_spec};
 
 use super::numbers::{self, number};
 use super::table::Dataset;
@@ -72,7 +72,29 @@ pub struct Chart {
     pub hole: f64,
     /// What to draw.
     pub body: Body,
+    /// Notes drawn with the chart (under it in the terminal, under the title in SVG): the rows
+    /// it leaves out ([`cut_note`]), an arc of negative values drawn as bars.
+    pub notes: Vec<String>,
 }
+
+/// The note a chart of `data` carries when the result has more rows than arrived (the server
+/// sends at most 100 by default; `totalRows` counts them all): "Only the first 100 of 365 rows
+/// are charted".
+pub fn cut_note(data: &Dataset) -> Option<String> {
+    let total = usize::try_from(data.total_rows?).ok()?;
+    let n = data.rows.len();
+    (total > n).then(|| {
+        format!(
+            "Only the first {} of {} rows are charted",
+            numbers::format_number(n as f64, 0),
+            numbers::format_number(total as f64, 0)
+        )
+    })
+}
+
+/// The note of an arc whose values are not all positive, drawn as bars instead.
+pub const NEGATIVE_ARC_NOTE: &str =
+    "Negative values are not shares of a whole: drawn as bars, not a pie";
 
 /// The data of a chart.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,11 +180,13 @@ impl Chart {
                 x: XScale::Linear,
                 points: Vec::new(),
             },
+            notes: Vec::new(),
         };
         match mark {
             Mark::Bar | Mark::Arc => chart.fill_categories(spec, data, &series_of)?,
             Mark::Line | Mark::Area | Mark::Point => chart.fill_points(spec, data, &series_of)?,
         }
+        chart.notes.extend(cut_note(data));
         Some(chart)
     }
 
@@ -227,6 +251,13 @@ impl Chart {
         };
         self.series = series;
         self.dropped_series = dropped;
+        if arc && values.iter().flatten().any(|v| *v < 0.0) {
+            // A share of a whole cannot be negative: a pie would hide these values (or draw
+            // them as if positive). Bars show each value on its side of zero.
+            self.mark = Mark::Bar;
+            self.hole = 0.0;
+            self.notes.push(NEGATIVE_ARC_NOTE.to_owned());
+        }
         Some(())
     }
 

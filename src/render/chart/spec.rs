@@ -19,31 +19,74 @@ pub struct Charted {
     pub data: Dataset,
 }
 
-/// The charted result a tool frame carries, if any: a finished SQL tool whose result (or input)
-/// has a `vegaSpec` with a mark.
-pub fn charted(frame: &Frame) -> Option<Charted> {
+/// What a finished SQL tool frame's `vegaSpec` gives, if the frame carries one: the charted
+/// result, or why it cannot be charted (said where the charts are written, not dropped
+/// silently). A failed tool gives nothing here: its failure is shown with the answer.
+pub fn charted(frame: &Frame) -> Option<Result<Charted, Unchartable>> {
     let call = frame.tool_call.as_ref()?;
     let result = parse_result(call.result.as_ref()?);
     let input = call.input.as_ref().map(parse_input).unwrap_or(Value::Null);
     let Tool::Sql { input, result } = classify(&input, Some(&result)) else {
         return None;
     };
-    let result = result?;
-    charted_result(&result, input.vega_spec.as_deref())
+    chart_of(&*result?, input.vega_spec.as_deref())
 }
 
-/// The charted result of a parsed SQL result (`input_spec` is the input's `vegaSpec`).
+/// The charted result of a parsed SQL result (`input_spec` is the input's `vegaSpec`), if it
+/// can be charted.
 pub fn charted_result(
     result: &crate::protocol::tool::SqlResult,
     input_spec: Option<&str>,
 ) -> Option<Charted> {
+    chart_of(result, input_spec)?.ok()
+}
+
+/// A SQL result that carries a `vegaSpec` which cannot be charted: its title, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unchartable {
+    /// The result's `queryTitle`, if it has one.
+    pub title: Option<String>,
+    /// Why, as a clause: "its vegaSpec is not JSON (...)".
+    pub why: String,
+}
+
+impl std::fmt::Display for Unchartable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.title {
+            Some(t) => write!(f, "the chart of \"{t}\" is not written: {}", self.why),
+            None => write!(f, "a result's chart is not written: {}", self.why),
+        }
+    }
+}
+
+/// [`charted_result`], with why a spec that is there cannot be charted.
+fn chart_of(
+    result: &crate::protocol::tool::SqlResult,
+    input_spec: Option<&str>,
+) -> Option<Result<Charted, Unchartable>> {
+    if result.error.is_some() {
+        return None;
+    }
     let text = result.vega_spec.as_deref().or(input_spec)?;
-    let spec: Value = serde_json::from_str(text).ok()?;
+    let unchartable = |why: String| {
+        Some(Err(Unchartable {
+            title: result.query_title.0.clone(),
+            why,
+        }))
+    };
+    let spec: Value = match serde_json::from_str(text) {
+        Ok(spec) => spec,
+        Err(e) => return unchartable(format!("its vegaSpec is not JSON ({e})")),
+    };
     // Any spec with a mark counts (CLI.md: each result that carries a `vegaSpec`): `.html` and
     // `.vl.json` keep every mark; the terminal and `.svg` draw the marks they know.
-    layer(&spec).get("mark")?;
-    let data = Dataset::from_result(result)?;
-    Some(Charted { spec, data })
+    if layer(&spec).get("mark").is_none() {
+        return unchartable("its vegaSpec has no mark".into());
+    }
+    let Some(data) = Dataset::from_result(result) else {
+        return unchartable("the result carries no rows".into());
+    };
+    Some(Ok(Charted { spec, data }))
 }
 
 /// The name of the spec's mark (`"bar"`, or `{"type": "bar", ...}`).
@@ -186,7 +229,8 @@ pub(super) fn title_of(spec: &Value) -> Option<String> {
 
 /// The spec with the rows inlined as `data.values` (objects keyed by field name, values as
 /// sent) and number parsing for quantitative fields sent as strings; field names with dots are
-/// escaped so that Vega-Lite does not read them as nested objects.
+/// escaped so that Vega-Lite does not read them as nested objects. When the result has more
+/// rows than arrived, its title gets a subtitle that says so ([`super::cut_note`]).
 pub fn inline_spec(c: &Charted) -> Value {
     let mut spec = c.spec.clone();
     let values: Vec<Value> = c
@@ -213,7 +257,40 @@ pub fn inline_spec(c: &Charted) -> Value {
     if let Value::Object(m) = &mut spec {
         m.insert("data".into(), data);
     }
+    if let Some(note) = super::cut_note(&c.data) {
+        add_subtitle(&mut spec, note);
+    }
     spec
+}
+
+/// `note` as a line of the spec's title's `subtitle` (after any it has); a spec without a
+/// title gets the note as a title of its own, set as a note (small, italic, not bold).
+fn add_subtitle(spec: &mut Value, note: String) {
+    let Some(title) = spec.get_mut("title").filter(|t| !t.is_null()) else {
+        if let Some(spec) = spec.as_object_mut() {
+            spec.insert(
+                "title".into(),
+                json!({"text": note, "fontSize": 11, "fontStyle": "italic", "fontWeight": "normal"}),
+            );
+        }
+        return;
+    };
+    if let Value::String(text) = title {
+        *title = json!({ "text": text.clone() });
+    }
+    let Some(t) = title.as_object_mut().filter(|t| t.contains_key("text")) else {
+        return;
+    };
+    match t.get_mut("subtitle") {
+        Some(Value::Array(lines)) => lines.push(Value::String(note)),
+        Some(Value::String(line)) => {
+            let line = std::mem::take(line);
+            t.insert("subtitle".into(), json!([line, note]));
+        }
+        _ => {
+            t.insert("subtitle".into(), Value::String(note));
+        }
+    }
 }
 
 /// Escape the dots of data keys named in encodings (in the spec and its layers), and note the

@@ -120,7 +120,28 @@ pub fn draw(chart: &Chart) -> String {
         }
         Body::Points { x, points } => plot(&mut body, chart, x, points, legend_w),
     };
-    let mut svg = open(height, chart.title.as_deref());
+    // Notes (the rows left out, an arc drawn as bars) go under the title (or where it would
+    // be), and the chart moves down by as much as they take beyond the title's line.
+    let first_note = if chart.title.is_some() { 46.0 } else { 26.0 };
+    let shift = match chart.notes.len() {
+        0 => 0.0,
+        n => first_note + 18.0 * (n - 1) as f64 - 26.0,
+    };
+    let mut svg = open(height + shift, chart.title.as_deref());
+    for (i, note) in chart.notes.iter().enumerate() {
+        text(
+            &mut svg,
+            WIDTH / 2.0,
+            first_note + 18.0 * i as f64,
+            12.0,
+            "middle",
+            " class=\"note\" font-style=\"italic\"",
+            &cut(note, 100),
+        );
+    }
+    if shift > 0.0 {
+        let _ = writeln!(svg, r#"<g transform="translate(0 {shift:.0})">"#);
+    }
     svg.push_str(&body);
     if !legend_items.is_empty() {
         legend(
@@ -130,6 +151,9 @@ pub fn draw(chart: &Chart) -> String {
             legend_title.as_deref(),
             legend_w,
         );
+    }
+    if shift > 0.0 {
+        let _ = writeln!(svg, "</g>");
     }
     svg.push_str("</svg>\n");
     svg

@@ -58,7 +58,37 @@ pub fn draw(chart: &Chart, width: usize, style: Style) -> String {
         Body::Points { x, points } => plot(&mut out, chart, x, points, width, style),
     }
     legend(&mut out, chart, width, style);
+    for note in &chart.notes {
+        for line in wrap(note, width) {
+            out.push_str(&style.dim(&line));
+            out.push('\n');
+        }
+    }
     out
+}
+
+/// `text` in lines of at most `width` columns, broken at spaces (a word longer than a line is
+/// cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.width() + 1 + word.width() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        if line.width() > width {
+            lines.push(cut(&line, width));
+            line.clear();
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 fn legend(out: &mut String, chart: &Chart, width: usize, style: Style) {
@@ -101,7 +131,105 @@ fn legend(out: &mut String, chart: &Chart, width: usize, style: Style) {
     out.push('\n');
 }
 
-/// A label column, a bar and the value, one line per category (stacked per series).
+/// Where bars go in a bar area of `bar_w` cells: values below zero extend left of a zero
+/// axis, values above it right; without negatives there is no axis and bars start at the left.
+struct BarLayout {
+    /// Cells per unit of value.
+    scale: f64,
+    /// Cells left of the axis (0 without negatives).
+    neg_w: usize,
+    /// Cells right of the axis.
+    pos_w: usize,
+    /// Whether there is an axis column (between `neg_w` and `pos_w`).
+    axis: bool,
+}
+
+impl BarLayout {
+    /// The layout for bars whose positive parts reach `pos_max` and negative parts `neg_max`
+    /// (both as sizes, not signed).
+    fn new(pos_max: f64, neg_max: f64, bar_w: usize) -> BarLayout {
+        if neg_max <= 0.0 {
+            let scale = if pos_max > 0.0 {
+                bar_w as f64 / pos_max
+            } else {
+                0.0
+            };
+            return BarLayout {
+                scale,
+                neg_w: 0,
+                pos_w: bar_w,
+                axis: false,
+            };
+        }
+        let avail = bar_w.saturating_sub(1);
+        if pos_max <= 0.0 {
+            return BarLayout {
+                scale: avail as f64 / neg_max,
+                neg_w: avail,
+                pos_w: 0,
+                axis: true,
+            };
+        }
+        // One scale for both sides; the negative side is rounded up to whole cells and the
+        // positive side keeps the rest, so neither side's longest bar overflows.
+        let scale = avail.saturating_sub(1) as f64 / (pos_max + neg_max);
+        let neg_w = ((neg_max * scale - 1e-9).ceil().max(1.0) as usize).min(avail);
+        BarLayout {
+            scale,
+            neg_w,
+            pos_w: avail - neg_w,
+            axis: true,
+        }
+    }
+}
+
+/// A single bar for a value of `size`, growing right (a cell's fraction drawn in eighths).
+fn bar_right(size: f64, layout: &BarLayout) -> String {
+    let eighths = (size * layout.scale * 8.0).round() as usize;
+    let eighths = eighths.min(layout.pos_w * 8);
+    let mut bar = "█".repeat(eighths / 8);
+    if !eighths.is_multiple_of(8) {
+        bar.push(EIGHTHS[eighths % 8]);
+    }
+    bar
+}
+
+/// A single bar growing left from the axis: whole cells and a right half block (the only
+/// right-aligned part block terminals draw well).
+fn bar_left(size: f64, layout: &BarLayout) -> String {
+    let halves = ((size * layout.scale * 2.0).round() as usize).min(layout.neg_w * 2);
+    let mut bar = String::new();
+    if halves % 2 == 1 {
+        bar.push('▐');
+    }
+    bar.push_str(&"█".repeat(halves / 2));
+    bar
+}
+
+/// The parts of one side of a bar: (series, its glyphs), from left to right.
+type Parts = Vec<(usize, String)>;
+
+/// Stacked segments from the axis outwards: (series, cells) for the values of one side.
+fn stack(parts: &[(usize, f64)], scale: f64, room: usize) -> Vec<(usize, usize)> {
+    let mut done = 0.0;
+    let mut used = 0;
+    let mut out = Vec::new();
+    for &(s, v) in parts {
+        let start = (done * scale).round() as usize;
+        done += v;
+        let end = ((done * scale).round() as usize).min(room);
+        let n = end.saturating_sub(start.max(used));
+        if n > 0 {
+            out.push((s, n));
+            used += n;
+        }
+    }
+    out
+}
+
+/// A label column, a bar and the value, one line per category (stacked per series). With
+/// negative values a zero axis splits the bar area: negative bars extend left of it, positive
+/// ones right, both to one scale; a `0` under the axis marks it.
 fn bars(
     out: &mut String,
     chart: &Chart,
@@ -124,8 +252,20 @@ fn bars(
         .min(width / 3)
         .min(24);
     let bar_w = width.saturating_sub(label_w + value_w + 2).max(8);
-    let max = totals.iter().fold(0.0f64, |m, t| m.max(t.abs()));
-    let scale = if max > 0.0 { bar_w as f64 / max } else { 0.0 };
+    // How far each category's bar reaches on either side of zero (stacks add up per side).
+    let side = |i: usize, neg: bool| -> f64 {
+        values
+            .iter()
+            .map(|v| v[i])
+            .filter(|v| if neg { *v < 0.0 } else { *v > 0.0 })
+            .map(f64::abs)
+            .sum()
+    };
+    let pos_max = (0..labels.len())
+        .map(|i| side(i, false))
+        .fold(0.0, f64::max);
+    let neg_max = (0..labels.len()).map(|i| side(i, true)).fold(0.0, f64::max);
+    let layout = BarLayout::new(pos_max, neg_max, bar_w);
     if chart.title.is_none() {
         out.push_str(&style.dim(&cut(
             &format!("{} by {}", chart.y_title, chart.x_title),
@@ -133,43 +273,65 @@ fn bars(
         )));
         out.push('\n');
     }
+    let glyph = |s: usize| -> char {
+        if style.color {
+            '█'
+        } else {
+            SHADES[s % SHADES.len()]
+        }
+    };
     for (i, label) in labels.iter().enumerate() {
         let l = cut(label, label_w);
         out.push_str(&l);
         out.push_str(&" ".repeat(label_w - l.width() + 1));
-        let mut cells = 0;
-        if values.len() == 1 {
-            let eighths = (totals[i].abs() * scale * 8.0).round() as usize;
-            let full = eighths / 8;
-            let mut bar = "█".repeat(full);
-            if !eighths.is_multiple_of(8) {
-                bar.push(EIGHTHS[eighths % 8]);
+        // The parts left of the axis (negative) and right of it, as (series, glyphs).
+        let (left, right): (Parts, Parts) = if values.len() == 1 {
+            let v = values[0][i];
+            if v < 0.0 {
+                (vec![(0, bar_left(-v, &layout))], Vec::new())
+            } else {
+                (Vec::new(), vec![(0, bar_right(v, &layout))])
             }
-            cells = bar.chars().count();
-            out.push_str(&paint(style, 0, &bar));
         } else {
-            let mut done = 0.0;
-            for (s, v) in values.iter().enumerate() {
-                let v = v[i].max(0.0);
-                let end = ((done + v) * scale).round() as usize;
-                let start = (done * scale).round() as usize;
-                done += v;
-                let n = end.saturating_sub(start);
-                if n == 0 {
-                    continue;
-                }
-                let glyph = if style.color {
-                    '█'
-                } else {
-                    SHADES[s % SHADES.len()]
-                };
-                out.push_str(&paint(style, s, &glyph.to_string().repeat(n)));
-                cells += n;
+            let parts = |neg: bool| -> Vec<(usize, f64)> {
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(s, v)| (s, v[i]))
+                    .filter(|(_, v)| if neg { *v < 0.0 } else { *v > 0.0 })
+                    .map(|(s, v)| (s, v.abs()))
+                    .collect()
+            };
+            let draw = |segs: Vec<(usize, usize)>| -> Parts {
+                segs.into_iter()
+                    .map(|(s, n)| (s, glyph(s).to_string().repeat(n)))
+                    .collect()
+            };
+            let mut left = draw(stack(&parts(true), layout.scale, layout.neg_w));
+            // The first series sits next to the axis, so the left side is drawn reversed.
+            left.reverse();
+            (left, draw(stack(&parts(false), layout.scale, layout.pos_w)))
+        };
+        let cells = |segs: &Parts| -> usize { segs.iter().map(|(_, b)| b.chars().count()).sum() };
+        if layout.axis {
+            // Padding, then the negative bar ending at the axis.
+            out.push_str(&" ".repeat(layout.neg_w.saturating_sub(cells(&left))));
+            for (s, b) in &left {
+                out.push_str(&paint(style, *s, b));
             }
+            out.push_str(&style.dim("│"));
         }
-        let pad = bar_w.saturating_sub(cells) + 1 + value_w - texts[i].width();
+        for (s, b) in &right {
+            out.push_str(&paint(style, *s, b));
+        }
+        let pad = layout.pos_w.saturating_sub(cells(&right)) + 1 + value_w - texts[i].width();
         out.push_str(&" ".repeat(pad));
         out.push_str(&texts[i]);
+        out.push('\n');
+    }
+    if layout.axis {
+        out.push_str(&" ".repeat(label_w + 1 + layout.neg_w));
+        out.push_str(&style.dim("0"));
         out.push('\n');
     }
 }

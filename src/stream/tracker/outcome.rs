@@ -17,10 +17,17 @@ pub struct StreamError {
 }
 
 impl Tracker {
-    /// An error line's status: a refused auth (a JSON-RPC style error object, or an error before
-    /// the stream began that speaks of keys or tokens) is 3, a thread already streaming is 5,
-    /// anything else 1.
+    /// An error line of this stream, classified (see [`classify_error`]).
     pub(super) fn classify_error(&self, f: &Frame) -> StreamError {
+        classify_error(f, !self.cutoff_seen)
+    }
+}
+
+/// An error line's status: a refused auth (a JSON-RPC style error object, or an error before
+/// the stream began, `before_stream`, that speaks of keys or tokens) is 3, a thread already
+/// streaming is 5, anything else 1. Shared by the stream and the resume's state read.
+pub fn classify_error(f: &Frame, before_stream: bool) -> StreamError {
+    {
         let message = f.error_message().unwrap_or_else(|| "unknown error".into());
         let lower = message.to_lowercase();
         let object = f.error.as_ref().is_some_and(Value::is_object);
@@ -41,8 +48,7 @@ impl Tracker {
         .any(|w| lower.contains(w));
         let status = if crate::protocol::words::is_busy(&message) {
             Status::Conflict
-        } else if matches!(code, Some(401 | 403))
-            || (sounds_like_auth && (object || !self.cutoff_seen))
+        } else if matches!(code, Some(401 | 403)) || (sounds_like_auth && (object || before_stream))
         {
             Status::Auth
         } else {
@@ -53,7 +59,9 @@ impl Tracker {
             message: crate::protocol::words::trim_body(message.as_bytes()),
         }
     }
+}
 
+impl Tracker {
     /// The answer (see [`FinalTracker::answer`]); the flag says the text is incomplete.
     pub fn final_text(&self) -> Option<(String, bool)> {
         self.answer.answer().map(|a| (a.text, a.incomplete))

@@ -51,25 +51,33 @@ pub(super) fn bars(
 }
 
 /// Each bar's segment as (series, category, from, to) in value units: from the baseline for
-/// a single series; stacked, skipping values that are not positive, for several.
+/// a single series; for several, stacked as Vega-Lite stacks them: positive values up from
+/// zero, negative ones down from it.
 fn segments(values: &[Vec<f64>], vlo: f64) -> Vec<(usize, usize, f64, f64)> {
     let single = values.len() == 1;
-    let mut stack = vec![0.0; values.first().map_or(0, Vec::len)];
+    let n = values.first().map_or(0, Vec::len);
+    let (mut up, mut down) = (vec![0.0; n], vec![0.0; n]);
     let mut out = Vec::new();
     for (s, vals) in values.iter().enumerate() {
         for (i, v) in vals.iter().enumerate() {
-            if !single && *v <= 0.0 {
-                continue;
-            }
             if single {
                 out.push((s, i, 0.0_f64.max(vlo), *v));
-            } else {
-                out.push((s, i, stack[i], stack[i] + v));
+            } else if *v > 0.0 {
+                out.push((s, i, up[i], up[i] + v));
+                up[i] += v;
+            } else if *v < 0.0 {
+                out.push((s, i, down[i], down[i] + v));
+                down[i] += v;
             }
-            stack[i] += v;
         }
     }
     out
+}
+
+/// Where category `i`'s bar ends above zero (its positive values stacked; 0 without any): the
+/// value label goes past it, clear of the bar.
+fn reach(values: &[Vec<f64>], i: usize) -> f64 {
+    values.iter().map(|v| v[i].max(0.0)).sum()
 }
 
 /// Bars from the left, a category a row, with value ticks along the bottom.
@@ -130,7 +138,7 @@ fn horizontal_bars(
         let total: f64 = values.iter().map(|v| v[i]).sum();
         text(
             svg,
-            x(total.max(0.0)) + 6.0,
+            x(reach(values, i)) + 6.0,
             y,
             10.0,
             "start",
@@ -208,7 +216,7 @@ fn vertical_bars(
             text(
                 svg,
                 cx,
-                y(total.max(0.0)) - 5.0,
+                y(reach(values, i)) - 5.0,
                 10.0,
                 "middle",
                 " class=\"value\"",
