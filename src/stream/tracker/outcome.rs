@@ -27,37 +27,34 @@ impl Tracker {
 /// the stream began, `before_stream`, that speaks of keys or tokens) is 3, a thread already
 /// streaming is 5, anything else 1. Shared by the stream and the resume's state read.
 pub fn classify_error(f: &Frame, before_stream: bool) -> StreamError {
-    {
-        let message = f.error_message().unwrap_or_else(|| "unknown error".into());
-        let lower = message.to_lowercase();
-        let object = f.error.as_ref().is_some_and(Value::is_object);
-        let code = f
-            .error
-            .as_ref()
-            .and_then(|e| e.get("code"))
-            .and_then(Value::as_i64);
-        let sounds_like_auth = [
-            "api key",
-            "api-key",
-            "auth",
-            "token",
-            "forbidden",
-            "permission",
-        ]
-        .iter()
-        .any(|w| lower.contains(w));
-        let status = if crate::protocol::words::is_busy(&message) {
-            Status::Conflict
-        } else if matches!(code, Some(401 | 403)) || (sounds_like_auth && (object || before_stream))
-        {
-            Status::Auth
-        } else {
-            Status::Failure
-        };
-        StreamError {
-            status,
-            message: crate::protocol::words::trim_body(message.as_bytes()),
-        }
+    let message = f.error_message().unwrap_or_else(|| "unknown error".into());
+    let lower = message.to_lowercase();
+    let object = f.error.as_ref().is_some_and(Value::is_object);
+    let code = f
+        .error
+        .as_ref()
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_i64);
+    let sounds_like_auth = [
+        "api key",
+        "api-key",
+        "auth",
+        "token",
+        "forbidden",
+        "permission",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let status = if crate::protocol::words::is_busy(&message) {
+        Status::Conflict
+    } else if matches!(code, Some(401 | 403)) || (sounds_like_auth && (object || before_stream)) {
+        Status::Auth
+    } else {
+        Status::Failure
+    };
+    StreamError {
+        status,
+        message: crate::protocol::words::trim_body(message.as_bytes()),
     }
 }
 
