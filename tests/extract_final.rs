@@ -125,12 +125,13 @@ fn json_leaves_out_only_a_field_with_a_number_beyond_f64_and_says_so() {
 
 #[test]
 fn a_truncated_stream_is_rebuilt_from_chunks_with_a_warning() {
+    // Shown, but no complete final answer: status 7, as `chat -o final` gives.
     let truncated = stream(&[CUTOFF, USER, D1, D2]) + &DONE[..40];
     analyst()
         .arg("extract-final")
         .write_stdin(truncated)
         .assert()
-        .success()
+        .code(7)
         .stdout("Revenue was $42.\n")
         .stderr(
             predicate::str::contains("skipped 1 malformed line")
@@ -383,14 +384,14 @@ fn large_files_scanned_in_parallel_blocks_agree_with_stdin() {
         .arg("extract-final")
         .arg(&path)
         .assert()
-        .success()
+        .code(7) // an incomplete answer: shown, but not a complete one
         .get_output()
         .clone();
     let from_stdin = analyst()
         .arg("extract-final")
         .write_stdin(content.clone())
         .assert()
-        .success()
+        .code(7) // an incomplete answer: shown, but not a complete one
         .get_output()
         .clone();
     assert_eq!(from_file.stdout, from_stdin.stdout);
@@ -458,14 +459,14 @@ fn more_unfinished_messages_than_the_bound_give_the_answer_one_pass_gives() {
         .arg("extract-final")
         .write_stdin(content.clone())
         .assert()
-        .success()
+        .code(7)
         .stdout("<Z3>\n")
         .stderr(predicate::str::contains(warning));
     analyst()
         .arg("extract-final")
         .arg(&path)
         .assert()
-        .success()
+        .code(7)
         .stdout("<Z3>\n")
         .stderr(predicate::str::contains(warning));
 }
@@ -550,4 +551,70 @@ fn the_status_of_several_files_does_not_depend_on_their_order() {
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert!(v[0]["error"].as_str().unwrap().contains("cannot read"));
     assert_eq!(v[1]["error"], "no final answer");
+}
+
+/// A file of two turns (a session's `/save`, `eval --save-dir` with `then:`) whose second turn
+/// was recovered by a state read: its answer is that read's, since no final frame follows it
+/// (CLI.md), not the first turn's final frame, which both commands printed with status 0. A
+/// final frame without content is no answer either (it printed an empty line, status 0).
+#[test]
+fn a_later_turns_state_read_is_its_answer_here_and_in_replay() {
+    let cut = r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c1","isStreaming":false}}"#;
+    let msg = |kind: &str, text: &str| {
+        format!(
+            r#"{{"lc":1,"type":"constructor","id":["langchain_core","messages","{kind}"],"kwargs":{{"content":"{text}"}}}}"#
+        )
+    };
+    let state1 = format!(
+        r#"{{"id":"__state__","sort":3,"state":{{"messages":[{},{}]}}}}"#,
+        msg("HumanMessage", "Q1"),
+        msg("AIMessage", "Turn1 answer")
+    );
+    let state2 = format!(
+        r#"{{"id":"__state__","sort":9,"state":{{"messages":[{},{},{},{}]}}}}"#,
+        msg("HumanMessage", "Q1"),
+        msg("AIMessage", "Turn1 answer"),
+        msg("HumanMessage", "Q2"),
+        msg("AIMessage", "Turn2 answer")
+    );
+    let echo1 = r#"{"id":"1-message","role":"user","content":"Q1","isDelta":false,"sort":1}"#;
+    let final1 = r#"{"id":"f1","role":"assistant","content":"Turn1 answer","isDelta":false,"graphPath":["final"],"sort":2}"#;
+    let usage = r#"{"id":"__usage__","type":"usage","usage":{}}"#;
+    let echo2 = r#"{"id":"2-message","role":"user","content":"Q2","isDelta":false,"sort":1}"#;
+    let lines = [cut, echo1, final1, &state1, usage, cut, echo2, cut, &state2];
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "two-turns.ndjson", stream(&lines));
+    analyst()
+        .arg("extract-final")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("Turn2 answer\n");
+    analyst()
+        .args(["chat", "--replay"])
+        .arg(&path)
+        .args(["-o", "final"])
+        .assert()
+        .success()
+        .stdout("Turn2 answer\n");
+    // The same on stdin, scanned in one pass.
+    analyst()
+        .arg("extract-final")
+        .write_stdin(stream(&lines))
+        .assert()
+        .success()
+        .stdout("Turn2 answer\n");
+    let empty = r#"{"id":"f9","role":"assistant","content":null,"isDelta":false,"graphPath":["final"],"sort":3}"#;
+    analyst()
+        .arg("extract-final")
+        .write_stdin(stream(&[cut, echo1, final1, empty]))
+        .assert()
+        .success()
+        .stdout("Turn1 answer\n");
+    analyst()
+        .arg("extract-final")
+        .write_stdin(stream(&[cut, echo1, empty]))
+        .assert()
+        .code(7)
+        .stdout("");
 }

@@ -81,9 +81,13 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
             continue;
         };
         if answer.incomplete {
+            // Shown (it is all there is), but no complete final answer was found: status 7,
+            // as `chat -o final` gives for the same stream, so that `extract-final f && publish`
+            // never publishes the front of an answer.
             warn(format!(
                 "{name}: the final answer is incomplete: its complete frame never arrived, so the text was rebuilt from its chunks"
             ));
+            status = status.worst(Status::NoAnswer);
         }
         if format != Format::Text && !answer.left_out.is_empty() {
             warn(format!(

@@ -7,10 +7,14 @@
 //!
 //! After a dropped connection, a client that finds the turn finished reads the thread's state
 //! and writes that read's own lines (its `__cutoff__`, then `__state__`) into the saved stream.
-//! A `__cutoff__` after the first marks such a reconnection; a `__state__` after that mark
-//! carries the answer (the state's last assistant message with text), used when no complete
-//! `final` frame exists. A plain stream's `__state__` (no mark) never stands in for an answer,
-//! so streams without final frames still need `--fallback`.
+//! A run (one turn's stream) ends with its `__state__` (or its `__usage__`, unless that closes
+//! a suspended connection); a second `__cutoff__` within a run marks such a reconnection, and
+//! a `__state__` after that mark carries the answer (the state's last assistant message with
+//! text) when no final frame follows it (CLI.md). A `__cutoff__` after a run's end begins the
+//! next run (files that hold several turns: a session's `/save`, `eval --save-dir`), so an
+//! earlier turn's final frame never outranks a later turn's state read. A plain stream's
+//! `__state__` (no mark) never stands in for an answer, so streams without final frames still
+//! need `--fallback`.
 //!
 //! Every line goes through one pass of [`jsonscan::scan_frame`], which validates it and notes
 //! where the few fields the rule reads are; nothing is parsed into values until the end, when
@@ -64,11 +68,14 @@ pub struct FinalTracker {
     /// For a tracker of one block of a larger input: the ids whose complete frame it saw, so
     /// that a merge drops the chunks earlier blocks gathered for them.
     completed: Option<HashSet<Vec<u8>>>,
-    /// `__cutoff__` frames seen; a second one marks a reconnection.
-    cutoffs: u32,
-    /// The last `__state__` line, with the number of `__cutoff__` frames before it (counted
-    /// from this tracker's start: a block's count is completed by [`FinalTracker::merge`]).
-    state: Option<(Vec<u8>, u32)>,
+    /// Where the runs stand, for each state the input before this tracker's could have left
+    /// them in ([`Runs`]): a block's start is not known until [`FinalTracker::merge`].
+    runs: Runs,
+    /// The last `__state__` line, and for each of those start states whether it was marked
+    /// as a state read's (bit `i` for start state `i`).
+    state: Option<(Vec<u8>, u8)>,
+    /// A final frame arrived after the last `__state__`: then that state is not the answer.
+    final_after_state: bool,
     /// A merge may have given another answer than one pass: see
     /// [`FinalTracker::merged_exactly`].
     inexact: bool,
@@ -203,16 +210,20 @@ impl FinalTracker {
         for (id, chunk) in later.chunks.open {
             self.chunks.entry(&id).extend_from_slice(&chunk);
         }
+        // `later`'s input began where this tracker's ended, for each of its start states.
+        if let Some((raw, marked)) = later.state {
+            self.state = Some((raw, self.runs.through(marked)));
+            self.final_after_state = later.final_after_state;
+        } else if later.final_frame.is_some() {
+            self.final_after_state = true;
+        }
         if later.final_frame.is_some() {
             self.final_frame = later.final_frame;
         }
         if later.fallback_frame.is_some() {
             self.fallback_frame = later.fallback_frame;
         }
-        if let Some((raw, before)) = later.state {
-            self.state = Some((raw, self.cutoffs + before));
-        }
-        self.cutoffs += later.cutoffs;
+        self.runs.then(&later.runs);
     }
 
     /// Feed one line: it is checked to be a JSON object (the error says where it is not), and
@@ -229,21 +240,38 @@ impl FinalTracker {
         let id = raw(line, top.id);
         if id.starts_with(b"__") {
             if is_str(line, top.id, CUTOFF) {
-                self.cutoffs += 1;
+                self.runs.cutoff();
                 return;
             }
             if is_str(line, top.id, STATE) {
-                self.state = Some((line.to_vec(), self.cutoffs));
+                self.state = Some((line.to_vec(), self.runs.state()));
+                self.final_after_state = false;
+                return;
+            }
+            if is_str(line, top.id, USAGE) {
+                self.runs.usage();
+                return;
+            }
+            if is_str(line, top.id, SUSPENDED) {
+                self.runs.suspended();
                 return;
             }
         }
+        self.runs.other();
         if !is_str(line, top.role, "assistant") {
             return;
         }
         let is_final = top
             .graph_path
             .is_some_and(|p| p.len <= 2 && span_is(line, p.head, "final"));
+        // A complete final frame without content (absent or null) holds no answer: it is
+        // passed over, as if it had not come (printing an empty answer with status 0 would
+        // say a question was answered).
+        if is_final && !top.is_delta && top.content.is_none() {
+            return;
+        }
         if is_final {
+            self.final_after_state = true;
             if top.is_delta && !self.no_text {
                 let chunk = self.chunks.entry(id);
                 match top.content {
@@ -283,10 +311,11 @@ impl FinalTracker {
         self.final_frame.as_ref().is_some_and(|l| !l.delta)
     }
 
-    /// The answer so far, if any: a complete final frame, else a state read's answer, else a
-    /// final message rebuilt from its chunks (incomplete), else the fallback.
+    /// The answer so far, if any: a state read's answer when no final frame follows it, else a
+    /// complete final frame, else a state read's answer, else a final message rebuilt from its
+    /// chunks (incomplete), else the fallback.
     pub fn answer(&self) -> Option<Answer> {
-        if !self.has_complete_final()
+        if (!self.final_after_state || !self.has_complete_final())
             && let Some(answer) = self.state_answer()
         {
             return Some(answer);
@@ -323,10 +352,10 @@ impl FinalTracker {
     }
 
     /// The answer of a state read after a reconnection: the last assistant message with text
-    /// of a `__state__` that follows a second `__cutoff__`.
+    /// of a `__state__` that follows a second `__cutoff__` of its run.
     fn state_answer(&self) -> Option<Answer> {
-        let (raw, cutoffs_before) = self.state.as_ref()?;
-        if *cutoffs_before < 2 {
+        let (raw, marked) = self.state.as_ref()?;
+        if marked & (1 << Runs::FRESH) == 0 {
             return None;
         }
         let (frame, _) = parse_message(raw);
@@ -348,9 +377,97 @@ impl FinalTracker {
     }
 }
 
-/// The ids of the frames that open a response and carry the thread's state.
+/// The ids of the frames that open a response and carry the thread's state, and of the
+/// events that end a connection.
 const CUTOFF: &str = "__cutoff__";
 const STATE: &str = "__state__";
+const USAGE: &str = "__usage__";
+const SUSPENDED: &str = "__suspended__";
+
+/// Where the runs of a stream stand: `__cutoff__` frames in the current run (0, 1, or 2 for
+/// two or more: a reconnection's mark), and whether a `__suspended__` came last (the
+/// `__usage__` after it closes the connection, not the run). A tracker of a block does not
+/// know where its input began, so it follows all six start states at once,
+/// state `i` being `cutoffs * 2 + suspended`; a whole input starts in [`Runs::FRESH`]. The
+/// frames that move them are few (a handful a turn), so following six costs nothing.
+#[derive(Clone, Copy, Debug)]
+struct Runs {
+    /// For each start state, the state now.
+    now: [u8; 6],
+    /// Whether any of them is suspended (spares the per-line check of [`Runs::other`]).
+    suspended: bool,
+}
+
+impl Default for Runs {
+    fn default() -> Runs {
+        Runs {
+            now: [0, 1, 2, 3, 4, 5],
+            suspended: true,
+        }
+    }
+}
+
+impl Runs {
+    /// No `__cutoff__` yet, nothing suspended: an input's beginning.
+    const FRESH: u8 = 0;
+    fn map(&mut self, f: impl Fn(u8, bool) -> (u8, bool)) {
+        for s in &mut self.now {
+            let (cutoffs, suspended) = f(*s / 2, *s % 2 == 1);
+            *s = cutoffs.min(2) * 2 + u8::from(suspended);
+        }
+        self.suspended = self.now.iter().any(|s| s % 2 == 1);
+    }
+
+    fn cutoff(&mut self) {
+        self.map(|c, s| (c + 1, s));
+    }
+
+    /// A `__state__` ends its run: for which start states it was a state read's (marked).
+    fn state(&mut self) -> u8 {
+        let marked = self
+            .now
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s / 2 >= 2)
+            .fold(0, |m, (i, _)| m | 1 << i);
+        self.map(|_, _| (0, false));
+        marked
+    }
+
+    /// `__usage__` ends the run, unless it closes a suspended connection (the resend goes on
+    /// with the same turn).
+    fn usage(&mut self) {
+        self.map(|c, s| if s { (c, s) } else { (0, false) });
+    }
+
+    fn suspended(&mut self) {
+        self.map(|c, _| (c, true));
+    }
+
+    /// Any other frame: a suspension before it is over. On every line, so kept to a test.
+    #[inline(always)]
+    fn other(&mut self) {
+        if self.suspended {
+            self.map(|c, _| (c, false));
+        }
+    }
+
+    /// Marks made by a later input (bit `j`: marked when that input began in state `j`), for
+    /// this one's start states: that input began where this one is now.
+    fn through(&self, marked: u8) -> u8 {
+        (0..6)
+            .filter(|&i| marked & (1 << self.now[i]) != 0)
+            .fold(0, |m, i| m | 1 << i)
+    }
+
+    /// These runs followed by `later`'s input.
+    fn then(&mut self, later: &Runs) {
+        for s in &mut self.now {
+            *s = later.now[usize::from(*s)];
+        }
+        self.suspended = self.now.iter().any(|s| s % 2 == 1);
+    }
+}
 
 /// Whether content is there and not only white space.
 fn has_text(line: &[u8], content: Option<Field>) -> bool {
@@ -712,6 +829,12 @@ mod tests {
 
     const CUT: &str = r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c","isStreaming":false}}"#;
     const STATE: &str = r#"{"id":"__state__","sort":1,"state":{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"From state"}]}}"#;
+    const STATE2: &str = r#"{"id":"__state__","sort":9,"state":{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"From state"},{"role":"user","content":"q2"},{"role":"assistant","content":"Turn two"}]}}"#;
+    const USAGE: &str = r#"{"id":"__usage__","type":"usage","usage":{}}"#;
+    const SUSPENDED: &str = r#"{"id":"__suspended__","type":"suspend","retryable":true}"#;
+    const ECHO: &str = r#"{"id":"2-message","role":"user","content":"q2","sort":1}"#;
+    const C2: &str =
+        r#"{"id":"f2","role":"assistant","content":"Two!","isDelta":false,"graphPath":["final"]}"#;
 
     #[test]
     fn a_state_read_after_a_reconnection_carries_the_answer() {
@@ -719,9 +842,42 @@ mod tests {
         let a = run(&[CUT, D1, CUT, STATE], false).unwrap();
         assert_eq!(a.text, "From state");
         assert!(a.from_state && !a.incomplete);
-        // A complete final frame wins (it is the same turn's answer).
+        // CLI.md: the state read's answer counts when no final frame follows it, complete
+        // frames before it included.
         let a = run(&[CUT, C, CUT, STATE], false).unwrap();
+        assert_eq!((a.text.as_str(), a.from_state), ("From state", true));
+        // A final frame after it wins.
+        let a = run(&[CUT, D1, CUT, STATE, C], false).unwrap();
         assert_eq!((a.text.as_str(), a.from_state), ("Hello!", false));
+    }
+
+    /// A file of two turns (a session's `/save`, `eval --save-dir`): the second turn's state
+    /// read carries its answer, not the first turn's final frame; and a second turn that
+    /// ended normally has its own final frame as its answer, its `__state__` unmarked.
+    #[test]
+    fn a_later_turns_state_read_outranks_an_earlier_turns_final() {
+        let a = run(&[CUT, C, STATE, USAGE, CUT, ECHO, CUT, STATE2], false).unwrap();
+        assert_eq!((a.text.as_str(), a.from_state), ("Turn two", true));
+        let a = run(&[CUT, C, STATE, CUT, ECHO, C2, STATE2, USAGE], false).unwrap();
+        assert_eq!((a.text.as_str(), a.from_state), ("Two!", false));
+        // A turn that ended with usage and no state (an error, an abort) ends its run too.
+        let a = run(&[CUT, C, USAGE, CUT, ECHO, C2, STATE2], false).unwrap();
+        assert_eq!((a.text.as_str(), a.from_state), ("Two!", false));
+        // The usage that closes a suspended connection does not: the resend's mark still
+        // marks that turn's state read.
+        let a = run(&[CUT, D1, SUSPENDED, USAGE, CUT, STATE2], false).unwrap();
+        assert_eq!((a.text.as_str(), a.from_state), ("Turn two", true));
+    }
+
+    /// A final frame without content holds no answer: the one before it stands, or none.
+    #[test]
+    fn a_final_frame_without_content_is_no_answer() {
+        let empty =
+            r#"{"id":"g","role":"assistant","content":null,"isDelta":false,"graphPath":["final"]}"#;
+        let absent = r#"{"id":"g","role":"assistant","isDelta":false,"graphPath":["final"]}"#;
+        assert_eq!(run(&[C, empty], false).unwrap().text, "Hello!");
+        assert_eq!(run(&[C, absent], false).unwrap().text, "Hello!");
+        assert!(run(&[empty], false).is_none());
     }
 
     #[test]
@@ -733,23 +889,41 @@ mod tests {
 
     #[test]
     fn the_state_rule_survives_every_block_split() {
-        let streams: [&[&str]; 3] = [
+        let streams: [&[&str]; 8] = [
             &[CUT, D1, CUT, STATE],
             &[CUT, STATE, CUT, STATE],
             &[CUT, STATE],
+            &[CUT, C, CUT, STATE],
+            &[CUT, D1, CUT, STATE, C],
+            &[CUT, C, STATE, USAGE, CUT, ECHO, CUT, STATE2],
+            &[CUT, C, STATE, CUT, ECHO, C2, STATE2, USAGE],
+            &[CUT, D1, SUSPENDED, USAGE, CUT, STATE2],
         ];
         for lines in streams {
             let whole = run(lines, false);
-            for split in 0..=lines.len() {
-                let mut acc = FinalTracker::new(false);
-                for part in [&lines[..split], &lines[split..]] {
-                    let mut block = FinalTracker::for_block(false);
-                    for l in part {
-                        block.observe(l.as_bytes()).unwrap();
+            // Every split into three blocks (two cuts), merged left to right, and also with
+            // the last two blocks merged first: the merge is associative.
+            for a in 0..=lines.len() {
+                for b in a..=lines.len() {
+                    let block = |part: &[&str]| {
+                        let mut t = FinalTracker::for_block(false);
+                        for l in part {
+                            t.observe(l.as_bytes()).unwrap();
+                        }
+                        t
+                    };
+                    let mut acc = FinalTracker::new(false);
+                    for part in [&lines[..a], &lines[a..b], &lines[b..]] {
+                        acc.merge(block(part));
                     }
-                    acc.merge(block);
+                    assert_eq!(acc.answer(), whole, "split at {a}, {b} of {lines:?}");
+                    let mut tail = block(&lines[a..b]);
+                    tail.merge(block(&lines[b..]));
+                    let mut acc = FinalTracker::new(false);
+                    acc.merge(block(&lines[..a]));
+                    acc.merge(tail);
+                    assert_eq!(acc.answer(), whole, "split at {a}, ({b}) of {lines:?}");
                 }
-                assert_eq!(acc.answer(), whole, "split at {split} of {lines:?}");
             }
         }
     }
