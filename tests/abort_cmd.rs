@@ -54,3 +54,37 @@ fn refusals_say_what_happened() {
     assert!(text(&out.get_output().stderr).contains("thread c1 was not found"));
     abort_cmd(home.path(), &missing).assert().code(2);
 }
+
+/// PROTOCOL.md: some servers answer bad credentials with 200 and a JSON-RPC style error
+/// object. That is exit 3 whatever its words, for `abort` and `state` alike (the status was
+/// guessed from the words: "jwt expired" was 1, "Not authorized" 1 for abort and 3 for state).
+#[test]
+fn a_json_rpc_error_in_a_200_is_a_refusal_whatever_its_words() {
+    let home = tempfile::tempdir().unwrap();
+    for message in [
+        "Invalid API key",
+        "Not authorized",
+        "Missing Authorization header",
+        "jwt expired",
+        "bad key",
+        "Computer says no",
+    ] {
+        let body = json!({"jsonrpc": "2.0", "error": {"code": -32000, "message": message}});
+        let server = Server::start(move |_, _| Reply::status(200, &format!("{body}\n")));
+        let out = abort_cmd(home.path(), &server)
+            .args(["--chat-id", "c1"])
+            .assert()
+            .code(3);
+        assert!(
+            text(&out.get_output().stderr).contains(message),
+            "abort names the server's words: {message}"
+        );
+        analyst(home.path())
+            .env("ANALYST_API_KEY", "k")
+            .args(["state", "--url", &server.url(), "--external-id", "bot"])
+            .args(["--chat-id", "c1", "-o", "json"])
+            .assert()
+            .code(3)
+            .stdout("");
+    }
+}

@@ -49,6 +49,9 @@ pub struct Frame {
     pub code: Lenient<String>,
     /// Token usage on `__usage__`.
     pub usage: Lenient<Value>,
+    /// `"2.0"` on a JSON-RPC style error object: the protocol's bad-credentials answer in a
+    /// 200 (PROTOCOL.md).
+    pub jsonrpc: Lenient<String>,
 }
 
 /// `toolCall`: the tool's name, its input, and (when finished) its result as a JSON string.

@@ -134,29 +134,19 @@ impl ErrorDoc {
             return Status::from_http(code);
         }
         let words = self.message.to_ascii_lowercase();
-        let about_credentials = [
-            "unauthori",
-            "unauthenticated",
-            "authenticat",
-            "forbidden",
-            "permission",
-            "credential",
-            "access denied",
-            "api key",
-            "api-key",
-            "apikey",
-        ]
-        .iter()
-        .any(|w| words.contains(w))
-            || (words.contains("token")
-                && ["invalid", "expired", "missing", "revoked"]
-                    .iter()
-                    .any(|w| words.contains(w)));
         match http {
             Some(401 | 403) => Status::Auth,
             Some(404) => Status::NotFound,
-            _ if about_credentials => Status::Auth,
+            _ if crate::protocol::words::about_credentials(&words) => Status::Auth,
             _ if words.contains("not found") => Status::NotFound,
+            // PROTOCOL.md: a JSON-RPC style error object in a 200 is how some servers say
+            // "bad credentials" (their 401), whatever its words; JSON-RPC's own codes for
+            // broken requests and internal errors say otherwise.
+            _ if self.kind == ErrorKind::JsonRpc
+                && !crate::protocol::words::is_jsonrpc_standard_error(self.code) =>
+            {
+                Status::Auth
+            }
             _ => Status::Failure,
         }
     }

@@ -35,19 +35,15 @@ pub fn classify_error(f: &Frame, before_stream: bool) -> StreamError {
         .as_ref()
         .and_then(|e| e.get("code"))
         .and_then(Value::as_i64);
-    let sounds_like_auth = [
-        "api key",
-        "api-key",
-        "auth",
-        "token",
-        "forbidden",
-        "permission",
-    ]
-    .iter()
-    .any(|w| lower.contains(w));
+    let sounds_like_auth = crate::protocol::words::about_credentials(&lower);
+    // PROTOCOL.md: a JSON-RPC style error object is how some servers say "bad credentials".
+    let jsonrpc = f.jsonrpc.is_some() && !crate::protocol::words::is_jsonrpc_standard_error(code);
     let status = if crate::protocol::words::is_busy(&message) {
         Status::Conflict
-    } else if matches!(code, Some(401 | 403)) || (sounds_like_auth && (object || before_stream)) {
+    } else if matches!(code, Some(401 | 403))
+        || jsonrpc
+        || (sounds_like_auth && (object || before_stream))
+    {
         Status::Auth
     } else {
         Status::Failure
