@@ -123,7 +123,8 @@ fn a_read_that_ends_before_its_state_is_a_failure() {
 }
 
 /// The table fits the terminal's width (it was 134 columns whatever the width), one line a
-/// message; a thread still answering says so under it; and a read whose service leaves out
+/// message; a thread still answering says so on stderr (stdout carries only the table; `-q`
+/// leaves the hint out); and a read whose service leaves out
 /// `__cutoff__` keeps the thread id the command asked for.
 #[test]
 fn the_table_fits_the_width_and_says_when_the_thread_still_answers() {
@@ -149,8 +150,19 @@ fn the_table_fits_the_width_and_says_when_the_thread_still_answers() {
             4,
             "the header and one line a message:\n{table}"
         );
-        assert!(table.contains("still answering"), "{table}");
+        assert!(!table.contains("still answering"), "{table}");
+        let stderr = text(&out.get_output().stderr);
+        assert!(stderr.contains("still answering"), "{stderr}");
     }
+    let out = state_cmd(home.path(), &server)
+        .args(["-q", "--chat-id", "c1", "-o", "table"])
+        .assert()
+        .success();
+    let both = [&out.get_output().stdout, &out.get_output().stderr];
+    assert!(
+        both.iter().all(|b| !text(b).contains("still answering")),
+        "-q: {both:?}"
+    );
     let without_cutoff = Server::always(thread()[1..].to_vec());
     let out = state_cmd(home.path(), &without_cutoff)
         .args(["--chat-id", "c1", "-o", "json"])

@@ -493,6 +493,9 @@ async fn show_state(ctx: &Ctx, svc: &Service, chat_id: &str) -> Result<()> {
     view.0
         .write_table(&mut out, ctx.out_style, crate::term::out_width(&ctx.env))?;
     out.flush()?;
+    if let Some(hint) = view.0.still_answering_hint() {
+        crate::term::diag(format_args!("analyst: {hint}"));
+    }
     outcome
 }
 

@@ -59,11 +59,19 @@ pub fn run(ctx: &Ctx, args: StateArgs) -> Result<Status> {
         let outcome = read_into(response, svc.idle(), &mut out).await;
         if outcome.is_ok() || out.arrived {
             match format {
-                Format::Table => out.view.write_table(
-                    &mut out.out,
-                    ctx.out_style,
-                    crate::term::out_width(&ctx.env),
-                )?,
+                Format::Table => {
+                    out.view.write_table(
+                        &mut out.out,
+                        ctx.out_style,
+                        crate::term::out_width(&ctx.env),
+                    )?;
+                    if let Some(hint) = out.view.still_answering_hint()
+                        && !ctx.global.quiet
+                    {
+                        out.out.flush()?;
+                        crate::term::diag(format_args!("analyst: {hint}"));
+                    }
+                }
                 Format::Json | Format::Yaml => out.view.write_doc(&mut out.out, format)?,
                 _ => {}
             }

@@ -121,17 +121,34 @@ impl StateView {
 
     /// Rows from the frames, with the messages known only from `__state__` (by an id no frame
     /// has; `sort: null`) in their place in the thread's order; servers that send only
-    /// `__state__` give all rows from it. A state message without an id cannot be told from a
-    /// frame's, so it is left out when frames came.
+    /// `__state__` give all rows from it. A state message without an id (PROTOCOL.md's
+    /// serialised shape has none) cannot be matched by id: the frames of a read are the last
+    /// turn, so the state's messages before that turn's question (the last user message with
+    /// the text of the frames' first one) are the earlier turns, and the rest are the frames'.
     fn rows(&self) -> Vec<Row> {
         let from_state = self.state.as_ref().map(rows_from_state).unwrap_or_default();
         if self.rows.is_empty() {
             return from_state;
         }
+        let turn = self
+            .rows
+            .iter()
+            .find(|r| r.role == "user")
+            .and_then(|q| {
+                from_state
+                    .iter()
+                    .rposition(|r| r.id.is_none() && r.role == "user" && r.text == q.text)
+            })
+            .unwrap_or(0);
         let mut rows = Vec::with_capacity(self.rows.len() + from_state.len());
         let mut next = 0; // frame rows up to here are out
-        for row in from_state {
-            let Some(id) = &row.id else { continue };
+        for (i, row) in from_state.into_iter().enumerate() {
+            let Some(id) = &row.id else {
+                if i < turn {
+                    rows.push(row);
+                }
+                continue;
+            };
             match self.by_id.get(id) {
                 Some(&at) => {
                     if at >= next {
@@ -146,9 +163,8 @@ impl StateView {
         rows
     }
 
-    /// Write the table; tool calls in cyan and failed ones in red, as `chat -o text` shows them.
-    /// The table, fitted to `width` columns (long texts wrap inside their column), and a line
-    /// under it when the thread is still answering.
+    /// Write the table; tool calls in cyan and failed ones in red, as `chat -o text` shows them,
+    /// fitted to `width` columns (long texts wrap inside their column).
     pub fn write_table(&self, out: &mut impl Write, style: Style, width: usize) -> Result<()> {
         use comfy_table::{Cell, Color};
         let mut grid = table(style);
@@ -182,14 +198,14 @@ impl StateView {
             ]);
         }
         writeln!(out, "{grid}")?;
-        if self.streaming == Some(true) {
-            writeln!(
-                out,
-                "{}",
-                style.dim("the thread is still answering: read it again for the rest")
-            )?;
-        }
         Ok(())
+    }
+
+    /// The hint for stderr (CLI.md: stdout carries only the data) when the thread was still
+    /// answering: the table is not its last word.
+    pub fn still_answering_hint(&self) -> Option<&'static str> {
+        (self.streaming == Some(true))
+            .then_some("the thread is still answering: read it again for the rest")
     }
 
     /// Write the document: `chatId`, `isStreaming`, `messages`.
@@ -291,6 +307,36 @@ fn shorten(s: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// PROTOCOL.md's `__state__` entries carry no id: the earlier turns they hold are still
+    /// rows when the read's frames give the last turn (they were dropped).
+    #[test]
+    fn state_messages_without_ids_before_the_frames_turn_are_kept() {
+        let mut v = StateView::default();
+        let msg = |kind: &str, text: &str| {
+            format!(
+                r#"{{"lc":1,"type":"constructor","id":["langchain_core","messages","{kind}"],"kwargs":{{"content":"{text}"}}}}"#
+            )
+        };
+        let state = format!(
+            r#"{{"id":"__state__","sort":9,"state":{{"messages":[{},{},{},{}]}}}}"#,
+            msg("HumanMessage", "Q0?"),
+            msg("AIMessage", "Answer zero."),
+            msg("HumanMessage", "Q1?"),
+            msg("AIMessage", "Answer one.")
+        );
+        for l in [
+            r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"c","isStreaming":false}}"#,
+            r#"{"id":"u1","sort":1,"role":"user","content":"Q1?","isDelta":false}"#,
+            r#"{"id":"a1","sort":2,"role":"assistant","content":"Answer one.","isDelta":false,"graphPath":["final"]}"#,
+            state.as_str(),
+        ] {
+            let f = Frame::parse(l.as_bytes()).unwrap();
+            v.frame(&f);
+        }
+        let texts: Vec<String> = v.rows().into_iter().map(|r| r.text).collect();
+        assert_eq!(texts, ["Q0?", "Answer zero.", "Q1?", "Answer one."]);
+    }
 
     #[test]
     fn frames_become_rows() {
