@@ -181,6 +181,59 @@ fn a_user_still_active_after_deactivate_is_a_failure() {
     assert!(line["error"].as_str().unwrap().contains("active"));
 }
 
+/// SCIM attribute names are case-insensitive (RFC 7643 §2.1): `"Active": true` after
+/// `--deactivate` is a user still active (it was read as success).
+#[test]
+fn a_user_still_active_in_another_spelling_is_a_failure() {
+    let server = Server::start(|_, _| {
+        Answer::new(
+            200,
+            json!({"id": "9", "UserName": "9@example.com", "Active": true, "Meta": {}}).to_string(),
+        )
+    });
+    let (code, _, err) = patch(&server, &["9", "--deactivate", "-o", "ndjson"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("still reports active: true"), "{err}");
+}
+
+/// `--ids-from` as editors save it: a byte-order mark before a `#` comment line (it was sent
+/// as a PATCH of the user `\u{feff}# ...`), CRLF, and a comment after an id.
+#[test]
+fn ids_from_skips_a_byte_order_mark_and_trailing_comments() {
+    let server = Server::start(|seen, _| {
+        let id = seen.target.rsplit('/').next().unwrap().to_owned();
+        Answer::user(&id, json!(false))
+    });
+    let home = tempfile::tempdir().unwrap();
+    let ids = home.path().join("ids.txt");
+    std::fs::write(
+        &ids,
+        "\u{feff}# users to offboard\r\nu1\r\nu2  # leaver, ticket 42\r\nu#3\t# kept: a # inside an id\r\n",
+    )
+    .unwrap();
+    let (code, _, err) = patch(
+        &server,
+        &[
+            "--ids-from",
+            ids.to_str().unwrap(),
+            "--deactivate",
+            "-o",
+            "ndjson",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut targets: Vec<String> = server.requests().iter().map(|r| r.target.clone()).collect();
+    targets.sort();
+    assert_eq!(
+        targets,
+        [
+            "/api/scim/v2/Users/u%233",
+            "/api/scim/v2/Users/u1",
+            "/api/scim/v2/Users/u2"
+        ]
+    );
+}
+
 #[test]
 fn every_status_maps_to_the_exit_table() {
     let cases = [

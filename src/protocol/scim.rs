@@ -237,11 +237,32 @@ fn meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Meta, D::Error> {
 }
 
 impl User {
-    /// Parse a User leniently; `None` when the value is not an object.
+    /// Parse a User leniently; `None` when the value is not an object. Attribute names are
+    /// case-insensitive (RFC 7643 §2.1): `Active` is `active` (the exact spelling wins when a
+    /// server sends both).
     pub fn from_value(v: &Value) -> Option<User> {
-        v.is_object()
-            .then(|| serde_json::from_value(v.clone()).ok())
-            .flatten()
+        const NAMES: [&str; 7] = [
+            "id",
+            "userName",
+            "active",
+            "externalId",
+            "emails",
+            "name",
+            "meta",
+        ];
+        let mut user = serde_json::Map::new();
+        for (key, value) in v.as_object()? {
+            match NAMES.iter().find(|n| n.eq_ignore_ascii_case(key)) {
+                Some(name) if *name != key && !user.contains_key(*name) => {
+                    user.insert((*name).to_owned(), value.clone());
+                }
+                Some(name) if *name != key => {}
+                _ => {
+                    user.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        serde_json::from_value(Value::Object(user)).ok()
     }
 }
 
@@ -355,6 +376,14 @@ mod tests {
             u.meta.last_modified.as_deref(),
             Some("2024-01-01T00:00:00Z")
         );
+        // Attribute names in any case (RFC 7643 §2.1); the exact spelling wins.
+        let u = User::from_value(&json!({"Id": "7", "Active": true, "USERNAME": "x"})).unwrap();
+        assert_eq!(
+            (u.id.as_deref(), u.active.0, u.user_name.as_deref()),
+            (Some("7"), Some(true), Some("x"))
+        );
+        let u = User::from_value(&json!({"Active": true, "active": false})).unwrap();
+        assert_eq!(u.active.0, Some(false));
     }
 
     #[test]

@@ -43,7 +43,16 @@ impl Targets {
         if let Some(path) = ids_from {
             let shown = path.to_string_lossy();
             let text = read_text_source("--ids-from", &shown)?;
+            // A byte-order mark, as Windows editors save a file, is no part of the first id.
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             for (n, line) in text.lines().enumerate() {
+                // A `#` comment fills a line or follows an id after white space (`u1  # leaver`),
+                // as in a shell; a `#` inside an id (`a#b`) is part of it.
+                let comment = line
+                    .as_bytes()
+                    .windows(2)
+                    .position(|w| matches!(w, [b' ' | b'\t', b'#']));
+                let line = comment.map_or(line, |at| &line[..at]);
                 let id = line.trim();
                 if id.is_empty() || id.starts_with('#') {
                     continue;
