@@ -63,7 +63,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand chat" -l save -d 'Also w
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l retries -d 'How often to resume a dropped stream' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l dialect -d 'Wire variant the --demo emulator speaks (see `analyst serve --dialect`)' -r -f -a "seed\t'The service\'s document: final frames, HTTP statuses for refusals'
 docs\t'The vendor\'s published examples: cube_* names, no final frames, errors in a 200'
-legacy\t'Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta shape, no __usage__/__suspended__/__aborted__'"
+legacy\t'Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta shape, SCIM users with active as a string and PascalCase meta, no __usage__/__suspended__/__aborted__'"
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l today -d 'The date the --demo emulator resolves relative periods against (see `analyst serve --today`)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l body -d 'A whole request body to start from (inline JSON, @FILE, FILE or -); flags override its fields' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l replay -d 'Render a saved stream (FILE or -) without contacting the service' -r -F
@@ -322,7 +322,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand sql" -l dry-run -d 'Prin
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l dialect -d 'Wire variant the --demo emulator speaks (see `analyst serve --dialect`)' -r -f -a "seed\t'The service\'s document: final frames, HTTP statuses for refusals'
 docs\t'The vendor\'s published examples: cube_* names, no final frames, errors in a 200'
-legacy\t'Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta shape, no __usage__/__suspended__/__aborted__'"
+legacy\t'Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta shape, SCIM users with active as a string and PascalCase meta, no __usage__/__suspended__/__aborted__'"
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l retries -d 'How often `ask` resumes a dropped stream' -r
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l data-url -d 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l data-token-file -d 'Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the token itself; with token auth the chat token is the default' -r -F
@@ -420,7 +420,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand serve" -l pace -d 'Delay
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l fault -d 'Inject a failure (see below; repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l dialect -d 'Wire variant to speak: the service\'s document, the vendor\'s examples, older servers' -r -f -a "seed\t'The service\'s document: final frames, HTTP statuses for refusals'
 docs\t'The vendor\'s published examples: cube_* names, no final frames, errors in a 200'
-legacy\t'Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta shape, no __usage__/__suspended__/__aborted__'"
+legacy\t'Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta shape, SCIM users with active as a string and PascalCase meta, no __usage__/__suspended__/__aborted__'"
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l today -d 'The date relative periods ("last month") resolve against, e.g. 2025-06-15 (default: today)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data-secret-file -d 'Read the HS256 secret of tokens (data API, token auth) from FILE (generated when absent)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l token-for -d 'Print a data API token for USER signed with --data-secret-file\'s secret, and exit' -r

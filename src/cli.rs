@@ -70,7 +70,8 @@ pub enum DialectArg {
     /// The vendor's published examples: cube_* names, no final frames, errors in a 200
     Docs,
     /// Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta
-    /// shape, no __usage__/__suspended__/__aborted__
+    /// shape, SCIM users with active as a string and PascalCase meta, no
+    /// __usage__/__suspended__/__aborted__
     Legacy,
 }
 

@@ -232,6 +232,46 @@ async fn auth_and_paths() {
         .await
         .unwrap();
     assert_eq!(read.status(), 200);
+    // Ignored whatever its shape (it was checked, and a bad shape was a 400).
+    for ignored in [
+        json!("not an object"),
+        json!({"userAttributes": "bad", "isEphemeral": "yes"}),
+        json!({"externalId": "Has Capitals", "internalId": "x@example.com"}),
+    ] {
+        let read = srv
+            .http
+            .post(&url)
+            .header("X-Cube-Auth-Token", &token)
+            .body(json!({"chatId": chat, "sessionSettings": ignored}).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(read.status(), 200, "{ignored}");
+    }
+    // The SCIM token is an API key of the account (PROTOCOL.md): chat takes it too.
+    let scim_key = send(
+        url.clone(),
+        vec![(
+            "Authorization",
+            format!("Api-Key {}", srv.running.scim_token),
+        )],
+    )
+    .await
+    .unwrap();
+    assert_eq!(scim_key.status(), 200);
+    // An internal user that does not exist is a parameter the body got wrong: 400 naming it
+    // (a 403 read as refused credentials).
+    let unknown = srv
+        .post(
+            &url,
+            &json!({"input": "hi", "sessionSettings": {"internalId": "nobody@example.com"}}),
+        )
+        .await;
+    assert_eq!(unknown.status(), 400);
+    assert_eq!(
+        body_json(unknown).await["field"],
+        "sessionSettings.internalId"
+    );
     // An API key on the token-only URL: 403; with both headers Authorization wins.
     let keyed = send(
         deployment.clone(),
@@ -387,4 +427,35 @@ async fn bodies_over_the_limit_are_413() {
     )
     .await;
     assert_eq!(status, 413);
+}
+
+/// `docs` and `legacy` refuse a bad key with 200 and a JSON-RPC error object, where the stream
+/// would be: one `\n`-terminated line, as every line of that body is (it had no newline).
+#[tokio::test]
+async fn a_refusal_in_a_200_is_one_terminated_line() {
+    for dialect in [
+        analyst::protocol::Dialect::Docs,
+        analyst::protocol::Dialect::Legacy,
+    ] {
+        let srv = serve_with(|o| o.dialect = dialect).await;
+        let r = srv
+            .http
+            .post(srv.chat_url())
+            .header("Authorization", "Api-Key nope")
+            .body(json!({"input": "hi", "sessionSettings": ext("a")}).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let body = r.text().await.unwrap();
+        assert!(
+            body.ends_with('\n') && body.matches('\n').count() == 1,
+            "{body:?}"
+        );
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            (v["jsonrpc"].as_str(), v["error"]["code"].as_i64()),
+            (Some("2.0"), Some(-32001))
+        );
+    }
 }

@@ -42,7 +42,7 @@ pub(crate) fn caller_of(
 ) -> Result<ChatCaller, Response> {
     chat_caller(
         headers,
-        &shared.api_key,
+        &shared.account_keys(),
         &shared.data_secret,
         &shared.clock,
         token_only,
@@ -50,11 +50,12 @@ pub(crate) fn caller_of(
     )
 }
 
-/// Check a chat or abort request's credentials. `token_only` is the deployments URL form, which
-/// refuses API keys with 403 as the protocol says. `Authorization` wins over the token.
+/// Check a chat or abort request's credentials: any of the account's API keys (`api_keys`).
+/// `token_only` is the deployments URL form, which refuses API keys with 403 as the protocol
+/// says. `Authorization` wins over the token.
 pub(crate) fn chat_caller(
     headers: &HeaderMap,
-    api_key: &str,
+    api_keys: &[&str],
     secret: &str,
     clock: &Clock,
     token_only: bool,
@@ -71,7 +72,7 @@ pub(crate) fn chat_caller(
         let value = value.to_str().unwrap_or("");
         return match split_scheme(value) {
             Some((scheme, key)) if scheme.eq_ignore_ascii_case("api-key") => {
-                if same_secret(key, api_key) {
+                if api_keys.iter().any(|k| same_secret(key, k)) {
                     Ok(ChatCaller::ApiKey)
                 } else {
                     Err(unauthorized("invalid API key"))
@@ -92,8 +93,10 @@ pub(crate) fn chat_caller(
     }
 }
 
-/// Check a SCIM request's token (`Bearer` or `Api-Key`); a SCIM error body on failure.
-pub(crate) fn scim_caller(headers: &HeaderMap, token: &str) -> Result<(), Response> {
+/// Check a SCIM request's token (`Bearer` or `Api-Key`): PROTOCOL.md says the SCIM token is an
+/// ordinary API key of the account, so any of `tokens` (the account's keys) is accepted. A
+/// SCIM error body on failure.
+pub(crate) fn scim_caller(headers: &HeaderMap, tokens: &[&str]) -> Result<(), Response> {
     let value = match headers.get(header::AUTHORIZATION) {
         Some(v) => v.to_str().unwrap_or(""),
         None => {
@@ -108,7 +111,7 @@ pub(crate) fn scim_caller(headers: &HeaderMap, token: &str) -> Result<(), Respon
         Some((scheme, given))
             if scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("api-key") =>
         {
-            if same_secret(given, token) {
+            if tokens.iter().any(|t| same_secret(given, t)) {
                 Ok(())
             } else {
                 Err(responses::scim_error(

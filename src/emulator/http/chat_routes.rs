@@ -164,9 +164,11 @@ fn user_key(
     create: bool,
 ) -> Result<UserKey, Response> {
     if let Some(name) = &s.internal_id {
+        // An unknown user is a parameter the body got wrong (400, as PROTOCOL.md's table has
+        // it; a 403 would read as refused credentials); a deactivated one is refused (403).
         let user = world.scim.by_user_name(name).ok_or_else(|| {
             field_error(
-                StatusCode::FORBIDDEN,
+                StatusCode::BAD_REQUEST,
                 "sessionSettings.internalId",
                 format!("internal user {name:?} does not exist (provision it with SCIM first)"),
             )
@@ -325,6 +327,10 @@ async fn checked_request(
     )
     .await?;
     let need_session = matches!(caller, ChatCaller::ApiKey);
+    if !need_session && let Some(body) = value.as_object_mut() {
+        // PROTOCOL.md: under token auth `sessionSettings` is ignored, whatever its shape.
+        body.remove("sessionSettings");
+    }
     body_check::chat_body(&value, need_session)
         .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
     let has_images = value
@@ -478,7 +484,11 @@ async fn abort(
 ) -> Outcome {
     let (caller, mut value, _) =
         admit(shared, account, agent, token_only, headers, body, MAX_BODY).await?;
-    body_check::abort_body(&value, matches!(caller, ChatCaller::ApiKey))
+    let need_session = matches!(caller, ChatCaller::ApiKey);
+    if !need_session && let Some(body) = value.as_object_mut() {
+        body.remove("sessionSettings"); // ignored under token auth, as for chat
+    }
+    body_check::abort_body(&value, need_session)
         .map_err(|e| field_error(StatusCode::BAD_REQUEST, &e.field, e.message))?;
     if value.get("sessionSettings").is_none_or(Value::is_null) {
         value["sessionSettings"] = serde_json::json!({});

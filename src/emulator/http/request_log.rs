@@ -66,7 +66,7 @@ fn user(shared: &Shared, path: &str, headers: &HeaderMap, body: Option<&Value>) 
         return claims.get("sub").and_then(Value::as_str).map(str::to_owned);
     }
     if path.starts_with("/api/scim/") {
-        return auth::scim_caller(headers, &shared.scim_token)
+        return auth::scim_caller(headers, &shared.account_keys())
             .ok()
             .map(|()| "(scim token)".to_owned());
     }

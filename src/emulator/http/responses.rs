@@ -18,7 +18,13 @@ pub(crate) fn unauthorized(dialect: Dialect, message: &str) -> Response {
     if dialect.http_refusals() {
         error(StatusCode::UNAUTHORIZED, message)
     } else {
-        json_response(StatusCode::OK, &emit::jsonrpc_error(-32001, message))
+        // In a 200, where a stream would be: one `\n`-terminated line, as stream lines are.
+        (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            format!("{}\n", emit::jsonrpc_error(-32001, message)),
+        )
+            .into_response()
     }
 }
 

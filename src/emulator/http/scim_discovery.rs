@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// Discovery takes the same token as Users, and refuses `filter` with 403 as RFC 7644 section
 /// 4 says (a client must not believe a filter was applied).
 fn checked(shared: &Shared, headers: &HeaderMap, query: &Option<String>) -> Result<(), Response> {
-    auth::scim_caller(headers, &shared.scim_token)?;
+    auth::scim_caller(headers, &shared.account_keys())?;
     let query = query.as_deref().unwrap_or("");
     if url::form_urlencoded::parse(query.as_bytes()).any(|(k, _)| k == "filter") {
         return Err(scim_error(

@@ -124,7 +124,7 @@ pub(crate) async fn list(
     RawQuery(query): RawQuery,
 ) -> Response {
     let run = || -> Outcome {
-        auth::scim_caller(&headers, &shared.scim_token)?;
+        auth::scim_caller(&headers, &shared.account_keys())?;
         Ok(list_users(&shared, &projection(&query)?))
     };
     run().unwrap_or_else(|r| r)
@@ -137,7 +137,7 @@ pub(crate) async fn search(
     body: Body,
 ) -> Response {
     let run = async {
-        auth::scim_caller(&headers, &shared.scim_token)?;
+        auth::scim_caller(&headers, &shared.account_keys())?;
         let body = json_object(body).await?;
         let query = Query::from_search_request(&body).map_err(bad_query)?;
         Ok::<_, Response>(list_users(&shared, &query))
@@ -181,7 +181,7 @@ pub(crate) async fn get_one(
     RawQuery(query): RawQuery,
 ) -> Response {
     let run = || -> Outcome {
-        auth::scim_caller(&headers, &shared.scim_token)?;
+        auth::scim_caller(&headers, &shared.account_keys())?;
         let query = projection(&query)?;
         let world = shared.world();
         let user = world.scim.get(&id).ok_or_else(|| not_found(&id))?;
@@ -198,7 +198,7 @@ pub(crate) async fn create(
     body: Body,
 ) -> Response {
     let run = async {
-        auth::scim_caller(&headers, &shared.scim_token)?;
+        auth::scim_caller(&headers, &shared.account_keys())?;
         let query = projection(&query)?;
         let attrs = json_object(body).await?;
         let mut world = shared.world();
@@ -225,7 +225,7 @@ pub(crate) async fn replace(
     body: Body,
 ) -> Response {
     let run = async {
-        auth::scim_caller(&headers, &shared.scim_token)?;
+        auth::scim_caller(&headers, &shared.account_keys())?;
         let query = projection(&query)?;
         let attrs = json_object(body).await?;
         let mut world = shared.world();
@@ -248,7 +248,7 @@ pub(crate) async fn patch(
     body: Body,
 ) -> Response {
     let run = async {
-        auth::scim_caller(&headers, &shared.scim_token)?;
+        auth::scim_caller(&headers, &shared.account_keys())?;
         let query = projection(&query)?;
         let doc = Value::Object(json_object(body).await?);
         let ops = PatchOp::from_document(&doc).map_err(|why| {
@@ -279,7 +279,7 @@ pub(crate) async fn delete(
     headers: HeaderMap,
 ) -> Response {
     let run = || -> Outcome {
-        auth::scim_caller(&headers, &shared.scim_token)?;
+        auth::scim_caller(&headers, &shared.account_keys())?;
         let mut world = shared.world();
         check_if_match(&headers, world.scim.get(&id).ok_or_else(|| not_found(&id))?)?;
         world.scim.delete(&id);

@@ -86,6 +86,12 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
+    /// The account's API keys: the chat key and the SCIM token, each accepted wherever the
+    /// other is (PROTOCOL.md: the SCIM token is an ordinary API key of the account).
+    pub fn account_keys(&self) -> [&str; 2] {
+        [&self.api_key, &self.scim_token]
+    }
+
     /// Lock the world. A panic elsewhere cannot leave it half-updated in a harmful way, so a
     /// poisoned lock is taken over rather than failing every later request.
     pub fn world(&self) -> MutexGuard<'_, World> {
