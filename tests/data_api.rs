@@ -379,3 +379,33 @@ fn mcp_takes_the_data_api_flags() {
     expect_status(&out, 2, "mcp --session -");
     assert!(outs(&out).1.contains("stdin carries the MCP messages"));
 }
+
+/// PROTOCOL.md's `timezone` is an IANA name: one that is not is a 400 naming the field (it was
+/// answered 200 as if valid); a real one runs.
+#[test]
+fn a_timezone_that_is_no_iana_name_is_refused() {
+    let emu = emulator(&[]);
+    let home = tempfile::tempdir().unwrap();
+    let token = emu.running.data_token.clone();
+    let query = TOP5_2025;
+    for (tz, code) in [
+        ("Mars/Olympus", 2),
+        ("not a zone", 2),
+        ("Europe/Paris", 0),
+        ("UTC", 0),
+    ] {
+        let mut cmd = analyst(home.path());
+        cmd.env("ANALYST_DATA_URL", &emu.running.data_url)
+            .env("ANALYST_DATA_TOKEN", &token)
+            .args(["sql", "-o", "csv", "--timezone", tz, query]);
+        let out = run(&mut cmd);
+        expect_status(&out, code, tz);
+        if code == 2 {
+            let stderr = outs(&out).1;
+            assert!(
+                stderr.contains("HTTP 400") && stderr.contains("timezone"),
+                "{tz}: {stderr}"
+            );
+        }
+    }
+}

@@ -99,6 +99,65 @@ fn caller_context(shared: &Shared, headers: &HeaderMap) -> Result<SecurityContex
     Ok(security_context(&claims))
 }
 
+/// PROTOCOL.md's optional fields, checked as the service would: `cache` one of its four
+/// policies, `timezone` an IANA name (`UTC`, `Etc/GMT+2`, `Europe/Paris`, `America/Argentina/
+/// Salta`). The emulator's data has no time of day, so the zone changes no row here.
+fn options_are_valid(body: &Value) -> Result<(), String> {
+    const CACHE: [&str; 4] = [
+        "stale-if-slow",
+        "stale-while-revalidate",
+        "must-revalidate",
+        "no-cache",
+    ];
+    match body.get("cache") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(c)) if CACHE.contains(&c.as_str()) => {}
+        Some(other) => {
+            return Err(format!(
+                "`cache` must be one of {}, not {other}",
+                CACHE.join(", ")
+            ));
+        }
+    }
+    match body.get("timezone") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(tz)) if is_iana_name(tz) => Ok(()),
+        Some(other) => Err(format!(
+            "`timezone` must be an IANA time zone name such as Europe/Paris or UTC, not {other}"
+        )),
+    }
+}
+
+/// Whether `tz` has the shape of an IANA zone name: `UTC`/`GMT`, or `Area/Location[/More]`
+/// with a known area, each part letters, digits, `_`, `-` or `+`.
+fn is_iana_name(tz: &str) -> bool {
+    const AREAS: [&str; 10] = [
+        "Africa",
+        "America",
+        "Antarctica",
+        "Arctic",
+        "Asia",
+        "Atlantic",
+        "Australia",
+        "Europe",
+        "Indian",
+        "Pacific",
+    ];
+    if matches!(tz, "UTC" | "GMT" | "Etc/UTC" | "Etc/GMT") {
+        return true;
+    }
+    let mut parts = tz.split('/');
+    let area = parts.next().unwrap_or("");
+    let rest: Vec<&str> = parts.collect();
+    (AREAS.contains(&area) || area == "Etc")
+        && !rest.is_empty()
+        && rest.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+'))
+        })
+}
+
 /// The body's `query` string, or the 400 (or 413) that says what is wrong with the body.
 async fn query_text(body: Body) -> Result<String, Refusal> {
     let bytes = match read_body(body, MAX_BODY).await {
@@ -106,13 +165,16 @@ async fn query_text(body: Body) -> Result<String, Refusal> {
         Err(status) => return Err((status, "the request body is too large or broke off".into())),
     };
     match serde_json::from_slice::<Value>(&bytes) {
-        Ok(v) => match v.get("query").and_then(Value::as_str) {
-            Some(q) => Ok(q.to_string()),
-            None => Err((
-                StatusCode::BAD_REQUEST,
-                "the body needs a `query` string".into(),
-            )),
-        },
+        Ok(v) => {
+            options_are_valid(&v).map_err(|why| (StatusCode::BAD_REQUEST, why))?;
+            match v.get("query").and_then(Value::as_str) {
+                Some(q) => Ok(q.to_string()),
+                None => Err((
+                    StatusCode::BAD_REQUEST,
+                    "the body needs a `query` string".into(),
+                )),
+            }
+        }
         Err(e) => Err((
             StatusCode::BAD_REQUEST,
             format!("the body is not JSON: {e}"),
