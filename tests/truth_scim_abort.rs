@@ -478,11 +478,14 @@ fn abort_answered_with_any_other_body_exits_1_saying_what_came_back() {
 }
 
 #[test]
-fn abort_succeeds_on_204_and_on_an_empty_2xx() {
+fn abort_succeeds_on_204_an_empty_2xx_and_a_2xx_object_that_is_no_error() {
     for (case, status, body) in [
         ("204", 204u16, &b""[..]),
         ("200 empty", 200, b""),
         ("200 whitespace", 200, b" \r\n\n"),
+        // A JSON object that is no error document: a server saying it did, in words.
+        ("200 ok object", 200, br#"{"ok":true}"#),
+        ("202 status object", 202, br#"{"status":"aborted"}"#),
     ] {
         let (out, _) = abort(status, &[("content-type", "application/json")], body);
         expect_status(&out, 0, case);

@@ -7,8 +7,8 @@ use crate::protocol::chat::AbortRequest;
 use anyhow::Result;
 use reqwest::header::CONTENT_TYPE;
 
-/// Send an abort for `request.chat_id`. Success is a 204, or a 2xx with an empty body; a 2xx
-/// carrying an error document (servers that answer bad credentials with a JSON-RPC error in a
+/// Send an abort for `request.chat_id`. Success is a 204, or a 2xx with an empty body or a JSON
+/// object that is no error document; a 2xx carrying an error document (servers that answer bad credentials with a JSON-RPC error in a
 /// 200) fails with that error's meaning, and any other body fails saying what came back. A 403
 /// or 404 comes back as an error that says what it means for a thread.
 pub async fn abort(client: &ChatClient, request: &AbortRequest) -> Result<()> {
@@ -34,7 +34,16 @@ pub async fn abort(client: &ChatClient, request: &AbortRequest) -> Result<()> {
     if !read.over_limit && read.body.iter().all(u8::is_ascii_whitespace) {
         return Ok(());
     }
-    let e = match ErrorDoc::find(&read.body).filter(|_| !read.over_limit) {
+    let doc = ErrorDoc::find(&read.body).filter(|_| !read.over_limit);
+    // A JSON object that is no error document (`{"ok":true}`, `{"status":"aborted"}`) is a
+    // server's way of saying it did: PROTOCOL.md asks for leniency in what is received.
+    if doc.is_none()
+        && !read.over_limit
+        && serde_json::from_slice::<serde_json::Value>(&read.body).is_ok_and(|v| v.is_object())
+    {
+        return Ok(());
+    }
+    let e = match doc {
         Some(doc) => fail(
             doc.status(),
             format!("{what}: HTTP {status} but the body is {doc}"),
@@ -42,7 +51,7 @@ pub async fn abort(client: &ChatClient, request: &AbortRequest) -> Result<()> {
         None => fail(
             Status::Failure,
             format!(
-                "{what}: HTTP {status} with a body, so the abort is not confirmed (success has none): {}{}",
+                "{what}: HTTP {status} with a body, so the abort is not confirmed (success has none, or a JSON object): {}{}",
                 describe_body(content_type.as_deref(), &read.body),
                 if read.over_limit {
                     " (more than 64 KiB)"
