@@ -267,3 +267,23 @@ fn continue_uses_the_last_thread_of_the_profile() {
     assert!(seen[0].body.get("chatId").is_none());
     assert_eq!(seen[1].body["chatId"], "c1");
 }
+
+/// PROTOCOL.md: `sessionSettings.timezone` is an IANA name. One that is not is a usage error
+/// naming where it came from, and nothing is sent (it was sent, and the emulator took it).
+#[test]
+fn a_timezone_that_is_no_iana_name_is_refused_before_sending() {
+    let home = tempfile::tempdir().unwrap();
+    let server = Server::always(happy(MID));
+    for tz in ["Mars/Base", "utc", "+02:00"] {
+        let out = chat(home.path(), &server)
+            .args(["--timezone", tz, "hi"])
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("--timezone") && stderr.contains("IANA"),
+            "{tz}: {stderr}"
+        );
+    }
+    assert!(server.seen().is_empty(), "nothing sent");
+}

@@ -158,8 +158,23 @@ impl SessionSettings {
                 }
             }
         }
+        // PROTOCOL.md: `sessionSettings.timezone` is an IANA name.
+        if let Some(tz) = self.timezone.as_deref().filter(|tz| !is_iana_name(tz)) {
+            return Err(RuleError {
+                field: "sessionSettings.timezone",
+                problem: format!(
+                    "{tz:?} is not an IANA time zone name (such as Europe/Paris or UTC)"
+                ),
+            });
+        }
         Ok(())
     }
+}
+
+/// Whether `tz` is a name of the IANA time zone database (a zone or a link: `UTC`,
+/// `Europe/Paris`, `US/Eastern`, `Etc/GMT+2`), case-sensitive as the database is.
+pub fn is_iana_name(tz: &str) -> bool {
+    super::tz_names::NAMES.binary_search(&tz).is_ok()
 }
 
 /// An external id must be non-empty, lowercase, trimmed and without spaces.
@@ -202,6 +217,35 @@ pub struct AbortRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_zones_are_the_iana_databases_names() {
+        for tz in [
+            "UTC",
+            "Europe/Paris",
+            "US/Eastern",
+            "Etc/GMT+2",
+            "America/Argentina/Salta",
+        ] {
+            assert!(is_iana_name(tz), "{tz}");
+        }
+        for tz in [
+            "Mars/Olympus",
+            "utc",
+            "europe/paris",
+            "",
+            "Europe/",
+            "+02:00",
+        ] {
+            assert!(!is_iana_name(tz), "{tz}");
+        }
+        // Sorted, so that the binary search finds every name.
+        assert!(
+            super::super::tz_names::NAMES
+                .windows(2)
+                .all(|w| w[0] < w[1])
+        );
+    }
 
     fn ext(id: &str) -> SessionSettings {
         SessionSettings {

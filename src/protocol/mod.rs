@@ -13,6 +13,7 @@ pub mod redact;
 pub mod scim;
 pub mod thread;
 pub mod tool;
+mod tz_names;
 pub mod words;
 
 pub use chat::{ChatRequest, SessionSettings, UserAttribute};

@@ -260,6 +260,17 @@ fn merge(levels: [Level; 3], required: bool) -> Result<SessionSettings> {
             if key == EXTERNAL || key == INTERNAL || merged.contains_key(key) {
                 continue;
             }
+            // PROTOCOL.md: an IANA name (the client is strict about what it sends).
+            if key == "timezone"
+                && let Some(tz) = value
+                    .as_str()
+                    .filter(|tz| !crate::protocol::chat::is_iana_name(tz))
+            {
+                return Err(usage(format!(
+                    "{}: {tz:?} is not an IANA time zone name (such as Europe/Paris or UTC)",
+                    level.origin(key)
+                )));
+            }
             if internal && NOT_WITH_INTERNAL.contains(&key.as_str()) {
                 if depth <= id_level.unwrap_or(0) {
                     return Err(usage(format!(

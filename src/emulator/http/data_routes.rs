@@ -121,41 +121,11 @@ fn options_are_valid(body: &Value) -> Result<(), String> {
     }
     match body.get("timezone") {
         None | Some(Value::Null) => Ok(()),
-        Some(Value::String(tz)) if is_iana_name(tz) => Ok(()),
+        Some(Value::String(tz)) if crate::protocol::chat::is_iana_name(tz) => Ok(()),
         Some(other) => Err(format!(
             "`timezone` must be an IANA time zone name such as Europe/Paris or UTC, not {other}"
         )),
     }
-}
-
-/// Whether `tz` has the shape of an IANA zone name: `UTC`/`GMT`, or `Area/Location[/More]`
-/// with a known area, each part letters, digits, `_`, `-` or `+`.
-fn is_iana_name(tz: &str) -> bool {
-    const AREAS: [&str; 10] = [
-        "Africa",
-        "America",
-        "Antarctica",
-        "Arctic",
-        "Asia",
-        "Atlantic",
-        "Australia",
-        "Europe",
-        "Indian",
-        "Pacific",
-    ];
-    if matches!(tz, "UTC" | "GMT" | "Etc/UTC" | "Etc/GMT") {
-        return true;
-    }
-    let mut parts = tz.split('/');
-    let area = parts.next().unwrap_or("");
-    let rest: Vec<&str> = parts.collect();
-    (AREAS.contains(&area) || area == "Etc")
-        && !rest.is_empty()
-        && rest.iter().all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+'))
-        })
 }
 
 /// The body's `query` string, or the 400 (or 413) that says what is wrong with the body.
