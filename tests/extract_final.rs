@@ -597,6 +597,18 @@ fn a_later_turns_state_read_is_its_answer_here_and_in_replay() {
         .assert()
         .success()
         .stdout("Turn2 answer\n");
+    // `-o json`: the state's message as it was, said to come from the state; no id, isDelta
+    // or graphPath that no one sent.
+    let out = analyst()
+        .args(["extract-final", "-o", "json"])
+        .arg(&path)
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["content"], "Turn2 answer");
+    assert_eq!(doc["source"], "__state__");
+    assert_eq!(doc["stateMessage"]["kwargs"]["content"], "Turn2 answer");
+    assert!(doc.get("graphPath").is_none() && doc.get("isDelta").is_none(), "{doc}");
     // The same on stdin, scanned in one pass.
     analyst()
         .arg("extract-final")

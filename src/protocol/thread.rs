@@ -48,10 +48,17 @@ pub fn state_messages(state: &Value) -> Vec<StateMessage> {
 /// user message. None when the thread ends in a user message with no such reply (the turn
 /// failed or was stopped): an assistant message before it answers an earlier question.
 pub fn last_answer(state: &Value) -> Option<String> {
-    for m in state_messages(state).into_iter().rev() {
+    last_answer_entry(state).map(|(text, _)| text)
+}
+
+/// [`last_answer`], with the message's entry in `state.messages` as the service sent it.
+pub fn last_answer_entry(state: &Value) -> Option<(String, &Value)> {
+    let entries = state.get("messages").and_then(Value::as_array)?;
+    for entry in entries.iter().rev() {
+        let m = state_message(entry);
         match m.role.as_str() {
             "user" => return None,
-            "assistant" if !m.text.trim().is_empty() => return Some(m.text),
+            "assistant" if !m.text.trim().is_empty() => return Some((m.text, entry)),
             _ => {}
         }
     }

@@ -359,12 +359,14 @@ impl FinalTracker {
             return None;
         }
         let (frame, _) = parse_message(raw);
-        let text = crate::protocol::thread::last_answer(frame.get("state")?)?;
+        let (text, entry) = crate::protocol::thread::last_answer_entry(frame.get("state")?)?;
+        // No frame carried this message: the object says where it comes from and holds the
+        // state's entry as sent, rather than an id, `isDelta` or `graphPath` no one sent.
         let message = serde_json::json!({
             "role": "assistant",
             "content": text,
-            "isDelta": false,
-            "graphPath": ["final"],
+            "source": "__state__",
+            "stateMessage": entry,
         });
         Some(Answer {
             text,
