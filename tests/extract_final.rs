@@ -608,7 +608,10 @@ fn a_later_turns_state_read_is_its_answer_here_and_in_replay() {
     assert_eq!(doc["content"], "Turn2 answer");
     assert_eq!(doc["source"], "__state__");
     assert_eq!(doc["stateMessage"]["kwargs"]["content"], "Turn2 answer");
-    assert!(doc.get("graphPath").is_none() && doc.get("isDelta").is_none(), "{doc}");
+    assert!(
+        doc.get("graphPath").is_none() && doc.get("isDelta").is_none(),
+        "{doc}"
+    );
     // The same on stdin, scanned in one pass.
     analyst()
         .arg("extract-final")
