@@ -217,8 +217,8 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
     };
     let plan = match plan {
         Some(p) if !p.unread_periods.is_empty() => return refuse_periods(turn, &p.unread_periods),
-        Some(p) if p.unknown.is_empty() => p,
-        Some(p) => return refuse(turn, &p.unknown),
+        Some(p) if p.unknown.is_empty() && p.unapplied.is_empty() => p,
+        Some(p) => return refuse_parts(turn, &p.unknown, &p.unapplied),
         // Nothing planned: a comparison in the question is still named as not understood.
         None => {
             let unknown: Vec<String> = super::comparisons::find(&turn.question)
@@ -293,10 +293,17 @@ fn query_failed(req: &AgentRequest, title: &str, e: &str) -> String {
 
 /// A question that maps to nothing (or names what the model lacks): the model searched, an
 /// honest answer, no query; the thread's memory stays as it was.
-fn refuse(mut turn: Turn<'_>, unknown: &[String]) -> AgentRun {
-    turn.think(&format!("The question \"{}\" names something I cannot find in the data model. I'll search the model to list what it can answer.", turn.question.trim()));
+fn refuse(turn: Turn<'_>, unknown: &[String]) -> AgentRun {
+    refuse_parts(turn, unknown, &[])
+}
+
+/// A question with parts the plan could not read (`unknown`) or could not apply
+/// (`unapplied`): answering without them would answer another question, so it is refused,
+/// naming them, with no query.
+fn refuse_parts(mut turn: Turn<'_>, unknown: &[String], unapplied: &[String]) -> AgentRun {
+    turn.think(&format!("The question \"{}\" names something I cannot find in the data model or cannot apply. I'll search the model to list what it can answer.", turn.question.trim()));
     turn.search_model();
-    let answer = unmapped(turn.engine.views(), unknown);
+    let answer = unmapped(turn.engine.views(), unknown, unapplied);
     let memory = turn.req.history.last().cloned().unwrap_or_default();
     turn.finish(answer, memory)
 }
@@ -358,7 +365,7 @@ fn total(
 }
 
 /// The honest answer to a question that maps to nothing: what the model does know.
-fn unmapped(views: &[ViewCat], unknown: &[String]) -> String {
+fn unmapped(views: &[ViewCat], unknown: &[String], unapplied: &[String]) -> String {
     let mut measures = Vec::new();
     let mut dims = Vec::new();
     for v in views {
@@ -406,6 +413,11 @@ fn unmapped(views: &[ViewCat], unknown: &[String]) -> String {
             quoted(names),
             quoted(numeric)
         ),
+    };
+    let missing = match (missing.is_empty(), unapplied.is_empty()) {
+        (_, true) => missing,
+        (true, false) => format!(": {}", unapplied.join("; ")),
+        (false, false) => format!("{missing}; and {}", unapplied.join("; ")),
     };
     format!(
         "I can't answer that from this model{missing}, so I did not run a query. I can answer questions about these measures: {}; broken down or filtered by: {}; over time by day, week, month, quarter or year.{example}",

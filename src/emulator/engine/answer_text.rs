@@ -407,10 +407,14 @@ impl Shape<'_> {
             _ => {}
         }
         out.push('.');
+        // The tied leaders are named once; then as many as a "top N" asked for (five by
+        // default, at most twenty).
+        let shown = tied.len().max(1);
+        let want = self.plan.limit.map_or(5, |n| (n as usize).clamp(1, 20));
         let rest: Vec<String> = ranked
             .iter()
-            .skip(1)
-            .take(4)
+            .skip(shown)
+            .take(want.saturating_sub(shown))
             .map(|row| {
                 format!(
                     "{} ({})",
@@ -421,6 +425,15 @@ impl Shape<'_> {
             .collect();
         if !rest.is_empty() {
             out.push_str(&format!(" Next: {}.", rest.join(", ")));
+        }
+        if let Some(n) = self.plan.limit
+            && (ranked.len() as u64) < u64::from(n)
+            && self.plan.having.is_empty()
+        {
+            out.push_str(&format!(
+                " Only {} {dim_title} values have data here, fewer than the {n} asked for.",
+                ranked.len()
+            ));
         }
         out
     }

@@ -9,6 +9,8 @@ use super::request::TurnMemory;
 use super::timeparse::{self, Grain};
 use super::words::{Vocabulary, number_word, words};
 
+mod aliases;
+mod coverage;
 mod follow_up;
 mod reading;
 mod unresolved;
@@ -89,6 +91,10 @@ pub struct QueryPlan {
     /// Periods the plan cannot honour, in words (a period left out; several periods outside a
     /// comparison): the question is refused, naming them, never answered for one of them.
     pub unread_periods: Vec<String>,
+    /// Parts of the question understood but not applied (a rank with nothing to rank, a
+    /// comparison with nothing to compare), each with what can be asked instead: the question is
+    /// refused, naming them.
+    pub unapplied: Vec<String>,
     /// Caveats to mention in the answer.
     pub notes: Vec<String>,
 }
@@ -127,6 +133,7 @@ impl Lexicon {
                 }
             }
         }
+        aliases::add_values(&mut lex);
         lex.phrases.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
         lex.values
             .sort_by_key(|(p, _, _)| std::cmp::Reverse(p.len()));
@@ -284,7 +291,8 @@ pub fn plan(
 ) -> Option<QueryPlan> {
     // The words as written, and as the spelling correction reads them (one for one).
     let raw = words(question);
-    let t: Vec<String> = raw.iter().map(|w| vocab.correct(w)).collect();
+    let mut t: Vec<String> = raw.iter().map(|w| vocab.correct(w)).collect();
+    aliases::rewrite(&mut t, &unresolved::as_written(question));
     let cmps = comparisons::find(question);
     let prev = history.last().and_then(|m| from_memory(m, views));
     let readings = views
@@ -345,7 +353,7 @@ pub fn plan(
     if asks_one_row(question) && plan.limit == Some(5) {
         plan.limit = Some(1);
     }
-    compare(&mut plan, &t);
+    compare(&mut plan, &t, periods.len());
     rank_periods(&mut plan, &t, &used);
     if let Some(p) = negated_period {
         plan.unread_periods
@@ -384,16 +392,60 @@ fn unread_words(
     }
     let written = unresolved::as_written(question);
     unanswerable(plan, lex, view, t, &written);
+    // Words the general guard (`coverage`) judges in context ("new customers").
     let known = |w: &str| {
-        [PURCHASE, GROWTH, DECLINE, RATE, STATISTICS, SHARES]
-            .iter()
-            .any(|list| list.contains(&w))
+        [
+            PURCHASE,
+            GROWTH,
+            DECLINE,
+            RATE,
+            STATISTICS,
+            SHARES,
+            &["new"],
+        ]
+        .iter()
+        .any(|list| list.contains(&w))
     };
     for name in unresolved::names(question, t, used, &known) {
         if !plan.unknown.contains(&name) {
             plan.unknown.push(name);
         }
     }
+    // The general guard: every other meaningful word must be accounted for by the plan.
+    let found = coverage::check(plan, t, &written, used, lex, view);
+    for name in found.unknown {
+        // Already named, whole words within whole words ("Acme Corp" holds "Corp"; "average"
+        // does not hold "age").
+        let within =
+            |a: &[String], b: &[String]| !a.is_empty() && b.windows(a.len()).any(|w| w == a);
+        let mine = words(&name);
+        let known_already = plan.unknown.iter().any(|u| {
+            let theirs = words(u);
+            within(&mine, &theirs) || within(&theirs, &mine)
+        });
+        if !known_already {
+            plan.unknown.push(name);
+        }
+    }
+    for part in found.unapplied {
+        if !plan.unapplied.contains(&part) {
+            plan.unapplied.push(part);
+        }
+    }
+}
+
+/// Words that set two things side by side.
+pub(super) const VERSUS: &[&str] = &["vs", "versus", "compare", "compared", "against"];
+
+/// The member two or more filter values of which a "vs" sets side by side, if any.
+pub(super) fn versus_member(plan: &QueryPlan, t: &[String]) -> Option<usize> {
+    if !t.iter().any(|w| VERSUS.contains(&w.as_str())) {
+        return None;
+    }
+    plan.filters
+        .iter()
+        .map(|(m, _)| *m)
+        .find(|m| plan.filters.iter().filter(|(f, _)| f == m).count() >= 2)
 }
 
 /// "top city" (a singular noun, no number) asks for one row; "top cities" for five.
@@ -517,11 +569,28 @@ fn own_time(plan: &QueryPlan, view: &ViewCat, t: &[String]) -> Option<usize> {
 
 /// Growth and change: two whole periods of one grain, named ("from 2024 to 2025", "Q1 2025 vs
 /// Q1 2024"), or one named period and the one before it ("revenue growth last year").
-fn compare(plan: &mut QueryPlan, t: &[String]) {
+fn compare(plan: &mut QueryPlan, t: &[String], periods: usize) {
     if !t.iter().any(|w| GROWTH.contains(&w.as_str())) {
         return;
     }
     let named = timeparse::explicit_periods(t);
+    // "this year vs last year": two periods named, but not both as whole named periods; comparing
+    // the range's own period with the one before would answer for other periods (the question
+    // is refused as naming more than one period).
+    if periods >= 2 && named.len() < 2 {
+        return;
+    }
+    // "Books vs Toys", "compare France and Germany": two values of one member are compared
+    // side by side, each its own group, never summed.
+    if let Some(m) = versus_member(plan, t) {
+        if !plan.dimensions.contains(&m) {
+            plan.dimensions.insert(0, m);
+        }
+        plan.limit = None;
+        if named.len() < 2 {
+            return;
+        }
+    }
     let pair = match (named.as_slice(), &plan.range) {
         ([a, b, ..], _) => Some((a.clone(), b.clone())),
         (_, Some(r)) => timeparse::whole_period(r.start, r.end)

@@ -4,6 +4,8 @@
 use super::dates::{Date, MONTHS, Range};
 use super::words::number_word;
 
+mod ranges;
+
 /// A time grain to group by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Grain {
@@ -203,7 +205,11 @@ pub fn parse(t: &[String], used: &mut [bool], today: Date) -> TimeWords {
             i += 1; // a comparison's number ("over $2,024") is no period
             continue;
         }
-        let Some((found, take)) = relative(t, i, today).or_else(|| named(t, i, today)) else {
+        let Some((found, take)) = ranges::bounded(t, i, today)
+            .or_else(|| relative(t, i, today))
+            .or_else(|| ranges::explicit(t, i).map(|(r, n)| (Found::Range(r), n)))
+            .or_else(|| named(t, i, today))
+        else {
             i += 1;
             continue;
         };

@@ -169,6 +169,7 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<QueryPlan> {
         by_rate: false,
         unknown: Vec::new(),
         unread_periods: Vec::new(),
+        unapplied: Vec::new(),
         notes: Vec::new(),
     })
 }

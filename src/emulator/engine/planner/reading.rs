@@ -160,10 +160,21 @@ fn ranks(plan: &mut QueryPlan, t: &[String], used: &mut [bool]) -> Vec<bool> {
         if n.is_some() {
             used[i + 1] = true;
         }
+        // "the 3 worst selling products": the number before the rank word.
+        let before = (n.is_none() && i > 0 && !used[i - 1])
+            .then(|| number_word(&t[i - 1]))
+            .flatten();
+        if before.is_some() {
+            used[i - 1] = true;
+        }
+        let n = n.or(before);
         if matches!(t[i].as_str(), "top" | "bottom") || n.is_some() {
             plan.limit = Some(n.unwrap_or(default_n));
         }
-        cue_at[i + 1 + usize::from(n.is_some())] = true;
+        // "the most customers" counts customers (a measure); "top customers" ranks them.
+        if !matches!(t[i].as_str(), "most" | "least" | "fewest") || n.is_some() {
+            cue_at[i + 1 + usize::from(n.is_some() && before.is_none())] = true;
+        }
     }
     cue_at
 }
