@@ -368,6 +368,13 @@ fn a_versus_b_compares_the_two_values() {
 
 // ---- Top N names N items; fewer groups than asked are said (D13). ----
 
+/// The answer names the first column of every row.
+fn names_all(q: &str, answer: &str, rows: &[Vec<String>]) {
+    for r in rows {
+        assert!(answer.contains(&r[0]), "{q}: lacks {}:\n{answer}", r[0]);
+    }
+}
+
 #[test]
 fn a_top_n_names_n_items() {
     let y2025 = "o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01'";
@@ -377,14 +384,7 @@ fn a_top_n_names_n_items() {
     );
     let q = "top 7 products by revenue in 2025";
     let run = ask_on(LATE, q);
-    for r in &rows {
-        assert!(
-            run.answer.contains(&r[0]),
-            "{q}: lacks {}:\n{}",
-            r[0],
-            run.answer
-        );
-    }
+    names_all(q, &run.answer, &rows);
     let mut truth: Vec<f64> = rows.iter().map(|r| r[1].parse().unwrap()).collect();
     let must = truth.clone();
     truth.push(revenue(y2025));
@@ -397,14 +397,7 @@ fn a_top_n_names_n_items() {
     );
     let q = "top 10 categories by revenue";
     let run = ask_on(LATE, q);
-    for r in &rows {
-        assert!(
-            run.answer.contains(&r[0]),
-            "{q}: lacks {}:\n{}",
-            r[0],
-            run.answer
-        );
-    }
+    names_all(q, &run.answer, &rows);
     let mut truth: Vec<f64> = rows.iter().map(|r| r[1].parse().unwrap()).collect();
     truth.extend([
         hand_number(sample(), &format!("SELECT {REV} {J}")),

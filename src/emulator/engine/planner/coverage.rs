@@ -248,16 +248,8 @@ const RANK_WORDS: &[&str] = &[
     "smallest", "least", "fewest",
 ];
 
-/// Words that negate: applied when the plan holds an exclusion.
-const NEGATIONS: &[&str] = &[
-    "except",
-    "excluding",
-    "exclude",
-    "not",
-    "without",
-    "besides",
-    "outside",
-];
+/// Words that negate (the reader's list): applied when the plan holds an exclusion.
+use super::reading::NEGATIONS;
 
 /// What the guard found: words nothing read, and parts read but not applied.
 #[derive(Debug, Default)]

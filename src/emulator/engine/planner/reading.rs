@@ -41,7 +41,7 @@ pub(super) struct Reading {
 }
 
 /// Words that negate the value after them: "except Electronics", "not Germany".
-const NEGATIONS: &[&str] = &[
+pub(super) const NEGATIONS: &[&str] = &[
     "except",
     "excluding",
     "exclude",
