@@ -459,3 +459,47 @@ async fn a_refusal_in_a_200_is_one_terminated_line() {
         );
     }
 }
+
+/// `DELETE .../running-query/{id}` stops only the caller's own query: another user's token
+/// gets 404 and the query goes on (it was cancelled: anyone could stop anyone's query).
+#[tokio::test]
+async fn only_the_owner_cancels_a_running_query() {
+    // Paced: each chunk after the first waits, so the query stays running while the test
+    // holds its response open (its end, not a timer, is what unregisters it).
+    let srv = serve_with(|o| o.pace = std::time::Duration::from_secs(30)).await;
+    let token = |sub: &str| {
+        signed_token(
+            &json!({"sub": sub, "userAttributes": {"region": "EU"}}),
+            &srv.running.data_secret,
+        )
+    };
+    let mut running = srv
+        .http
+        .post(format!("{}/v1/cubesql", srv.running.data_url))
+        .header("Authorization", token("alice"))
+        .header("x-request-id", "alice-q1")
+        .body(
+            json!({"query": "SELECT products_name, MEASURE(revenue) FROM sales GROUP BY 1"})
+                .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(running.status(), 200);
+    let first = running.chunk().await.unwrap().unwrap();
+    assert!(
+        String::from_utf8_lossy(&first).contains("schema"),
+        "{first:?}"
+    );
+    let cancel = |sub: &str| {
+        srv.http
+            .delete(format!(
+                "{}/v1/running-query/alice-q1",
+                srv.running.data_url
+            ))
+            .header("Authorization", token(sub))
+            .send()
+    };
+    assert_eq!(cancel("mallory").await.unwrap().status(), 404);
+    assert_eq!(cancel("alice").await.unwrap().status(), 204);
+}

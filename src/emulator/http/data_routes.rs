@@ -41,8 +41,8 @@ pub(crate) async fn cubesql(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let ctx = match caller_context(&shared, &headers) {
-        Ok(ctx) => ctx,
+    let (ctx, owner) = match caller_context(&shared, &headers) {
+        Ok(caller) => caller,
         Err((status, message)) => return error(status, message),
     };
     let query = match query_text(body).await {
@@ -63,7 +63,7 @@ pub(crate) async fn cubesql(
         .iter()
         .map(|c| json!({"name": c.name, "column_type": c.sql_type}))
         .collect();
-    let registered = Registered::new(&shared, &request_id);
+    let registered = Registered::new(&shared, &request_id, owner);
     let mut rx = run_in_warehouse(
         shared.engine.clone(),
         compiled.sql,
@@ -83,8 +83,12 @@ pub(crate) async fn cubesql(
 /// Why a request was refused: the status and message of its error response.
 type Refusal = (StatusCode, String);
 
-/// The security context of the bearer token's verified claims, or the 403 that refuses it.
-fn caller_context(shared: &Shared, headers: &HeaderMap) -> Result<SecurityContext, Refusal> {
+/// The security context of the bearer token's verified claims and who it is ([`owner_of`]),
+/// or the 403 that refuses it.
+fn caller_context(
+    shared: &Shared,
+    headers: &HeaderMap,
+) -> Result<(SecurityContext, String), Refusal> {
     let Some(token) = headers.get(header::AUTHORIZATION) else {
         return Err((
             StatusCode::FORBIDDEN,
@@ -96,7 +100,16 @@ fn caller_context(shared: &Shared, headers: &HeaderMap) -> Result<SecurityContex
     let Ok(claims) = verified_claims(token, &shared.data_secret, &shared.clock) else {
         return Err((StatusCode::FORBIDDEN, "Invalid token".into()));
     };
-    Ok(security_context(&claims))
+    Ok((security_context(&claims), owner_of(&claims)))
+}
+
+/// Who a token speaks for: its `sub`, else its whole claims (two tokens without `sub` are the
+/// same caller only when they claim the same).
+fn owner_of(claims: &Value) -> String {
+    match claims.get("sub").and_then(Value::as_str) {
+        Some(sub) => format!("sub:{sub}"),
+        None => format!("claims:{claims}"),
+    }
 }
 
 /// PROTOCOL.md's optional fields, checked as the service would: `cache` one of its four
@@ -238,8 +251,9 @@ fn stream_response(
         .into_response()
 }
 
-/// `DELETE /cubejs-api/v1/running-query/{id}`: 204 when a query with that request id was
-/// running (it is interrupted), else 404.
+/// `DELETE /cubejs-api/v1/running-query/{id}`: 204 when a query of the caller's with that
+/// request id was running (it is interrupted), else 404: another user's query is not theirs to
+/// stop, nor to learn of.
 pub(crate) async fn cancel(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -250,10 +264,15 @@ pub(crate) async fn cancel(
     };
     let token = token.to_str().unwrap_or("").trim();
     let token = token.strip_prefix("Bearer ").unwrap_or(token);
-    if verified_claims(token, &shared.data_secret, &shared.clock).is_err() {
+    let Ok(claims) = verified_claims(token, &shared.data_secret, &shared.clock) else {
         return error(StatusCode::FORBIDDEN, "Invalid token");
-    }
-    let query = shared.running().get(&id).cloned();
+    };
+    let owner = owner_of(&claims);
+    let query = shared
+        .running()
+        .get(&id)
+        .filter(|q| q.owner == owner)
+        .cloned();
     match query {
         Some(query) => {
             query.cancel();
@@ -311,8 +330,11 @@ struct Registered {
 }
 
 impl Registered {
-    fn new(shared: &Arc<Shared>, id: &str) -> Registered {
-        let query = Arc::new(RunningQuery::default());
+    fn new(shared: &Arc<Shared>, id: &str, owner: String) -> Registered {
+        let query = Arc::new(RunningQuery {
+            owner,
+            ..RunningQuery::default()
+        });
         shared.running().insert(id.to_string(), query.clone());
         Registered {
             shared: shared.clone(),

@@ -47,6 +47,8 @@ pub(crate) struct Shared {
 /// stream stops) and interrupts the SQLite statement if one is running.
 #[derive(Default)]
 pub(crate) struct RunningQuery {
+    /// Whose query it is (the token's `sub`, else its whole claims): only they may cancel it.
+    pub owner: String,
     pub cancelled: std::sync::atomic::AtomicBool,
     /// Set only while the statement runs, and cleared (under this lock) before its connection
     /// returns to the pool, so an interrupt never reaches another query.
