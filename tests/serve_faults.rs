@@ -160,6 +160,19 @@ fn bad_fault_specs_are_usage_errors_naming_the_spec() {
             "{err}"
         );
     }
+    // `x0` is a fault that would never fire (it was accepted and did nothing).
+    let out = analyst()
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--fault",
+            "status=503x0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"));
     let out = analyst()
         .args(["serve", "--pace", "fast"])
         .output()

@@ -148,9 +148,10 @@ impl Fault {
             })?;
         self.status = Some(code);
         if let Some(k) = rest.strip_prefix('x') {
-            let k = k
-                .parse()
-                .map_err(|_| format!("status={value}: xK needs a whole number K"))?;
+            // `x0` would be a fault that never fires: a usage error, not a silent no-op.
+            let k = k.parse().ok().filter(|k: &u64| *k > 0).ok_or_else(|| {
+                format!("status={value}: xK needs a whole number K of at least 1")
+            })?;
             self.times = Some(k);
         } else if let Some(p) = rest.strip_prefix('@') {
             let p: f64 = p
