@@ -160,17 +160,29 @@ fn bad_fault_specs_are_usage_errors_naming_the_spec() {
             "{err}"
         );
     }
-    // `x0` is a fault that would never fire (it was accepted and did nothing).
-    let out = analyst()
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--fault",
-            "status=503x0",
-        ])
-        .output()
+    // `x0` is a fault that would never fire (it was accepted and did nothing). `-o json` makes
+    // a server that accepted it say so at once, so the test fails instead of hanging.
+    let mut child = analyst()
+        .args(["serve", "--listen", "127.0.0.1:0", "-o", "json"])
+        .args(["--fault", "status=503x0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    let mut banner = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut banner,
+    )
+    .unwrap();
+    if !banner.is_empty() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        banner.is_empty(),
+        "status=503x0: the server started: {banner}"
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"));
     let out = analyst()
