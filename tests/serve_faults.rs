@@ -104,6 +104,39 @@ fn analyst() -> Command {
     cmd
 }
 
+/// `serve --fault SPEC` refused with exit 2 before serving: its stderr. A server that accepted
+/// the spec would run until stopped: `-o json` makes it say so on stdout at once, and it is
+/// then stopped and the test fails, instead of hanging.
+fn serve_refuses(spec: &str) -> String {
+    let mut child = analyst()
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "-o",
+            "json",
+            "--fault",
+            spec,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut banner = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut banner,
+    )
+    .unwrap();
+    if !banner.is_empty() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(banner.is_empty(), "{spec}: the server started: {banner}");
+    assert_eq!(out.status.code(), Some(2), "{spec}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn bad_fault_specs_are_usage_errors_naming_the_spec() {
     let out = analyst()
@@ -126,65 +159,14 @@ fn bad_fault_specs_are_usage_errors_naming_the_spec() {
     );
     // Selectors alone inject nothing: that is a mistake to say, not a server to start.
     for spec in ["on=chat", "on=scim,times=2"] {
-        // A server that accepts the spec would run until stopped: `-o json` makes it say so
-        // on stdout at once, and it is then stopped and the test fails, instead of hanging.
-        let mut child = analyst()
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "-o",
-                "json",
-                "--fault",
-                spec,
-            ])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut banner = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-            &mut banner,
-        )
-        .unwrap();
-        if !banner.is_empty() {
-            let _ = child.kill();
-        }
-        let out = child.wait_with_output().unwrap();
-        assert!(banner.is_empty(), "{spec}: the server started: {banner}");
-        assert_eq!(out.status.code(), Some(2), "{spec}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = serve_refuses(spec);
         assert!(
             err.contains(&format!("--fault {spec:?}")) && err.contains("names no failure"),
             "{err}"
         );
     }
-    // `x0` is a fault that would never fire (it was accepted and did nothing). `-o json` makes
-    // a server that accepted it say so at once, so the test fails instead of hanging.
-    let mut child = analyst()
-        .args(["serve", "--listen", "127.0.0.1:0", "-o", "json"])
-        .args(["--fault", "status=503x0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut banner = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-        &mut banner,
-    )
-    .unwrap();
-    if !banner.is_empty() {
-        let _ = child.kill();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        banner.is_empty(),
-        "status=503x0: the server started: {banner}"
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"));
+    // `x0` is a fault that would never fire (it was accepted and did nothing).
+    assert!(serve_refuses("status=503x0").contains("at least 1"));
     let out = analyst()
         .args(["serve", "--pace", "fast"])
         .output()
