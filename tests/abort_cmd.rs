@@ -87,4 +87,19 @@ fn a_json_rpc_error_in_a_200_is_a_refusal_whatever_its_words() {
             .code(3)
             .stdout("");
     }
+    // Unless it says "not found": 4 for both, as one rule reads it.
+    let body =
+        json!({"jsonrpc": "2.0", "error": {"code": -32000, "message": "Thread c1 not found"}});
+    let server = Server::start(move |_, _| Reply::status(200, &format!("{body}\n")));
+    abort_cmd(home.path(), &server)
+        .args(["--chat-id", "c1"])
+        .assert()
+        .code(4);
+    analyst(home.path())
+        .env("ANALYST_API_KEY", "k")
+        .args(["state", "--url", &server.url(), "--external-id", "bot"])
+        .args(["--chat-id", "c1", "-o", "json"])
+        .assert()
+        .code(4)
+        .stdout("");
 }

@@ -24,8 +24,8 @@ impl Tracker {
 }
 
 /// An error line's status: a refused auth (a JSON-RPC style error object, or an error before
-/// the stream began, `before_stream`, that speaks of keys or tokens) is 3, a thread already
-/// streaming is 5, anything else 1. Shared by the stream and the resume's state read.
+/// the stream began, `before_stream`, that speaks of keys or tokens) is 3, a JSON-RPC error
+/// that says "not found" 4, a thread already streaming 5, anything else 1. Shared by the stream and the resume's state read.
 pub fn classify_error(f: &Frame, before_stream: bool) -> StreamError {
     let message = f.error_message().unwrap_or_else(|| "unknown error".into());
     let lower = message.to_lowercase();
@@ -38,12 +38,15 @@ pub fn classify_error(f: &Frame, before_stream: bool) -> StreamError {
     let sounds_like_auth = crate::protocol::words::about_credentials(&lower);
     // PROTOCOL.md: a JSON-RPC style error object is how some servers say "bad credentials".
     let jsonrpc = f.jsonrpc.is_some() && !crate::protocol::words::is_jsonrpc_standard_error(code);
+    // The order of `ErrorDoc::status` (abort and SCIM read the same bodies in a 200), so that
+    // one body means one status whichever command read it.
     let status = if crate::protocol::words::is_busy(&message) {
         Status::Conflict
-    } else if matches!(code, Some(401 | 403))
-        || jsonrpc
-        || (sounds_like_auth && (object || before_stream))
-    {
+    } else if matches!(code, Some(401 | 403)) || (sounds_like_auth && (object || before_stream)) {
+        Status::Auth
+    } else if jsonrpc && lower.contains("not found") {
+        Status::NotFound
+    } else if jsonrpc {
         Status::Auth
     } else {
         Status::Failure
