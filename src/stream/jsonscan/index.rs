@@ -518,7 +518,8 @@ fn escapes_are_valid(s: &[u8], base: usize, mut escaped: u64) -> bool {
 #[inline(always)]
 fn utf8_is_valid(s: &[u8], base: usize, mut high: u64, utf8_done: &mut usize) -> bool {
     if *utf8_done > base {
-        high &= !((1u64 << (*utf8_done - base)) - 1);
+        // A run checked from an earlier block may cover this one and go on past it.
+        high &= !below(*utf8_done - base);
     }
     while high != 0 {
         let Some(i) = utf8_run(s, base + high.trailing_zeros() as usize) else {
@@ -531,6 +532,12 @@ fn utf8_is_valid(s: &[u8], base: usize, mut high: u64, utf8_done: &mut usize) ->
         high &= !((1u64 << (i - base)) - 1);
     }
     true
+}
+
+/// The bits below bit `n` (all of them from 64 on: a shift by 64 or more is no shift).
+#[inline(always)]
+fn below(n: usize) -> u64 {
+    if n >= 64 { !0 } else { (1u64 << n) - 1 }
 }
 
 /// Where the run of non-ASCII bytes at `i` ends (the next ASCII byte, or the end), if it is
