@@ -222,46 +222,6 @@ fn utf8_is_validated_inside_strings_and_refused_outside() {
 }
 
 #[test]
-fn a_run_of_non_ascii_text_over_many_blocks_is_read_once_and_accepted() {
-    // Text with no ASCII byte in it for more than two blocks (Chinese, emoji): the run is
-    // checked once, from the block where it starts, and the blocks it covers after that skip
-    // it. The structural-index scanner itself must accept it (a refusal would only cost the
-    // byte-at-a-time scanner's time, as `scan_frame` asks that one before it says no).
-    for ch in ["é", "€", "中", "😀"] {
-        for n in [20, 40, 100, 300] {
-            for pad in 0..4 {
-                let line = format!(
-                    "{{\"id\":\"x\",{}\"content\":\"{}\",\"n\":1}}",
-                    " ".repeat(pad),
-                    ch.repeat(n)
-                );
-                let want = scan_frame_reference(line.as_bytes()).ok();
-                assert!(want.is_some(), "{line}");
-                assert_eq!(
-                    index::scan_with(line.as_bytes(), index::portable::Portable),
-                    want,
-                    "{line}"
-                );
-                #[cfg(target_arch = "x86_64")]
-                {
-                    assert_eq!(
-                        index::scan_with(line.as_bytes(), index::Sse2),
-                        want,
-                        "{line}"
-                    );
-                    if let Some(avx2) = index::Avx2::detect() {
-                        assert_eq!(index::scan_with(line.as_bytes(), avx2), want, "{line}");
-                    }
-                    if let Some(avx512) = index::Avx512::detect() {
-                        assert_eq!(index::scan_with(line.as_bytes(), avx512), want, "{line}");
-                    }
-                }
-            }
-        }
-    }
-}
-
-#[test]
 fn the_table_driven_utf8_check_agrees_with_the_byte_at_a_time_one() {
     // Every sequence of up to four bytes drawn from the edges of Unicode Table 3-7, read from
     // every start, with ASCII after it or not.

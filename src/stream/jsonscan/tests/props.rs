@@ -431,6 +431,26 @@ fn the_scanners_agree_with_serde_json_on_random_and_hostile_lines() {
 }
 
 #[test]
+fn a_run_of_non_ascii_text_over_many_blocks_is_read_once_and_accepted() {
+    // Text with no ASCII byte in it for more than two blocks (Chinese, emoji): the run is
+    // checked once, from the block where it starts, and the blocks it covers after that skip
+    // it. Every classification must accept it itself (a refusal would only cost the
+    // byte-at-a-time scanner's time, as `scan_frame` asks that one before it says no).
+    for ch in ["é", "€", "中", "😀"] {
+        for n in [20, 40, 100, 300] {
+            for pad in 0..4 {
+                let line = format!(
+                    "{{\"id\":\"x\",{}\"content\":\"{}\",\"n\":1}}",
+                    " ".repeat(pad),
+                    ch.repeat(n)
+                );
+                assert!(check(line.as_bytes(), "long run"), "{line}");
+            }
+        }
+    }
+}
+
+#[test]
 fn simd_classification_matches_the_portable_table() {
     let mut rng = Rng(7);
     for _ in 0..20_000 {
