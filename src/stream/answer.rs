@@ -20,7 +20,7 @@
 //! where the few fields the rule reads are; nothing is parsed into values until the end, when
 //! the one winning line is.
 
-use crate::stream::jsonscan::{self, Field, Invalid, Span, TopFields};
+use crate::stream::jsonscan::{self, Field, FrameScanner, Invalid, Span, TopFields};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -79,6 +79,8 @@ pub struct FinalTracker {
     /// A merge may have given another answer than one pass: see
     /// [`FinalTracker::merged_exactly`].
     inexact: bool,
+    /// Checks each line, learning the shapes of the stream's frames.
+    scanner: FrameScanner,
 }
 
 /// Final messages still arriving in chunks: (raw id, escaped content so far), the newest last.
@@ -230,7 +232,7 @@ impl FinalTracker {
     /// remembered if the rule cares about it.
     pub fn observe(&mut self, line: &[u8]) -> Result<(), Invalid> {
         let mut top = TopFields::default();
-        jsonscan::scan_frame_into(line, &mut top)?;
+        self.scanner.scan_frame_into(line, &mut top)?;
         self.apply(&top, line);
         Ok(())
     }

@@ -107,6 +107,53 @@ pub fn scan_frame_into(s: &[u8], top: &mut TopFields) -> Result<(), Invalid> {
     exact.map(|fields| *top = fields)
 }
 
+/// [`scan_frame_into`] for a run of lines, remembering their shapes: a line shaped like one
+/// accepted before (the same structure, strings and numbers aside) is checked without walking
+/// its grammar again, where the CPU allows (`index/shapes.rs`). The answers are
+/// [`scan_frame_into`]'s, line for line.
+#[derive(Default)]
+pub struct FrameScanner {
+    /// Asked for on the first line: None where the CPU cannot run the shapes' scan.
+    #[cfg(target_arch = "x86_64")]
+    shapes: Option<Option<index::Shapes>>,
+}
+
+impl std::fmt::Debug for FrameScanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameScanner").finish_non_exhaustive()
+    }
+}
+
+impl FrameScanner {
+    /// Check that `s` is one JSON object and write where its rule-relevant top-level fields are
+    /// into `top`, as [`scan_frame_into`] does.
+    pub fn scan_frame_into(&mut self, s: &[u8], top: &mut TopFields) -> Result<(), Invalid> {
+        #[cfg(target_arch = "x86_64")]
+        let valid = match self.shapes.get_or_insert_with(index::Shapes::new) {
+            Some(shapes) => shapes.scan(s, top),
+            None => index::scan(s, top),
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let valid = index::scan(s, top);
+        if valid {
+            return Ok(());
+        }
+        let exact = precise::scan_whole(s, |p| p.object());
+        debug_assert!(exact.is_err(), "the scanners disagree on {s:?}");
+        exact.map(|fields| *top = fields)
+    }
+
+    /// How many lines were checked from a known shape (for tests): None where the CPU cannot
+    /// run the shapes' scan.
+    #[cfg(test)]
+    fn shape_hits(&self) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        return self.shapes.as_ref()?.as_ref().map(index::Shapes::hits);
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+}
+
 /// Which top-level key the scanner is under.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Key {

@@ -21,6 +21,8 @@
 use super::{BitStack, GraphPath, Key, MAX_DEPTH, Span, TopFields, key_of, unescape};
 
 mod classify;
+#[cfg(target_arch = "x86_64")]
+mod shapes;
 
 pub(super) use classify::Classify;
 #[cfg(test)]
@@ -31,6 +33,8 @@ pub(super) use classify::portable;
 use classify::portable::Portable;
 #[cfg(target_arch = "x86_64")]
 pub(super) use classify::{Avx2, Avx512, Sse2};
+#[cfg(target_arch = "x86_64")]
+pub(super) use shapes::Shapes;
 
 /// Whether `s` is one JSON object ("invalid" is all a false says); if it is, its fields are
 /// in `top`.
@@ -139,15 +143,7 @@ impl<'a, C: Classify> Cursor<'a, C> {
                 tokens: [0; CHUNK],
                 backslash: [0; CHUNK],
             },
-            lex: Lexer {
-                classify,
-                next_block: 0,
-                escape_carry: 0,
-                in_string: 0,
-                scalar_carry: 0,
-                bad: false,
-                utf8_done: 0,
-            },
+            lex: Lexer::new(classify),
         }
     }
 
@@ -180,16 +176,7 @@ impl<'a, C: Classify> Cursor<'a, C> {
         let Some(from) = start.checked_sub(self.chunk.base) else {
             return escaped_slow(self.s, start, end);
         };
-        let to = end - self.chunk.base;
-        let below = |i: usize| (1u64 << (i % 64)) - 1;
-        let words = &self.chunk.backslash;
-        let (first, last) = (from / 64, to / 64);
-        if first == last {
-            return words[first % CHUNK] & below(to) & !below(from) != 0;
-        }
-        words[first % CHUNK] & !below(from) != 0
-            || words[first + 1..last].iter().any(|&w| w != 0)
-            || words[last % CHUNK] & below(to) != 0
+        any_bit(&self.chunk.backslash, from, end - self.chunk.base)
     }
 
     /// The closing quote of the string whose opening quote is at `open`, `next` being the
@@ -199,11 +186,7 @@ impl<'a, C: Classify> Cursor<'a, C> {
     /// white space.
     #[inline(always)]
     fn closing_quote(&self, open: usize, next: usize) -> Option<usize> {
-        let mut end = next - 1;
-        while matches!(self.s[end], b' ' | b'\t' | b'\r' | b'\n') {
-            end -= 1;
-        }
-        (end > open).then_some(end)
+        closing_quote(self.s, open, next)
     }
 
     /// The string whose opening quote is at `open`: its span (`escaped` is worked out only
@@ -251,24 +234,10 @@ impl<'a, C: Classify> Cursor<'a, C> {
         Some(key)
     }
 
-    /// A number or literal starting at `at`: where it ends. It must fill its whole run of
-    /// non-structural bytes.
+    /// A number or literal starting at `at`: where it ends (see [`atom`]).
     #[inline(always)]
     fn atom(&self, at: usize) -> Option<usize> {
-        let s = self.s;
-        // Fixed-size compares: a load and a compare each, no memcmp call.
-        let is = |word: &[u8; 4]| s.get(at..at + 4) == Some(word.as_slice());
-        let end = match s[at] {
-            b't' if is(b"true") => at + 4,
-            b'f' if s.get(at + 1..at + 5) == Some(b"alse".as_slice()) => at + 5,
-            b'n' if is(b"null") => at + 4,
-            _ => number(s, at)?,
-        };
-        match s.get(end) {
-            None | Some(b'{' | b'}' | b'[' | b']' | b':' | b',' | b'"') => Some(end),
-            Some(b' ' | b'\t' | b'\n' | b'\r') => Some(end),
-            Some(_) => None,
-        }
+        atom(self.s, at)
     }
 
     /// One value starting at token `at`, inside `outer` containers, validated: where it ends.
@@ -412,7 +381,65 @@ impl<'a, C: Classify> Cursor<'a, C> {
     }
 }
 
+/// Whether any of bits `start..end` is set in `words` (bit `i` of the string is bit `i % 64`
+/// of word `i / 64`): whether a string between them holds a backslash, from the blocks' masks.
+#[inline(always)]
+fn any_bit(words: &[u64], start: usize, end: usize) -> bool {
+    let below = |i: usize| (1u64 << (i % 64)) - 1;
+    let (first, last) = (start / 64, end / 64);
+    if first == last {
+        return words[first] & below(end) & !below(start) != 0;
+    }
+    words[first] & !below(start) != 0
+        || words[first + 1..last].iter().any(|&w| w != 0)
+        || words[last] & below(end) != 0
+}
+
+/// The closing quote of the string of `s` whose opening quote is at `open`, `next` being the
+/// token after the string: the last byte before `next` that is not white space (see
+/// [`Cursor::closing_quote`]).
+#[inline(always)]
+fn closing_quote(s: &[u8], open: usize, next: usize) -> Option<usize> {
+    let mut end = next - 1;
+    while matches!(s[end], b' ' | b'\t' | b'\r' | b'\n') {
+        end -= 1;
+    }
+    (end > open).then_some(end)
+}
+
+/// A number or literal of `s` starting at `at`: where it ends. It must fill its whole run of
+/// non-structural bytes.
+#[inline(always)]
+fn atom(s: &[u8], at: usize) -> Option<usize> {
+    // Fixed-size compares: a load and a compare each, no memcmp call.
+    let is = |word: &[u8; 4]| s.get(at..at + 4) == Some(word.as_slice());
+    let end = match s[at] {
+        b't' if is(b"true") => at + 4,
+        b'f' if s.get(at + 1..at + 5) == Some(b"alse".as_slice()) => at + 5,
+        b'n' if is(b"null") => at + 4,
+        _ => number(s, at)?,
+    };
+    match s.get(end) {
+        None | Some(b'{' | b'}' | b'[' | b']' | b':' | b',' | b'"') => Some(end),
+        Some(b' ' | b'\t' | b'\n' | b'\r') => Some(end),
+        Some(_) => None,
+    }
+}
+
 impl<C: Classify> Lexer<C> {
+    /// The classification of a line from its start.
+    fn new(classify: C) -> Self {
+        Lexer {
+            classify,
+            next_block: 0,
+            escape_carry: 0,
+            in_string: 0,
+            scalar_carry: 0,
+            bad: false,
+            utf8_done: 0,
+        }
+    }
+
     /// Classify the next blocks of `s`, up to a chunk's worth, into `chunk`.
     #[inline(always)]
     pub(super) fn fill_chunk(&mut self, s: &[u8], chunk: &mut Chunk) {

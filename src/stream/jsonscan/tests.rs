@@ -537,3 +537,4 @@ fn white_space_after_a_string_across_block_boundaries() {
 }
 
 mod props;
+mod shapes;

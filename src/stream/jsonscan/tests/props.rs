@@ -14,7 +14,7 @@ use super::*;
 use crate::testkit::{Rng, env};
 
 /// Realistic frames: the shapes of the benchmark's streams and of the wire's special frames.
-const FRAMES: &[&str] = &[
+pub(super) const FRAMES: &[&str] = &[
     r#"{"id":"__cutoff__","sort":0,"state":{"chatId":"chat-0","isStreaming":true}}"#,
     r#"{"id":"1700000000000-message","sort":1,"role":"user","content":"total naïve orders value a to Books highest","isDelta":false,"isInProcess":false}"#,
     r#"{"id":"1700000000000-message-think","sort":2,"role":"assistant","content":"","thinking":"value last 📈 ","isDelta":true,"isInProcess":true,"graphPath":["data_analyst_agent"],"isStructuredResponse":false}"#,
@@ -28,14 +28,14 @@ const FRAMES: &[&str] = &[
 ];
 
 /// Bytes that matter to a JSON scanner, to put anywhere.
-const BYTES: &[u8] = &[
+pub(super) const BYTES: &[u8] = &[
     b'"', b'\\', b'{', b'}', b'[', b']', b':', b',', b'0', b'1', b'9', b'-', b'+', b'.', b'e',
     b'E', b't', b'f', b'n', b'u', b'a', b'/', b' ', b'\t', b'\n', b'\r', 0x00, 0x1F, 0x7F, 0x80,
     0xBF, 0xC0, 0xC3, 0xE2, 0xED, 0xF0, 0xF4, 0xF5, 0xFF,
 ];
 
 /// Pieces that matter, to put anywhere.
-const PIECES: &[&[u8]] = &[
+pub(super) const PIECES: &[&[u8]] = &[
     br#"\""#,
     br"\\",
     br#"\\\""#,
@@ -68,7 +68,7 @@ const PIECES: &[&[u8]] = &[
     br#""isDelta":true"#,
 ];
 
-fn mutate(rng: &mut Rng, line: &mut Vec<u8>) {
+pub(super) fn mutate(rng: &mut Rng, line: &mut Vec<u8>) {
     let at = |rng: &mut Rng, line: &Vec<u8>| rng.below(line.len() + 1);
     match rng.below(7) {
         0 if !line.is_empty() => {
@@ -107,11 +107,11 @@ fn mutate(rng: &mut Rng, line: &mut Vec<u8>) {
     }
 }
 
-fn white(rng: &mut Rng, out: &mut Vec<u8>) {
+pub(super) fn white(rng: &mut Rng, out: &mut Vec<u8>) {
     rng.white(out, 15);
 }
 
-fn string(rng: &mut Rng, out: &mut Vec<u8>) {
+pub(super) fn string(rng: &mut Rng, out: &mut Vec<u8>) {
     out.push(b'"');
     // Short mostly; sometimes long enough to cross one or more 64-byte blocks.
     let len = if rng.percent(20) {
@@ -158,7 +158,7 @@ fn number(rng: &mut Rng, out: &mut Vec<u8>) {
     out.extend_from_slice(n);
 }
 
-const KEYS: &[&str] = &[
+pub(super) const KEYS: &[&str] = &[
     "id",
     "role",
     "content",
@@ -198,7 +198,7 @@ fn value(rng: &mut Rng, out: &mut Vec<u8>, depth: usize) {
     white(rng, out);
 }
 
-fn object(rng: &mut Rng, out: &mut Vec<u8>, depth: usize) {
+pub(super) fn object(rng: &mut Rng, out: &mut Vec<u8>, depth: usize) {
     out.push(b'{');
     let n = rng.below(if depth == 1 { 9 } else { 4 });
     for i in 0..n {
@@ -382,8 +382,11 @@ fn the_scanners_agree_with_serde_json_on_random_and_hostile_lines() {
     // How many lines were valid, of how many: both kinds must be common for the test to mean
     // anything.
     let (mut valid, mut all) = (0, 0);
+    // One scanner for all the lines, as a stream's: it learns their shapes as it goes.
+    let mut scanner = FrameScanner::default();
     let mut check = |line: &[u8], case: String| {
         valid += usize::from(check(line, &case));
+        super::shapes::agree(&mut scanner, line, &case);
         all += 1;
     };
     for n in 0..cases {

@@ -1,0 +1,545 @@
+//! Line shapes: the grammar of a line checked once per shape instead of once per line.
+//!
+//! A stream is a few kinds of frame over and over (a thinking delta, an answer delta, a tool
+//! call...), and lines of one kind differ in the text of their strings and the digits of their
+//! numbers, not in their structure. The structural index already gives each line's tokens (a
+//! structural character, a string's opening quote, the first byte of a number or literal);
+//! here they are also written out, with AVX-512 VBMI2's byte compression, as two arrays: the
+//! token bytes (digits folded to `0`) and their offsets. The token bytes are the line's
+//! *shape*. The first line of a shape is walked token by token ([`super::Cursor`]), as every
+//! line is without this; when it is valid, what the walk found is kept as a recipe in terms of
+//! token numbers ([`Shape`]). A later line of the same shape is then checked without the walk:
+//!
+//! - its grammar is the shape's: the walk decides from the token bytes alone, and digits all
+//!   decide alike (any byte inside a string, or a bad one, is the classification's to refuse);
+//! - each number and literal is read ([`super::atom`]), as the walk reads it;
+//! - each top-level key's name must be byte for byte the shape's, since the fields the rule
+//!   wants are named by them (a line whose names differ is walked, and gives its own shape);
+//! - the fields are where the recipe says, their ends and escapes read from this line.
+//!
+//! So a line is accepted, and its fields found, exactly as the walk would: the property tests
+//! (`jsonscan/tests/props.rs` and `shapes.rs` beside it) hold the two to the same answer on
+//! every line, with a scanner that has seen the lines before it, and lines made from those by
+//! changing their text, names, numbers, literals and white space, or any byte.
+//!
+//! Lines over [`MAX_LINE`] bytes or with over [`MAX_TOKENS`] tokens, and CPUs without AVX-512
+//! VBMI and VBMI2 (Ice Lake and later, Zen 4 and later have them), take the walk.
+
+use super::super::{Field, GraphPath, Span, TopFields};
+use super::classify::{Avx512, scan_avx512};
+use super::{Lexer, any_bit, atom, closing_quote};
+use std::arch::x86_64::*;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The longest line given a shape: offsets are 16 bits. Longer lines are walked.
+pub(in crate::stream::jsonscan) const MAX_LINE: usize = 32 << 10;
+
+/// How many shapes are kept: two ways in each of [`SETS`] sets, picked by a hash of the
+/// token bytes. Two ways, because the few shapes of a stream must not evict one another when
+/// two of them hash alike (a stream's state frames and its thinking frames did, and each
+/// displaced the other every turn).
+const SETS: usize = 128;
+
+/// The most tokens a line with a shape has: its token bytes are two registers.
+const MAX_TOKENS: usize = 128;
+
+/// The token offsets of the line being scanned. Each block's are stored 32 at a time,
+/// whatever its count, hence the room past [`MAX_TOKENS`].
+struct Flat {
+    pos: [u16; MAX_TOKENS + 64],
+    /// Each block's backslashes: whether a string holds an escape.
+    backslash: [u64; MAX_LINE / 64],
+    /// Where each number or literal of the shape's list ends.
+    ends: [u16; MAX_TOKENS],
+}
+
+/// A line's token bytes (digits folded to `0`), zero past the last, gathered into two registers,
+/// where they are hashed and compared with a shape's: at most [`MAX_TOKENS`] of them.
+#[derive(Clone, Copy)]
+struct TokenBytes {
+    n: usize,
+    low: __m512i,
+    high: __m512i,
+}
+
+/// What the walk found of a line, by token number: a field's value is a string, a container
+/// (its first and last tokens) or a number or literal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum At {
+    Absent,
+    Str(u16),
+    Container(u16, u16),
+    /// The number of a number or literal in the shape's list of them.
+    Atom(u16),
+}
+
+/// A top-level key of a shape.
+struct KeyName {
+    /// The token number of its opening quote.
+    token: u16,
+    /// The name's length in bytes (below 64), and the mask of it and its closing quote.
+    len: u16,
+    mask: u64,
+    /// The name (as sent, escapes and all) and its closing quote, zero past them.
+    quoted: [u8; 64],
+}
+
+/// One shape and its recipe.
+struct Shape {
+    /// How many tokens, and their bytes (digits folded to `0`), zero past the last.
+    n: usize,
+    bytes: [u8; MAX_TOKENS],
+    /// Top-level keys.
+    keys: Box<[KeyName]>,
+    /// Every number and literal, by token number.
+    atoms: Box<[u16]>,
+    id: At,
+    role: At,
+    content: At,
+    sort: At,
+    /// `graphPath`: its length and first element (when a string).
+    graph_path: Option<(usize, Option<u16>)>,
+    is_delta: bool,
+    tool_call: bool,
+    has_type: bool,
+}
+
+/// The shapes seen, and the scratch space of the line at hand. Only made where the CPU has
+/// what the scan needs ([`Shapes::new`]).
+pub(in crate::stream::jsonscan) struct Shapes {
+    avx512: Avx512,
+    flat: Box<Flat>,
+    /// Set `i` is `slots[2 * i]` and `slots[2 * i + 1]`.
+    slots: Box<[Option<Shape>]>,
+    /// Per set, the way used last (the other is replaced first).
+    recent: Box<[u8]>,
+    #[cfg(test)]
+    hits: usize,
+}
+
+/// Whether the CPU has AVX-512 VBMI and VBMI2 (asked once): 0 not asked yet, 1 no, 2 yes.
+static VBMI2: AtomicU8 = AtomicU8::new(0);
+
+fn has_vbmi2() -> bool {
+    match VBMI2.load(Ordering::Relaxed) {
+        0 => {
+            let yes =
+                is_x86_feature_detected!("avx512vbmi") && is_x86_feature_detected!("avx512vbmi2");
+            VBMI2.store(1 + u8::from(yes), Ordering::Relaxed);
+            yes
+        }
+        known => known == 2,
+    }
+}
+
+impl Shapes {
+    /// Shapes, if the CPU has AVX-512 (F, BW), VBMI and VBMI2.
+    pub(in crate::stream::jsonscan) fn new() -> Option<Shapes> {
+        let avx512 = Avx512::detect()?;
+        if !has_vbmi2() {
+            return None;
+        }
+        Some(Shapes {
+            avx512,
+            flat: Box::new(Flat {
+                pos: [0; MAX_TOKENS + 64],
+                backslash: [0; MAX_LINE / 64],
+                ends: [0; MAX_TOKENS],
+            }),
+            slots: (0..2 * SETS).map(|_| None).collect(),
+            recent: vec![0; SETS].into(),
+            #[cfg(test)]
+            hits: 0,
+        })
+    }
+
+    /// Whether `s` is one JSON object ("invalid" is all a false says); if it is, its fields
+    /// are in `top`. The same answer as [`super::scan`].
+    #[inline]
+    pub(in crate::stream::jsonscan) fn scan(&mut self, s: &[u8], top: &mut TopFields) -> bool {
+        // SAFETY: `Shapes` exist only when the CPU has what `scan_vbmi2` is compiled for
+        // (`Shapes::new`).
+        unsafe { scan_vbmi2(self, s, top) }
+    }
+
+    /// How many lines were checked from a shape, without the walk (for tests).
+    #[cfg(test)]
+    pub(in crate::stream::jsonscan) fn hits(&self) -> usize {
+        self.hits
+    }
+}
+
+/// Byte `i` is `i`: compressed by a block's token mask, the tokens' offsets in the block.
+const IOTA: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// [`Shapes::scan`], compiled for AVX-512 VBMI2 and what the classification asks for.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, BW, VBMI and VBMI2, and what `Avx2` asks for.
+#[target_feature(
+    enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,avx2,pclmulqdq,bmi1,bmi2,popcnt"
+)]
+unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool {
+    let avx512 = shapes.avx512;
+    if s.is_empty() || s.len() > MAX_LINE {
+        // SAFETY: the caller's.
+        return unsafe { scan_avx512(s, avx512, top) };
+    }
+    let tokens = match flatten(&mut shapes.flat, s, avx512) {
+        Flattened::Tokens(tokens) => tokens,
+        // A byte no valid line holds: the walk would say no too.
+        Flattened::Bad => return false,
+        // SAFETY: the caller's.
+        Flattened::TooMany => return unsafe { scan_avx512(s, avx512, top) },
+    };
+    let set = set_of(&tokens);
+    // The way used last first: a stream's lines of one shape come in runs.
+    let recent = usize::from(shapes.recent[set]);
+    let way = [recent, 1 - recent].into_iter().find(|&w| {
+        shapes.slots[2 * set + w]
+            .as_ref()
+            .is_some_and(|shape| shape.is(&tokens))
+    });
+    if let Some(w) = way
+        && let Some(shape) = &shapes.slots[2 * set + w]
+        && let Some(valid) = apply(shape, &mut shapes.flat, s, top)
+    {
+        shapes.recent[set] = w as u8;
+        #[cfg(test)]
+        {
+            shapes.hits += 1;
+        }
+        return valid;
+    }
+    // SAFETY: the caller's.
+    let valid = unsafe { scan_avx512(s, avx512, top) };
+    if valid && let Some(shape) = Shape::new(&shapes.flat, &tokens, s, top) {
+        // The way of the same shape (its names differ), else the one not used last.
+        let w = way.unwrap_or(1 - recent);
+        shapes.slots[2 * set + w] = Some(shape);
+        shapes.recent[set] = w as u8;
+    }
+    valid
+}
+
+/// What [`flatten`] made of a line.
+enum Flattened {
+    Tokens(TokenBytes),
+    /// A byte no valid line holds.
+    Bad,
+    /// More than [`MAX_TOKENS`] tokens.
+    TooMany,
+}
+
+/// Classify `s` (at most [`MAX_LINE`] bytes): its token bytes, with their offsets written into
+/// `flat`.
+#[inline(always)]
+fn flatten(flat: &mut Flat, s: &[u8], avx512: Avx512) -> Flattened {
+    let mut lex = Lexer::new(avx512);
+    let mut n = 0;
+    let mut block = 0;
+    // SAFETY (of each block below): `Avx512` and the target features of the only caller say
+    // the CPU has AVX-512 F, BW, VBMI and VBMI2. The masked load reads only bytes of `s` (those
+    // whose bit is set in `valid`; a masked load neither reads nor faults on the others), the
+    // other load the 64 bytes of `IOTA`, and each store writes 32 offsets into a slice of
+    // exactly that length: `n + count` is at most MAX_TOKENS there, so `n + 64` is within
+    // `flat.pos`.
+    let iota = unsafe { _mm512_loadu_si512(IOTA.as_ptr().cast()) };
+    let (mut low, mut high) = unsafe { (_mm512_setzero_si512(), _mm512_setzero_si512()) };
+    while lex.next_block < s.len() {
+        let base = lex.next_block;
+        let (tokens, backslash) = lex.fill(s);
+        flat.backslash[block] = backslash;
+        block += 1;
+        if tokens == 0 {
+            // Inside a long string.
+            continue;
+        }
+        let count = tokens.count_ones() as usize;
+        if n + count > MAX_TOKENS {
+            return if lex.bad {
+                Flattened::Bad
+            } else {
+                Flattened::TooMany
+            };
+        }
+        let rest = s.len() - base;
+        let valid = if rest >= 64 { !0 } else { (1u64 << rest) - 1 };
+        unsafe {
+            let v = _mm512_maskz_loadu_epi8(valid, s.as_ptr().add(base).cast());
+            let digit = _mm512_cmplt_epu8_mask(
+                _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8)),
+                _mm512_set1_epi8(10),
+            );
+            let folded = _mm512_mask_mov_epi8(v, digit, _mm512_set1_epi8(b'0' as i8));
+            let bytes = _mm512_maskz_compress_epi8(tokens, folded);
+            // Lane j of the line's bytes is lane j - n of the block's (mod 64): moved into
+            // place by one permutation into each register, under the mask of the lanes that
+            // register gets.
+            let from = _mm512_sub_epi8(iota, _mm512_set1_epi8(n as i8));
+            let end = n + count;
+            let lanes = |lo: usize, hi: usize| -> u64 {
+                let below = |k: usize| if k >= 64 { !0 } else { (1u64 << k) - 1 };
+                below(hi) & !below(lo)
+            };
+            low = _mm512_mask_permutexvar_epi8(low, lanes(n, end), from, bytes);
+            if end > 64 {
+                high = _mm512_mask_permutexvar_epi8(
+                    high,
+                    lanes(n.saturating_sub(64), end - 64),
+                    from,
+                    bytes,
+                );
+            }
+            // The offsets: the block's bit numbers compressed as bytes, widened to 16 bits and
+            // moved by the block's start, 32 at a time whatever the count (the room past
+            // MAX_TOKENS takes the extra).
+            let offsets = _mm512_maskz_compress_epi8(tokens, iota);
+            let base16 = _mm512_set1_epi16(base as i16);
+            let first = _mm512_add_epi16(
+                _mm512_cvtepu8_epi16(_mm512_castsi512_si256(offsets)),
+                base16,
+            );
+            _mm512_storeu_si512(flat.pos[n..n + 32].as_mut_ptr().cast(), first);
+            if count > 32 {
+                let second = _mm512_add_epi16(
+                    _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(offsets)),
+                    base16,
+                );
+                _mm512_storeu_si512(flat.pos[n + 32..n + 64].as_mut_ptr().cast(), second);
+            }
+        }
+        n += count;
+    }
+    if lex.bad {
+        return Flattened::Bad;
+    }
+    Flattened::Tokens(TokenBytes { n, low, high })
+}
+
+/// The set of a shape: a hash of its length and four words of its bytes.
+#[inline(always)]
+fn set_of(tokens: &TokenBytes) -> usize {
+    // SAFETY: only called where `TokenBytes` exist, made with AVX-512 by `flatten`.
+    let (a, b, c, d) = unsafe {
+        let word = |lane: __m128i| _mm_cvtsi128_si64(lane) as u64;
+        (
+            word(_mm512_castsi512_si128(tokens.low)),
+            word(_mm512_extracti32x4_epi32::<1>(tokens.low)),
+            word(_mm512_extracti32x4_epi32::<2>(tokens.low)),
+            word(_mm512_extracti32x4_epi32::<3>(tokens.low)),
+        )
+    };
+    let x = (tokens.n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ a
+        ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ c.rotate_left(29)
+        ^ d.rotate_left(47).wrapping_mul(0x1656_67B1_9E37_79F9);
+    (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 57) as usize % SETS
+}
+
+/// A line of `shape`'s shape: whether it is valid, with its fields in `top`; None when its
+/// top-level keys are not the shape's (the walk decides then).
+#[inline(always)]
+fn apply(shape: &Shape, flat: &mut Flat, s: &[u8], top: &mut TopFields) -> Option<bool> {
+    for key in &shape.keys {
+        let open = flat.at(key.token);
+        let colon = flat.at(key.token + 1);
+        let len = usize::from(key.len);
+        // As sent by most servers: the name, its closing quote and the colon, one masked
+        // compare. (The quote before the colon token is the string's closing quote.)
+        // SAFETY: only called from `scan_vbmi2`, compiled for AVX-512 F and BW; the masked
+        // load reads the `len + 1` bytes from `open + 1` to the one before the colon, which
+        // are bytes of `s`, and the other the 64 bytes of `quoted`.
+        let same = colon == open + len + 2
+            && unsafe {
+                let sent = _mm512_maskz_loadu_epi8(key.mask, s.as_ptr().add(open + 1).cast());
+                let want = _mm512_loadu_si512(key.quoted.as_ptr().cast());
+                _mm512_mask_cmpneq_epi8_mask(key.mask, sent, want) == 0
+            };
+        if !same {
+            // White space before the colon, or another name.
+            let end = closing_quote(s, open, colon)?;
+            if s[open + 1..end] != key.quoted[..len] {
+                return None;
+            }
+        }
+    }
+    for (i, &token) in shape.atoms.iter().enumerate() {
+        let Some(end) = atom(s, flat.at(token)) else {
+            return Some(false);
+        };
+        flat.ends[i] = end as u16;
+    }
+    *top = TopFields {
+        id: flat.field(s, &shape.atoms, shape.id),
+        role: flat.field(s, &shape.atoms, shape.role),
+        content: flat.field(s, &shape.atoms, shape.content),
+        is_delta: shape.is_delta,
+        graph_path: shape.graph_path.map(|(len, head)| GraphPath {
+            head: head.map(|token| flat.string(s, token)),
+            len,
+        }),
+        tool_call: shape.tool_call,
+        sort: flat.field(s, &shape.atoms, shape.sort),
+        has_type: shape.has_type,
+    };
+    Some(true)
+}
+
+impl Flat {
+    /// Where token `token` starts.
+    #[inline(always)]
+    fn at(&self, token: u16) -> usize {
+        usize::from(self.pos[usize::from(token)])
+    }
+
+    /// The string of `s` whose opening quote is token `token`.
+    #[inline(always)]
+    fn string(&self, s: &[u8], token: u16) -> Span {
+        let open = self.at(token);
+        // The shape's line had a closing quote before the next token, and so does this one:
+        // the token after an opening quote is past the string's end.
+        let end = closing_quote(s, open, self.at(token + 1)).unwrap_or(open + 1);
+        Span {
+            start: open + 1,
+            end,
+            escaped: any_bit(&self.backslash, open + 1, end),
+        }
+    }
+
+    /// A field of `s` where the recipe says it is.
+    #[inline(always)]
+    fn field(&self, s: &[u8], shape_atoms: &[u16], at: At) -> Option<Field> {
+        match at {
+            At::Absent => None,
+            At::Str(token) => Some(Field::Str(self.string(s, token))),
+            At::Container(first, last) => Some(Field::Raw(self.at(first), self.at(last) + 1)),
+            At::Atom(i) => {
+                let token = shape_atoms[usize::from(i)];
+                Some(Field::Raw(
+                    self.at(token),
+                    usize::from(self.ends[usize::from(i)]),
+                ))
+            }
+        }
+    }
+}
+
+impl Shape {
+    /// Whether `tokens` are this shape's.
+    #[inline(always)]
+    fn is(&self, tokens: &TokenBytes) -> bool {
+        // SAFETY: only called where `TokenBytes` exist, made with AVX-512 by `flatten`; the
+        // loads read the 128 bytes of `self.bytes`.
+        self.n == tokens.n
+            && unsafe {
+                let low = _mm512_loadu_si512(self.bytes.as_ptr().cast());
+                let high = _mm512_loadu_si512(self.bytes[64..].as_ptr().cast());
+                _mm512_cmpneq_epi8_mask(low, tokens.low)
+                    | _mm512_cmpneq_epi8_mask(high, tokens.high)
+                    == 0
+            }
+    }
+
+    /// The shape of the valid line `s`, whose tokens are `tokens` with their offsets in `flat`,
+    /// and whose fields the walk found (`top`). None if a field does not start at a token (it
+    /// always does).
+    #[cold]
+    fn new(flat: &Flat, tokens: &TokenBytes, s: &[u8], top: &TopFields) -> Option<Shape> {
+        let n = tokens.n;
+        let mut all = [0u8; MAX_TOKENS];
+        // SAFETY: `TokenBytes` exist only where made with AVX-512 by `flatten`; each store
+        // writes 64 bytes into a 64-byte slice.
+        unsafe {
+            _mm512_storeu_si512(all[..64].as_mut_ptr().cast(), tokens.low);
+            _mm512_storeu_si512(all[64..].as_mut_ptr().cast(), tokens.high);
+        }
+        let bytes = &all[..n];
+        let pos = &flat.pos[..n];
+        let token = |offset: usize| -> Option<u16> {
+            let i = pos.binary_search(&u16::try_from(offset).ok()?).ok()?;
+            u16::try_from(i).ok()
+        };
+        let mut keys = Vec::new();
+        let mut atoms = Vec::new();
+        let mut depth = 0usize;
+        for (i, &b) in bytes.iter().enumerate() {
+            let token = u16::try_from(i).ok()?;
+            match b {
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.checked_sub(1)?,
+                b':' | b',' => {}
+                b'"' => {
+                    if depth == 1 && i > 0 && matches!(bytes[i - 1], b'{' | b',') {
+                        let open = usize::from(pos[i]);
+                        let end = closing_quote(s, open, usize::from(*pos.get(i + 1)?))?;
+                        let name = &s[open + 1..end];
+                        if name.len() >= 63 {
+                            // Too long to compare in one register: such lines are walked.
+                            return None;
+                        }
+                        let mut quoted = [0u8; 64];
+                        quoted[..name.len()].copy_from_slice(name);
+                        quoted[name.len()] = b'"';
+                        keys.push(KeyName {
+                            token,
+                            len: name.len() as u16,
+                            mask: (1u64 << (name.len() + 1)) - 1,
+                            quoted,
+                        });
+                    }
+                }
+                _ => atoms.push(token),
+            }
+        }
+        let at = |field: Option<Field>| -> Option<At> {
+            Some(match field {
+                None => At::Absent,
+                Some(Field::Str(span)) => At::Str(token(span.start - 1)?),
+                Some(Field::Raw(start, end)) => {
+                    let first = token(start)?;
+                    if matches!(s[start], b'{' | b'[') {
+                        At::Container(first, token(end - 1)?)
+                    } else {
+                        At::Atom(u16::try_from(atoms.binary_search(&first).ok()?).ok()?)
+                    }
+                }
+            })
+        };
+        let graph_path = match top.graph_path {
+            None => None,
+            Some(path) => Some((
+                path.len,
+                match path.head {
+                    None => None,
+                    Some(span) => Some(token(span.start - 1)?),
+                },
+            )),
+        };
+        let (id, role, content, sort) =
+            (at(top.id)?, at(top.role)?, at(top.content)?, at(top.sort)?);
+        Some(Shape {
+            n,
+            bytes: all,
+            keys: keys.into(),
+            atoms: atoms.into(),
+            id,
+            role,
+            content,
+            sort,
+            graph_path,
+            is_delta: top.is_delta,
+            tool_call: top.tool_call,
+            has_type: top.has_type,
+        })
+    }
+}
