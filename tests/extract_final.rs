@@ -633,3 +633,51 @@ fn a_later_turns_state_read_is_its_answer_here_and_in_replay() {
         .code(7)
         .stdout("");
 }
+
+/// A file is read first without gathering the chunks of unfinished answers (nearly always a
+/// complete frame comes and they would be thrown away), and again with them only when the
+/// answer is such a message: the text is then whole, across the file's parallel blocks, and
+/// the malformed lines are counted once.
+#[test]
+fn an_unfinished_answer_in_a_file_is_rebuilt_whole_across_blocks() {
+    let mut text = String::new();
+    let mut body = stream(&[CUTOFF, USER, THINK]);
+    body.push_str("{not json\n");
+    // About 10 MB of deltas of one final message: more than two of the file's 4 MB blocks.
+    for i in 0..60_000 {
+        let chunk = format!("part {i:05} of the answer, with \\\"quotes\\\" and é; ");
+        text.push_str(&chunk.replace("\\\"", "\""));
+        body.push_str(&format!(
+            r#"{{"id":"f9","sort":{},"role":"assistant","content":"{chunk}","isDelta":true,"isInProcess":true,"graphPath":["final"]}}"#,
+            i + 10
+        ));
+        body.push('\n');
+    }
+    assert!(body.len() > 9 << 20);
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "unfinished.ndjson", &body);
+    let out = analyst()
+        .arg("extract-final")
+        .arg(&path)
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("incomplete"))
+        .stderr(predicate::str::contains("skipped 1 malformed line").count(1))
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(String::from_utf8(out).unwrap(), format!("{text}\n"));
+    // With the complete frame at the end, the first read is the answer.
+    body.push_str(&format!(
+        r#"{{"id":"f9","sort":99999,"role":"assistant","content":"{}","isDelta":false,"graphPath":["final"]}}"#,
+        "done"
+    ));
+    body.push('\n');
+    let path = file(&dir, "finished.ndjson", &body);
+    analyst()
+        .arg("extract-final")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("done\n");
+}

@@ -219,7 +219,28 @@ fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Resu
         // A pipe, FIFO or device (`<(...)`, /dev/stdin): no length to cut into blocks.
         return scan_stream(file, name, fallback, strict);
     }
-    let len = meta.len();
+    // The first pass does not gather the chunks of unfinished final messages: nearly always a
+    // complete final frame arrives and they are thrown away. Only when the answer is such a
+    // message (incomplete, status 7) is the file read again, gathering them.
+    let first = scan_file(&file, meta.len(), name, fallback, strict, false)?;
+    if let Ok(outcome) = &first
+        && outcome.answer.as_ref().is_some_and(|a| a.incomplete)
+    {
+        return scan_file(&file, meta.len(), name, fallback, strict, true);
+    }
+    Ok(first)
+}
+
+/// Scan a regular file of `len` bytes in parallel blocks; with `text`, gathering the chunks of
+/// unfinished final messages (see [`FinalTracker::without_text`]).
+fn scan_file(
+    file: &std::fs::File,
+    len: u64,
+    name: &str,
+    fallback: bool,
+    strict: bool,
+    text: bool,
+) -> Result<Result<Outcome>> {
     let plan = ScanPlan {
         block: BLOCK,
         threads: std::thread::available_parallelism()
@@ -228,11 +249,12 @@ fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Resu
         max_line: ndjson::DEFAULT_MAX_LINE,
         map: true,
     };
-    let mut total = Scan::new(FinalTracker::new(fallback));
+    let tracker = |t: FinalTracker| if text { t } else { t.without_text() };
+    let mut total = Scan::new(tracker(FinalTracker::new(fallback)));
     let mut base = 0;
     let mut failed = None;
-    let init = || Scan::new(FinalTracker::for_block(fallback));
-    blocks::scan(&file, len, plan, init, fold, |block| {
+    let init = || Scan::new(tracker(FinalTracker::for_block(fallback)));
+    blocks::scan(file, len, plan, init, fold, |block| {
         let Scan { tracker, malformed } = block.state;
         if let Some((line, why)) = malformed.first {
             if strict {

@@ -178,9 +178,11 @@ impl FinalTracker {
     }
 
     /// This tracker without gathering the chunks of final messages: an answer whose complete
-    /// frame never arrives is still found and flagged incomplete, but its text is empty. For
-    /// output that never shows the text (`chat -o ndjson`), memory then stays flat however long
-    /// the answer, and each delta costs less.
+    /// frame never arrives is still found and flagged incomplete, but its text is empty and its
+    /// message holds nothing else (its frames are not kept either). For output that never shows
+    /// the text (`chat -o ndjson`), memory then stays flat however long the answer, and each
+    /// delta costs less; `extract-final` reads a file so first, and again with the text only
+    /// when its answer is such a message.
     pub fn without_text(self) -> FinalTracker {
         FinalTracker {
             no_text: true,
@@ -274,18 +276,10 @@ impl FinalTracker {
         }
         if is_final {
             self.final_after_state = true;
-            if top.is_delta && !self.no_text {
-                let chunk = self.chunks.entry(id);
-                match top.content {
-                    Some(Field::Str(span)) => chunk.extend_from_slice(&line[span.start..span.end]),
-                    Some(Field::Raw(a, b)) => {
-                        // Non-string content: its JSON text, escaped as string content.
-                        let quoted =
-                            Value::String(String::from_utf8_lossy(&line[a..b]).into_owned())
-                                .to_string();
-                        chunk.extend_from_slice(&quoted.as_bytes()[1..quoted.len() - 1]);
-                    }
-                    None => {}
+            if top.is_delta {
+                // Without text, nothing to gather, nor to drop: see `without_text`.
+                if !self.no_text {
+                    self.gather(id, top, line);
                 }
             } else {
                 self.chunks.remove(id);
@@ -293,9 +287,33 @@ impl FinalTracker {
                     completed.insert(id.to_vec());
                 }
             }
-            remember(&mut self.final_frame, line, id, top.is_delta);
+            if self.no_text && top.is_delta {
+                // Not even the frame is kept: its text would be the chunks', which are not.
+                // Nearly every line of a stream is such a delta, and this spares a copy of each.
+                let last = self.final_frame.get_or_insert_with(Last::default);
+                last.raw.clear();
+                last.id.clear();
+                last.delta = true;
+            } else {
+                remember(&mut self.final_frame, line, id, top.is_delta);
+            }
         } else if self.fallback && !top.is_delta && !top.tool_call && has_text(line, top.content) {
             remember(&mut self.fallback_frame, line, id, false);
+        }
+    }
+
+    /// Add a final delta's content to its message's chunks.
+    fn gather(&mut self, id: &[u8], top: &TopFields, line: &[u8]) {
+        let chunk = self.chunks.entry(id);
+        match top.content {
+            Some(Field::Str(span)) => chunk.extend_from_slice(&line[span.start..span.end]),
+            Some(Field::Raw(a, b)) => {
+                // Non-string content: its JSON text, escaped as string content.
+                let quoted =
+                    Value::String(String::from_utf8_lossy(&line[a..b]).into_owned()).to_string();
+                chunk.extend_from_slice(&quoted.as_bytes()[1..quoted.len() - 1]);
+            }
+            None => {}
         }
     }
 
