@@ -7,7 +7,7 @@
 use crate::exit::{Status, fail};
 use crate::protocol::{Frame, FrameKind};
 use crate::stream::answer::FinalTracker;
-use crate::stream::jsonscan::{self, Field, TopFields};
+use crate::stream::jsonscan::{self, Field, FrameScanner, TopFields};
 use crate::stream::lines::Lines;
 use anyhow::Result;
 use serde_json::Value;
@@ -114,6 +114,8 @@ pub struct Tracker {
     masker: crate::term::Masker,
     /// What the current response showed: whether it was the stream at all.
     response: body::ResponseSeen,
+    /// Checks each line, learning the shapes of the stream's frames.
+    scanner: FrameScanner,
 }
 
 /// Where a tracker's lines come from, for messages about lines that are not JSON.
@@ -160,6 +162,7 @@ impl Tracker {
             frames: 0,
             masker: crate::term::Masker::now(),
             response: body::ResponseSeen::new(),
+            scanner: FrameScanner::default(),
         }
     }
 
@@ -223,10 +226,10 @@ impl Tracker {
             return Ok(());
         }
         // One scan validates the line and finds what the answer rule and the repeat check read.
-        let top = match jsonscan::scan_frame(text) {
-            Ok(top) => top,
-            Err(invalid) => return self.not_json(text, at, &invalid),
-        };
+        let mut top = TopFields::default();
+        if let Err(invalid) = self.scanner.scan_frame_into(text, &mut top) {
+            return self.not_json(text, at, &invalid);
+        }
         self.objects += 1;
         let frame = top.id.is_some() || top.role.is_some() || top.has_type;
         self.frames += u64::from(frame);
