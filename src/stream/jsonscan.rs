@@ -98,10 +98,17 @@ pub fn scan_frame(s: &[u8]) -> Result<TopFields, Invalid> {
 /// [`scan_frame`] writing the fields into `top` (whatever it held is replaced): the hot path of
 /// `extract-final`, where moving the struct about costs as much as a short line's scan.
 pub fn scan_frame_into(s: &[u8], top: &mut TopFields) -> Result<(), Invalid> {
-    if index::scan(s, top) {
+    let valid = index::scan(s, top);
+    verdict(valid, s, top)
+}
+
+/// The index's yes or no as a result: a refused line is read again by the byte-at-a-time
+/// scanner, which alone says where and why (rare).
+#[inline]
+fn verdict(valid: bool, s: &[u8], top: &mut TopFields) -> Result<(), Invalid> {
+    if valid {
         return Ok(());
     }
-    // Rare, and only this scanner says where and why.
     let exact = precise::scan_whole(s, |p| p.object());
     debug_assert!(exact.is_err(), "the scanners disagree on {s:?}");
     exact.map(|fields| *top = fields)
@@ -135,12 +142,7 @@ impl FrameScanner {
         };
         #[cfg(not(target_arch = "x86_64"))]
         let valid = index::scan(s, top);
-        if valid {
-            return Ok(());
-        }
-        let exact = precise::scan_whole(s, |p| p.object());
-        debug_assert!(exact.is_err(), "the scanners disagree on {s:?}");
-        exact.map(|fields| *top = fields)
+        verdict(valid, s, top)
     }
 
     /// How many lines were checked from a known shape (for tests): None where the CPU cannot
