@@ -16,9 +16,10 @@
 //! `__state__` (no mark) never stands in for an answer, so streams without final frames still
 //! need `--fallback`.
 //!
-//! Every line goes through one pass of [`jsonscan::scan_frame`], which validates it and notes
-//! where the few fields the rule reads are; nothing is parsed into values until the end, when
-//! the one winning line is.
+//! Every line goes through one pass of the tracker's [`FrameScanner`], which validates it and
+//! notes where the few fields the rule reads are (a frame of a shape seen before without
+//! walking its grammar again); nothing is parsed into values until the end, when the one
+//! winning line is.
 
 use crate::stream::jsonscan::{self, Field, FrameScanner, Invalid, Span, TopFields};
 use serde_json::Value;

@@ -9,6 +9,8 @@
 //! nothing; it only says yes or no. A line it refuses goes to [`precise`], the byte-at-a-time scanner, which says
 //! where and why ([`Invalid`]). Both accept exactly the same lines (the property tests in
 //! `jsonscan/tests/props.rs` hold them, and a reference scanner, to serde_json's verdict).
+//! A [`FrameScanner`], for the lines of one stream, also remembers their shapes, so that a frame
+//! of a kind seen before is checked without walking its grammar again (`index/shapes.rs`).
 //!
 //! What is accepted is RFC 8259 JSON: serde_json's verdict, but for two lines serde refuses and
 //! this scanner does not, on purpose. A `\u` escape of a lone UTF-16 surrogate is valid JSON

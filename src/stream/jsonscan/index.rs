@@ -17,6 +17,10 @@
 //! AVX2 the whole scan of a line is one function compiled for it (and PCLMULQDQ, for the prefix
 //! XOR of the quotes), so that the cursor lives in registers, and a chunk's classification is
 //! one call compiled for them.
+//!
+//! A run of lines (a [`super::FrameScanner`]) where the CPU has AVX-512 VBMI2 goes through
+//! [`shapes`] first: a line whose token bytes are those of a line accepted before is checked
+//! without the walk, from what the walk found then.
 
 use super::{BitStack, GraphPath, Key, MAX_DEPTH, Span, TopFields, key_of, unescape};
 
