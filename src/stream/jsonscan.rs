@@ -147,6 +147,20 @@ impl FrameScanner {
         verdict(valid, s, top)
     }
 
+    /// A scanner that looks for every line's shape, however few recur (for tests).
+    #[cfg(test)]
+    fn never_resting() -> FrameScanner {
+        #[cfg(target_arch = "x86_64")]
+        return FrameScanner {
+            shapes: Some(index::Shapes::new().map(|mut shapes| {
+                shapes.never_rest();
+                shapes
+            })),
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        FrameScanner::default()
+    }
+
     /// How many lines were checked from a known shape (for tests): None where the CPU cannot
     /// run the shapes' scan.
     #[cfg(test)]

@@ -113,9 +113,23 @@ pub(in crate::stream::jsonscan) struct Shapes {
     slots: Box<[Option<Shape>]>,
     /// Per set, the way used last (the other is replaced first).
     recent: Box<[u8]>,
+    /// Per set, the hash of the last token bytes that missed: a shape is made only when its
+    /// bytes miss a second time, so that lines of shapes seen once cost no shape.
+    missed: Box<[u64]>,
+    /// Lines in a row that no shape checked, and how many lines to walk without looking: a
+    /// stream whose shapes do not recur would pay the gathering of its tokens for nothing.
+    cold: u32,
+    rest: u32,
+    /// [`COLD`], but for tests that want every line looked at.
+    cold_limit: u32,
     #[cfg(test)]
     hits: usize,
 }
+
+/// After this many lines in a row that no shape checked, [`REST`] lines are walked without
+/// looking for one.
+const COLD: u32 = 64;
+const REST: u32 = 4096;
 
 /// Whether the CPU has AVX-512 VBMI and VBMI2 (asked once): 0 not asked yet, 1 no, 2 yes.
 static VBMI2: AtomicU8 = AtomicU8::new(0);
@@ -148,6 +162,10 @@ impl Shapes {
             }),
             slots: (0..2 * SETS).map(|_| None).collect(),
             recent: vec![0; SETS].into(),
+            missed: vec![0; SETS].into(),
+            cold: 0,
+            rest: 0,
+            cold_limit: COLD,
             #[cfg(test)]
             hits: 0,
         })
@@ -160,6 +178,12 @@ impl Shapes {
         // SAFETY: `Shapes` exist only when the CPU has what `scan_vbmi2` is compiled for
         // (`Shapes::new`).
         unsafe { scan_vbmi2(self, s, top) }
+    }
+
+    /// Never rest, however few lines a shape checks (for tests).
+    #[cfg(test)]
+    pub(in crate::stream::jsonscan) fn never_rest(&mut self) {
+        self.cold_limit = u32::MAX;
     }
 
     /// How many lines were checked from a shape, without the walk (for tests).
@@ -189,7 +213,7 @@ const IOTA: [u8; 64] = {
 )]
 unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool {
     let avx512 = shapes.avx512;
-    if s.is_empty() || s.len() > MAX_LINE {
+    if s.is_empty() || s.len() > MAX_LINE || shapes.resting() {
         // SAFETY: the caller's.
         return unsafe { scan_avx512(s, avx512, top) };
     }
@@ -197,10 +221,14 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
         Flattened::Tokens(tokens) => tokens,
         // A byte no valid line holds: the walk would say no too.
         Flattened::Bad => return false,
-        // SAFETY: the caller's.
-        Flattened::TooMany => return unsafe { scan_avx512(s, avx512, top) },
+        Flattened::TooMany => {
+            shapes.missed_one();
+            // SAFETY: the caller's.
+            return unsafe { scan_avx512(s, avx512, top) };
+        }
     };
-    let set = set_of(&tokens);
+    let hash = hash_of(&tokens);
+    let set = (hash >> 57) as usize % SETS;
     // The way used last first: a stream's lines of one shape come in runs.
     let recent = usize::from(shapes.recent[set]);
     let way = [recent, 1 - recent].into_iter().find(|&w| {
@@ -213,21 +241,51 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
         && let Some(valid) = apply(shape, &mut shapes.flat, s, top)
     {
         shapes.recent[set] = w as u8;
+        shapes.cold = 0;
         #[cfg(test)]
         {
             shapes.hits += 1;
         }
         return valid;
     }
+    shapes.missed_one();
     // SAFETY: the caller's.
     let valid = unsafe { scan_avx512(s, avx512, top) };
-    if valid && let Some(shape) = Shape::new(&shapes.flat, &tokens, s, top) {
+    // A shape for these bytes the second time they miss (or when a shape of them had other
+    // names).
+    let again = way.is_some() || std::mem::replace(&mut shapes.missed[set], hash) == hash;
+    if valid
+        && again
+        && let Some(shape) = Shape::new(&shapes.flat, &tokens, s, top)
+    {
         // The way of the same shape (its names differ), else the one not used last.
         let w = way.unwrap_or(1 - recent);
         shapes.slots[2 * set + w] = Some(shape);
         shapes.recent[set] = w as u8;
     }
     valid
+}
+
+impl Shapes {
+    /// Whether to walk this line without looking for its shape (see [`Shapes::cold`]).
+    #[inline(always)]
+    fn resting(&mut self) -> bool {
+        if self.rest == 0 {
+            return false;
+        }
+        self.rest -= 1;
+        true
+    }
+
+    /// A line that no shape checked.
+    #[inline(always)]
+    fn missed_one(&mut self) {
+        self.cold += 1;
+        if self.cold >= self.cold_limit {
+            self.cold = 0;
+            self.rest = REST;
+        }
+    }
 }
 
 /// What [`flatten`] made of a line.
@@ -325,9 +383,10 @@ fn flatten(flat: &mut Flat, s: &[u8], avx512: Avx512) -> Flattened {
     Flattened::Tokens(TokenBytes { n, low, high })
 }
 
-/// The set of a shape: a hash of its length and four words of its bytes.
+/// A hash of a line's token bytes (their length and four words of them); its top bits pick
+/// the shape's set.
 #[inline(always)]
-fn set_of(tokens: &TokenBytes) -> usize {
+fn hash_of(tokens: &TokenBytes) -> u64 {
     // SAFETY: only called where `TokenBytes` exist, made with AVX-512 by `flatten`.
     let (a, b, c, d) = unsafe {
         let word = |lane: __m128i| _mm_cvtsi128_si64(lane) as u64;
@@ -343,7 +402,7 @@ fn set_of(tokens: &TokenBytes) -> usize {
         ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
         ^ c.rotate_left(29)
         ^ d.rotate_left(47).wrapping_mul(0x1656_67B1_9E37_79F9);
-    (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 57) as usize % SETS
+    x.wrapping_mul(0x2545_F491_4F6C_DD1D)
 }
 
 /// A line of `shape`'s shape: whether it is valid, with its fields in `top`; None when its

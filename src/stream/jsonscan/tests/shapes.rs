@@ -161,7 +161,7 @@ fn lines_of_a_known_shape_give_what_the_walk_gives() {
     let cases = env("JSONSCAN_CASES", 8000) as usize / 4;
     let seed = env("JSONSCAN_SEED", 0x5EED);
     let mut rng = Rng(seed ^ 0x5A4E);
-    let mut scanner = FrameScanner::default();
+    let mut scanner = FrameScanner::never_resting();
     let mut base = Vec::new();
     let mut variants = 0;
     for n in 0..cases {
@@ -176,7 +176,13 @@ fn lines_of_a_known_shape_give_what_the_walk_gives() {
         if scan_frame(&base).is_err() {
             continue;
         }
+        // Twice: a shape is made the second time its token bytes come.
         agree(&mut scanner, &base, &format!("seed {seed} case {n}, base"));
+        agree(
+            &mut scanner,
+            &base,
+            &format!("seed {seed} case {n}, base again"),
+        );
         for k in 0..8 {
             let mut line = base.clone();
             for _ in 0..=rng.below(2) {
@@ -213,14 +219,49 @@ fn a_known_shape_still_reads_each_line_for_itself() {
         r#"{"id":"c","type":3,"role":"assistant","content":"w","graphPath":["final"],"isDelta":true}"#,
         r#"{"id":"c","sort":3,"role":"assistant","content":"w","graphPath":["final"],"isDelta":true}"#,
     ];
+    // A shape is made the second time its token bytes come.
+    agree(&mut scanner, lines[0].as_bytes(), lines[0]);
     for line in lines {
         agree(&mut scanner, line.as_bytes(), line);
     }
     assert!(scan_frame(lines[2].as_bytes()).is_err());
     assert!(scan_frame(lines[3].as_bytes()).is_err());
     assert_eq!(scan_frame(lines[6].as_bytes()).unwrap().content, None);
-    // Lines 1 to 5 are of line 0's shape, with its names.
+    // Lines 1 to 5 are of line 0's shape, with its names, made when line 0 came again.
     if let Some(hits) = scanner.shape_hits() {
         assert_eq!(hits, 5, "lines from a shape");
     }
+}
+
+/// A stream whose shapes do not recur is walked without gathering its tokens for a while, and
+/// shapes are looked for again after that.
+#[test]
+fn shapes_rest_when_none_recurs() {
+    let mut scanner = FrameScanner::default();
+    // 64 lines of 64 shapes, each seen once.
+    for n in 1..=64 {
+        let fields: Vec<String> = (0..n).map(|i| format!(r#""k{i}":{i}"#)).collect();
+        let line = format!("{{{}}}", fields.join(","));
+        agree(&mut scanner, line.as_bytes(), &line);
+    }
+    let Some(0) = scanner.shape_hits() else {
+        return; // this CPU has no shapes' scan
+    };
+    let line = r#"{"id":"a","role":"assistant","content":"x","graphPath":["final"]}"#;
+    for _ in 0..4000 {
+        agree(&mut scanner, line.as_bytes(), line);
+    }
+    assert_eq!(
+        scanner.shape_hits(),
+        Some(0),
+        "resting: no shape looked for"
+    );
+    for _ in 0..200 {
+        agree(&mut scanner, line.as_bytes(), line);
+    }
+    let hits = scanner.shape_hits().unwrap();
+    assert!(
+        (100..200).contains(&hits),
+        "{hits} lines from a shape after the rest"
+    );
 }
