@@ -229,37 +229,33 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
     };
     let hash = hash_of(&tokens);
     let set = (hash >> 57) as usize % SETS;
-    // The way used last first: a stream's lines of one shape come in runs.
+    // The way used last first: a stream's lines of one shape come in runs. Both ways may hold
+    // these token bytes, with other names (a content delta and a thinking delta, say).
     let recent = usize::from(shapes.recent[set]);
-    let way = [recent, 1 - recent].into_iter().find(|&w| {
-        shapes.slots[2 * set + w]
-            .as_ref()
-            .is_some_and(|shape| shape.is(&tokens))
-    });
-    if let Some(w) = way
-        && let Some(shape) = &shapes.slots[2 * set + w]
-        && let Some(valid) = apply(shape, &mut shapes.flat, s, top)
-    {
-        shapes.recent[set] = w as u8;
-        shapes.cold = 0;
-        #[cfg(test)]
+    for w in [recent, 1 - recent] {
+        if let Some(shape) = &shapes.slots[2 * set + w]
+            && shape.is(&tokens)
+            && let Some(valid) = apply(shape, &mut shapes.flat, s, top)
         {
-            shapes.hits += 1;
+            shapes.recent[set] = w as u8;
+            shapes.cold = 0;
+            #[cfg(test)]
+            {
+                shapes.hits += 1;
+            }
+            return valid;
         }
-        return valid;
     }
     shapes.missed_one();
     // SAFETY: the caller's.
     let valid = unsafe { scan_avx512(s, avx512, top) };
-    // A shape for these bytes the second time they miss (or when a shape of them had other
-    // names).
-    let again = way.is_some() || std::mem::replace(&mut shapes.missed[set], hash) == hash;
+    // A shape for these bytes the second time they miss, in the way not used last.
+    let again = std::mem::replace(&mut shapes.missed[set], hash) == hash;
     if valid
         && again
         && let Some(shape) = Shape::new(&shapes.flat, &tokens, s, top)
     {
-        // The way of the same shape (its names differ), else the one not used last.
-        let w = way.unwrap_or(1 - recent);
+        let w = 1 - recent;
         shapes.slots[2 * set + w] = Some(shape);
         shapes.recent[set] = w as u8;
     }

@@ -265,3 +265,22 @@ fn shapes_rest_when_none_recurs() {
         "{hits} lines from a shape after the rest"
     );
 }
+
+/// Two kinds of frame with the same token bytes and other names (an answer delta and a
+/// thinking delta) keep a shape each, in the two ways of their set, rather than displacing
+/// each other at every line.
+#[test]
+fn frames_alike_but_for_their_names_keep_a_shape_each() {
+    let mut scanner = FrameScanner::never_resting();
+    let answer = r#"{"id":"m","sort":1,"role":"assistant","content":"a","graphPath":["final"]}"#;
+    let thinking = r#"{"id":"m","sort":2,"role":"assistant","thinking":"b","graphPath":["final"]}"#;
+    for _ in 0..10 {
+        agree(&mut scanner, answer.as_bytes(), answer);
+        agree(&mut scanner, thinking.as_bytes(), thinking);
+    }
+    if let Some(hits) = scanner.shape_hits() {
+        // The bytes' second miss (the first thinking delta) makes its shape, the third (the
+        // second answer) the answer's: 3 lines walked, 17 from a shape.
+        assert_eq!(hits, 17, "lines from a shape");
+    }
+}
