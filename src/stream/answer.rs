@@ -288,16 +288,14 @@ impl FinalTracker {
                     completed.insert(id.to_vec());
                 }
             }
-            if self.no_text && top.is_delta {
-                // Not even the frame is kept: its text would be the chunks', which are not.
-                // Nearly every line of a stream is such a delta, and this spares a copy of each.
-                let last = self.final_frame.get_or_insert_with(Last::default);
-                last.raw.clear();
-                last.id.clear();
-                last.delta = true;
+            // Without text, not even a delta's frame is kept: its text would be the chunks',
+            // which are not. Nearly every line of a stream is such a delta: a copy of each spared.
+            let (kept, kept_id) = if self.no_text && top.is_delta {
+                (&b""[..], &b""[..])
             } else {
-                remember(&mut self.final_frame, line, id, top.is_delta);
-            }
+                (line, id)
+            };
+            remember(&mut self.final_frame, kept, kept_id, top.is_delta);
         } else if self.fallback && !top.is_delta && !top.tool_call && has_text(line, top.content) {
             remember(&mut self.fallback_frame, line, id, false);
         }
