@@ -12,9 +12,12 @@
 //!
 //! - its grammar is the shape's: the walk decides from the token bytes alone, and digits all
 //!   decide alike (any byte inside a string, or a bad one, is the classification's to refuse);
-//! - each number and literal is read ([`super::atom`]), as the walk reads it;
-//! - each top-level key's name must be byte for byte the shape's, since the fields the rule
-//!   wants are named by them (a line whose names differ is walked, and gives its own shape);
+//! - the bytes that do not vary between lines of a kind must be the shape's, byte for byte:
+//!   structure, top-level key names (the fields the rule wants are named by them), `true`,
+//!   `false`, `null`, and the white space between them. They come in stretches ([`Run`]) of
+//!   up to 64 bytes, each one masked compare; a line that differs in them is walked, and
+//!   gives its own shape;
+//! - each number is read ([`super::atom`]), as the walk reads it;
 //! - the fields are where the recipe says, their ends and escapes read from this line.
 //!
 //! So a line is accepted, and its fields found, exactly as the walk would: the property tests
@@ -63,25 +66,31 @@ struct TokenBytes {
 }
 
 /// What the walk found of a line, by token number: a field's value is a string, a container
-/// (its first and last tokens) or a number or literal.
+/// (its first and last tokens), a number or a literal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum At {
     Absent,
     Str(u16),
     Container(u16, u16),
-    /// The number of a number or literal in the shape's list of them.
-    Atom(u16),
+    /// The number of a number in the shape's list of them.
+    Number(u16),
+    /// A literal (`true`, `false`, `null`) and its length: its bytes are in a [`Run`].
+    Literal(u16, u16),
 }
 
-/// A top-level key of a shape.
-struct KeyName {
-    /// The token number of its opening quote.
+/// A stretch of a shape's line that every line of the shape repeats byte for byte: from a
+/// token on, the tokens whose bytes do not vary between lines of a kind (structure, top-level
+/// key names, `true`, `false` and `null`) and the white space between them, up to a value
+/// string's opening quote or a number, at most 64 bytes. One masked compare checks it: the
+/// names the rule's fields are found by, and the literals, whole.
+struct Run {
+    /// The token it starts at.
     token: u16,
-    /// The name's length in bytes (below 64), and the mask of it and its closing quote.
+    /// Its length in bytes (1 to 64), and the mask of them.
     len: u16,
     mask: u64,
-    /// The name (as sent, escapes and all) and its closing quote, zero past them.
-    quoted: [u8; 64],
+    /// Its bytes, zero past them.
+    bytes: [u8; 64],
 }
 
 /// One shape and its recipe.
@@ -89,10 +98,10 @@ struct Shape {
     /// How many tokens, and their bytes (digits folded to `0`), zero past the last.
     n: usize,
     bytes: [u8; MAX_TOKENS],
-    /// Top-level keys.
-    keys: Box<[KeyName]>,
-    /// Every number and literal, by token number.
-    atoms: Box<[u16]>,
+    /// The stretches of fixed bytes, in order.
+    runs: Box<[Run]>,
+    /// Every number, by token number.
+    numbers: Box<[u16]>,
     id: At,
     role: At,
     content: At,
@@ -402,49 +411,45 @@ fn hash_of(tokens: &TokenBytes) -> u64 {
 }
 
 /// A line of `shape`'s shape: whether it is valid, with its fields in `top`; None when its
-/// top-level keys are not the shape's (the walk decides then).
+/// fixed bytes (names, literals, white space between them) are not the shape's (the walk
+/// decides then).
 #[inline(always)]
 fn apply(shape: &Shape, flat: &mut Flat, s: &[u8], top: &mut TopFields) -> Option<bool> {
-    for key in &shape.keys {
-        let open = flat.at(key.token);
-        let colon = flat.at(key.token + 1);
-        let len = usize::from(key.len);
-        // As sent by most servers: the name, its closing quote and the colon, one masked
-        // compare. (The quote before the colon token is the string's closing quote.)
+    for run in &shape.runs {
+        let start = flat.at(run.token);
+        if start + usize::from(run.len) > s.len() {
+            return None;
+        }
+        // Lanes past the run are zero in both.
         // SAFETY: only called from `scan_vbmi2`, compiled for AVX-512 F and BW; the masked
-        // load reads the `len + 1` bytes from `open + 1` to the one before the colon, which
-        // are bytes of `s`, and the other the 64 bytes of `quoted`.
-        let same = colon == open + len + 2
-            && unsafe {
-                let sent = _mm512_maskz_loadu_epi8(key.mask, s.as_ptr().add(open + 1).cast());
-                let want = _mm512_loadu_si512(key.quoted.as_ptr().cast());
-                _mm512_mask_cmpneq_epi8_mask(key.mask, sent, want) == 0
-            };
+        // load reads the run's `len` bytes from `start`, bytes of `s` (checked above), and
+        // the other the 64 bytes of `run.bytes`.
+        let same = unsafe {
+            let sent = _mm512_maskz_loadu_epi8(run.mask, s.as_ptr().add(start).cast());
+            let want = _mm512_loadu_si512(run.bytes.as_ptr().cast());
+            _mm512_cmpneq_epi8_mask(sent, want) == 0
+        };
         if !same {
-            // White space before the colon, or another name.
-            let end = closing_quote(s, open, colon)?;
-            if s[open + 1..end] != key.quoted[..len] {
-                return None;
-            }
+            return None;
         }
     }
-    for (i, &token) in shape.atoms.iter().enumerate() {
+    for (i, &token) in shape.numbers.iter().enumerate() {
         let Some(end) = atom(s, flat.at(token)) else {
             return Some(false);
         };
         flat.ends[i] = end as u16;
     }
     *top = TopFields {
-        id: flat.field(s, &shape.atoms, shape.id),
-        role: flat.field(s, &shape.atoms, shape.role),
-        content: flat.field(s, &shape.atoms, shape.content),
+        id: flat.field(s, &shape.numbers, shape.id),
+        role: flat.field(s, &shape.numbers, shape.role),
+        content: flat.field(s, &shape.numbers, shape.content),
         is_delta: shape.is_delta,
         graph_path: shape.graph_path.map(|(len, head)| GraphPath {
             head: head.map(|token| flat.string(s, token)),
             len,
         }),
         tool_call: shape.tool_call,
-        sort: flat.field(s, &shape.atoms, shape.sort),
+        sort: flat.field(s, &shape.numbers, shape.sort),
         has_type: shape.has_type,
     };
     Some(true)
@@ -473,13 +478,17 @@ impl Flat {
 
     /// A field of `s` where the recipe says it is.
     #[inline(always)]
-    fn field(&self, s: &[u8], shape_atoms: &[u16], at: At) -> Option<Field> {
+    fn field(&self, s: &[u8], numbers: &[u16], at: At) -> Option<Field> {
         match at {
             At::Absent => None,
             At::Str(token) => Some(Field::Str(self.string(s, token))),
             At::Container(first, last) => Some(Field::Raw(self.at(first), self.at(last) + 1)),
-            At::Atom(i) => {
-                let token = shape_atoms[usize::from(i)];
+            At::Literal(token, len) => {
+                let start = self.at(token);
+                Some(Field::Raw(start, start + usize::from(len)))
+            }
+            At::Number(i) => {
+                let token = numbers[usize::from(i)];
                 Some(Field::Raw(
                     self.at(token),
                     usize::from(self.ends[usize::from(i)]),
@@ -524,48 +533,82 @@ impl Shape {
             let i = pos.binary_search(&u16::try_from(offset).ok()?).ok()?;
             u16::try_from(i).ok()
         };
-        let mut keys = Vec::new();
-        let mut atoms = Vec::new();
+        let mut runs = Vec::new();
+        let mut numbers = Vec::new();
+        // The run being made: its first token, and where it starts and ends.
+        let mut open: Option<(u16, usize, usize)> = None;
+        let close = |open: &mut Option<(u16, usize, usize)>, runs: &mut Vec<Run>| {
+            if let Some((token, start, end)) = open.take() {
+                let len = end - start;
+                let mut bytes = [0u8; 64];
+                bytes[..len].copy_from_slice(&s[start..end]);
+                runs.push(Run {
+                    token,
+                    len: len as u16,
+                    mask: if len == 64 { !0 } else { (1u64 << len) - 1 },
+                    bytes,
+                });
+            }
+        };
         let mut depth = 0usize;
         for (i, &b) in bytes.iter().enumerate() {
             let token = u16::try_from(i).ok()?;
-            match b {
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => depth = depth.checked_sub(1)?,
-                b':' | b',' => {}
-                b'"' => {
-                    if depth == 1 && i > 0 && matches!(bytes[i - 1], b'{' | b',') {
-                        let open = usize::from(pos[i]);
-                        let end = closing_quote(s, open, usize::from(*pos.get(i + 1)?))?;
-                        let name = &s[open + 1..end];
-                        if name.len() >= 63 {
-                            // Too long to compare in one register: such lines are walked.
-                            return None;
-                        }
-                        let mut quoted = [0u8; 64];
-                        quoted[..name.len()].copy_from_slice(name);
-                        quoted[name.len()] = b'"';
-                        keys.push(KeyName {
-                            token,
-                            len: name.len() as u16,
-                            mask: (1u64 << (name.len() + 1)) - 1,
-                            quoted,
-                        });
-                    }
+            let at = usize::from(pos[i]);
+            // How many bytes from `at` every line of the shape repeats (none for a number),
+            // and whether the run ends after them.
+            let (fixed, last) = match b {
+                b'{' | b'[' => {
+                    depth += 1;
+                    (1, false)
                 }
-                _ => atoms.push(token),
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    (1, false)
+                }
+                b':' | b',' => (1, false),
+                // A top-level key: its name and closing quote too.
+                b'"' if depth == 1 && i > 0 && matches!(bytes[i - 1], b'{' | b',') => {
+                    let end = closing_quote(s, at, usize::from(*pos.get(i + 1)?))?;
+                    (end + 1 - at, false)
+                }
+                // A value (or a nested key): its text is each line's own.
+                b'"' => (1, true),
+                // A literal and the byte after it, which ends it, as the walk requires.
+                b't' | b'n' => (5, false),
+                b'f' => (6, false),
+                _ => (0, true),
+            };
+            if fixed == 0 {
+                close(&mut open, &mut runs);
+                numbers.push(token);
+                continue;
+            }
+            match &mut open {
+                Some((_, start, end)) if at + fixed - *start <= 64 => *end = (*end).max(at + fixed),
+                _ => {
+                    close(&mut open, &mut runs);
+                    if fixed > 64 {
+                        // A name too long to compare in one register: such lines are walked.
+                        return None;
+                    }
+                    open = Some((token, at, at + fixed));
+                }
+            }
+            if last {
+                close(&mut open, &mut runs);
             }
         }
+        close(&mut open, &mut runs);
         let at = |field: Option<Field>| -> Option<At> {
             Some(match field {
                 None => At::Absent,
                 Some(Field::Str(span)) => At::Str(token(span.start - 1)?),
                 Some(Field::Raw(start, end)) => {
                     let first = token(start)?;
-                    if matches!(s[start], b'{' | b'[') {
-                        At::Container(first, token(end - 1)?)
-                    } else {
-                        At::Atom(u16::try_from(atoms.binary_search(&first).ok()?).ok()?)
+                    match s[start] {
+                        b'{' | b'[' => At::Container(first, token(end - 1)?),
+                        b't' | b'f' | b'n' => At::Literal(first, u16::try_from(end - start).ok()?),
+                        _ => At::Number(u16::try_from(numbers.binary_search(&first).ok()?).ok()?),
                     }
                 }
             })
@@ -585,8 +628,8 @@ impl Shape {
         Some(Shape {
             n,
             bytes: all,
-            keys: keys.into(),
-            atoms: atoms.into(),
+            runs: runs.into(),
+            numbers: numbers.into(),
             id,
             role,
             content,
