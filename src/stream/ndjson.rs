@@ -241,8 +241,20 @@ const PREFETCH: usize = 4096;
 /// Call `each` with the offset of every newline of `data`, in order, until it fails. Lines
 /// are short (a few hundred bytes), so a search per line (memchr) pays its set-up for little
 /// scanning; this sweeps the chunk once, 64 bytes at a time with SSE2 (part of every x86_64).
+/// With AVX-512 where the CPU has it ([`newlines_avx512`]).
 #[inline(always)]
-fn newlines<E>(data: &[u8], mut each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
+fn newlines<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512bw") {
+        // SAFETY: the CPU has AVX-512 BW (and so F), asked just above.
+        return unsafe { newlines_avx512(data, each) };
+    }
+    newlines_sse2(data, each)
+}
+
+/// [`newlines`] with SSE2 (or memchr off x86_64).
+#[inline(always)]
+fn newlines_sse2<E>(data: &[u8], mut each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
     let mut base = 0;
     #[cfg(target_arch = "x86_64")]
     while let Some(block) = data.get(base..).and_then(|d| d.first_chunk::<64>()) {
@@ -263,6 +275,41 @@ fn newlines<E>(data: &[u8], mut each: impl FnMut(usize) -> Result<(), E>) -> Res
             };
             mask |= u64::from(lane) << (16 * k);
         }
+        while mask != 0 {
+            each(base + mask.trailing_zeros() as usize)?;
+            mask &= mask - 1;
+        }
+        base += 64;
+    }
+    for nl in memchr::memchr_iter(b'\n', &data[base..]) {
+        each(base + nl)?;
+    }
+    Ok(())
+}
+
+/// [`newlines`] with AVX-512: a block is one load and one compare into a mask register, which
+/// is the newline mask itself (SSE2 needs four of each, and four extractions to join them).
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn newlines_avx512<E>(
+    data: &[u8],
+    mut each: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    use std::arch::x86_64::{
+        _MM_HINT_T0, _mm_prefetch, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_set1_epi8,
+    };
+    let mut base = 0;
+    while let Some(block) = data.get(base..).and_then(|d| d.first_chunk::<64>()) {
+        // SAFETY: a prefetch is a hint (see `newlines`); the load reads the 64 bytes of
+        // `block`, and the caller's CPU has AVX-512 F and BW.
+        let mut mask = unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().wrapping_add(PREFETCH).cast());
+            let v = _mm512_loadu_si512(block.as_ptr().cast());
+            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\n' as i8))
+        };
         while mask != 0 {
             each(base + mask.trailing_zeros() as usize)?;
             mask &= mask - 1;
@@ -400,6 +447,14 @@ mod tests {
                 })
                 .unwrap();
                 assert_eq!(got, want, "{len} {at}");
+                // The SSE2 sweep too, where `newlines` takes the AVX-512 one.
+                got.clear();
+                newlines_sse2(&data, |nl| -> Result<(), ()> {
+                    got.push(nl);
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(got, want, "sse2 {len} {at}");
             }
         }
     }
