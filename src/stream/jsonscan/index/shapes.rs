@@ -20,6 +20,11 @@
 //! - each number is read ([`super::atom`]), as the walk reads it;
 //! - the fields are where the recipe says, their ends and escapes read from this line.
 //!
+//! And the line after one of a known shape is first read along that shape's path, without
+//! classifying its structure at all ([`path`]): the shape's line as fixed bytes, texts and
+//! numbers, compared and read in order. Most lines are of the kind of the line before; a line
+//! that is not stops the reading, and is checked as above.
+//!
 //! So a line is accepted, and its fields found, exactly as the walk would: the property tests
 //! (`jsonscan/tests/props.rs` and `shapes.rs` beside it) hold the two to the same answer on
 //! every line, with a scanner that has seen the lines before it, and lines made from those by
@@ -31,8 +36,11 @@
 use super::super::{Field, GraphPath, Span, TopFields};
 use super::classify::{Avx512, scan_avx512};
 use super::{Lexer, any_bit, atom, closing_quote};
+use path::{Builder, Kind, Path, Token};
 use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicU8, Ordering};
+
+mod path;
 
 /// The longest line given a shape: offsets are 16 bits. Longer lines are walked.
 pub(in crate::stream::jsonscan) const MAX_LINE: usize = 32 << 10;
@@ -111,6 +119,9 @@ struct Shape {
     is_delta: bool,
     tool_call: bool,
     has_type: bool,
+    /// The line as fixed bytes, texts and numbers, for the lines after one of this shape
+    /// ([`path`]); None when a field is a container or a literal.
+    path: Option<Path>,
 }
 
 /// The shapes seen, and the scratch space of the line at hand. Only made where the CPU has
@@ -131,6 +142,11 @@ pub(in crate::stream::jsonscan) struct Shapes {
     rest: u32,
     /// [`COLD`], but for tests that want every line looked at.
     cold_limit: u32,
+    /// The slot of the shape of the last line that had one, and whether to read the next
+    /// line along its path: not after a line that was of another shape than the one before
+    /// (two kinds of frame taking turns would pay for a path followed in vain at each line).
+    last: usize,
+    follow: bool,
     #[cfg(test)]
     hits: usize,
 }
@@ -175,6 +191,8 @@ impl Shapes {
             cold: 0,
             rest: 0,
             cold_limit: COLD,
+            last: 0,
+            follow: false,
             #[cfg(test)]
             hits: 0,
         })
@@ -226,6 +244,23 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
         // SAFETY: the caller's.
         return unsafe { scan_avx512(s, avx512, top) };
     }
+    if shapes.follow
+        && let Some(Shape {
+            path: Some(path), ..
+        }) = &shapes.slots[shapes.last]
+    {
+        // SAFETY: the caller's CPU has AVX-512 F and BW.
+        if let Some(fields) = unsafe { path.follow(s) } {
+            *top = fields;
+            shapes.cold = 0;
+            #[cfg(test)]
+            {
+                shapes.hits += 1;
+            }
+            return true;
+        }
+        shapes.follow = false;
+    }
     let tokens = match flatten(&mut shapes.flat, s, avx512) {
         Flattened::Tokens(tokens) => tokens,
         // A byte no valid line holds: the walk would say no too.
@@ -248,6 +283,9 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
         {
             shapes.recent[set] = w as u8;
             shapes.cold = 0;
+            let slot = 2 * set + w;
+            shapes.follow = slot == shapes.last;
+            shapes.last = slot;
             #[cfg(test)]
             {
                 shapes.hits += 1;
@@ -267,6 +305,8 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
         let w = 1 - recent;
         shapes.slots[2 * set + w] = Some(shape);
         shapes.recent[set] = w as u8;
+        shapes.last = 2 * set + w;
+        shapes.follow = false;
     }
     valid
 }
@@ -533,6 +573,28 @@ impl Shape {
             let i = pos.binary_search(&u16::try_from(offset).ok()?).ok()?;
             u16::try_from(i).ok()
         };
+        // The path's fields: each a text or a number (or absent), else no path.
+        let on_path = |field: Option<Field>| -> Option<(Kind, Option<u16>)> {
+            match field {
+                None => Some((Kind::Absent, None)),
+                Some(Field::Str(span)) => Some((Kind::Text, Some(token(span.start - 1)?))),
+                Some(Field::Raw(start, _)) if matches!(s[start], b'-' | b'0'..=b'9') => {
+                    Some((Kind::Number, Some(token(start)?)))
+                }
+                Some(Field::Raw(..)) => None,
+            }
+        };
+        let head = top.graph_path.and_then(|p| p.head).map(Field::Str);
+        let mut path = Builder::new(
+            s,
+            [
+                on_path(top.id),
+                on_path(top.role),
+                on_path(top.content),
+                on_path(top.sort),
+                on_path(head),
+            ],
+        );
         let mut runs = Vec::new();
         let mut numbers = Vec::new();
         // The run being made: its first token, and where it starts and ends.
@@ -572,7 +634,13 @@ impl Shape {
                     (end + 1 - at, false)
                 }
                 // A value (or a nested key): its text is each line's own.
-                b'"' => (1, true),
+                b'"' => {
+                    if let Some(path) = &mut path {
+                        let closing = closing_quote(s, at, usize::from(*pos.get(i + 1)?))?;
+                        path.token(token, at, Token::Text { closing });
+                    }
+                    (1, true)
+                }
                 // A literal and the byte after it, which ends it, as the walk requires.
                 b't' | b'n' => (5, false),
                 b'f' => (6, false),
@@ -581,6 +649,10 @@ impl Shape {
             if fixed == 0 {
                 close(&mut open, &mut runs);
                 numbers.push(token);
+                if let Some(path) = &mut path {
+                    let end = atom(s, at)?;
+                    path.token(token, at, Token::Number { end });
+                }
                 continue;
             }
             match &mut open {
@@ -638,6 +710,14 @@ impl Shape {
             is_delta: top.is_delta,
             tool_call: top.tool_call,
             has_type: top.has_type,
+            path: path.and_then(|path| {
+                path.finish(
+                    top.graph_path.map(|p| p.len),
+                    top.is_delta,
+                    top.tool_call,
+                    top.has_type,
+                )
+            }),
         })
     }
 }

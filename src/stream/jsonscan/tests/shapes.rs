@@ -286,3 +286,41 @@ fn frames_alike_but_for_their_names_keep_a_shape_each() {
         assert_eq!(hits, 17, "lines from a shape");
     }
 }
+
+/// A line read along the shape of the line before it: a string ends at the first quote no
+/// backslash escapes, whatever the bytes after an escaped one look like.
+#[test]
+fn a_line_read_along_its_shape_ends_its_strings_where_the_walk_does() {
+    let mut scanner = FrameScanner::never_resting();
+    let shape = r#"{"id":"m","content":"x","sort":1}"#;
+    // Made the second time, read along the third.
+    for _ in 0..3 {
+        agree(&mut scanner, shape.as_bytes(), shape);
+    }
+    let lines = [
+        // The quote after `x\` is escaped: the string goes on to `,` and the line is invalid.
+        r#"{"id":"m","content":"x\","sort":1}"#,
+        // An escaped backslash, then the closing quote.
+        r#"{"id":"m","content":"x\\","sort":1}"#,
+        r#"{"id":"m","content":"\"\\\"","sort":12}"#,
+        r#"{"id":"m","content":"x\","sort":1}","sort":1}"#,
+        r#"{"id":"m","content":"naïve \u00e9 📈","sort":1}"#,
+        r#"{"id":"m","content":"bad \x","sort":1}"#,
+        r#"{"id":"m","content":"x","sort":1} "#,
+        r#"{"id":"m","content":"x","sort":1"#,
+        r#"{"id":"m","content":"x","sort":-0.5e+3}"#,
+        r#"{"id":"m","content":"x","sort":1.}"#,
+        r#"{"id":"m","content":"x","sort":1}"#,
+    ];
+    for line in lines {
+        agree(&mut scanner, line.as_bytes(), line);
+        agree(&mut scanner, shape.as_bytes(), shape);
+    }
+    assert!(scan_frame(lines[0].as_bytes()).is_err());
+    assert!(scan_frame(lines[3].as_bytes()).is_err());
+    assert!(scan_frame(lines[5].as_bytes()).is_err());
+    if let Some(hits) = scanner.shape_hits() {
+        // The shape's line itself, read along its path at each turn but the first.
+        assert!(hits >= 12, "{hits} lines from a shape");
+    }
+}
