@@ -254,37 +254,36 @@ fn newlines<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>) -> Result<
 
 /// [`newlines`] with SSE2 (or memchr off x86_64).
 #[inline(always)]
-fn newlines_sse2<E>(data: &[u8], mut each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
-    let mut base = 0;
+fn newlines_sse2<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
     #[cfg(target_arch = "x86_64")]
-    while let Some(block) = data.get(base..).and_then(|d| d.first_chunk::<64>()) {
-        use std::arch::x86_64::{
-            _MM_HINT_T0, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_prefetch,
-            _mm_set1_epi8,
-        };
-        // SAFETY: a prefetch is a hint: it reads nothing the program sees and cannot fault,
-        // and the address is only computed (wrapping), never dereferenced.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().wrapping_add(PREFETCH).cast()) };
-        let mut mask = 0u64;
-        for k in 0..4 {
-            // SAFETY: SSE2 is part of the x86_64 baseline, and the load reads bytes
-            // 16k..16k+16 of a 64-byte array.
-            let lane = unsafe {
-                let v = _mm_loadu_si128(block.as_ptr().add(16 * k).cast());
-                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))) as u16
+    return sweep(
+        data,
+        |block| {
+            use std::arch::x86_64::{
+                _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
             };
-            mask |= u64::from(lane) << (16 * k);
+            let mut mask = 0u64;
+            for k in 0..4 {
+                // SAFETY: SSE2 is part of the x86_64 baseline, and the load reads bytes
+                // 16k..16k+16 of a 64-byte array.
+                let lane = unsafe {
+                    let v = _mm_loadu_si128(block.as_ptr().add(16 * k).cast());
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))) as u16
+                };
+                mask |= u64::from(lane) << (16 * k);
+            }
+            mask
+        },
+        each,
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut each = each;
+        for nl in memchr::memchr_iter(b'\n', data) {
+            each(nl)?;
         }
-        while mask != 0 {
-            each(base + mask.trailing_zeros() as usize)?;
-            mask &= mask - 1;
-        }
-        base += 64;
+        Ok(())
     }
-    for nl in memchr::memchr_iter(b'\n', &data[base..]) {
-        each(base + nl)?;
-    }
-    Ok(())
 }
 
 /// [`newlines`] with AVX-512: a block is one load and one compare into a mask register, which
@@ -296,23 +295,42 @@ fn newlines_sse2<E>(data: &[u8], mut each: impl FnMut(usize) -> Result<(), E>) -
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn newlines_avx512<E>(
     data: &[u8],
+    each: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    use std::arch::x86_64::{_mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_set1_epi8};
+    sweep(
+        data,
+        |block| {
+            // SAFETY: the caller's CPU has AVX-512 F and BW; the load reads the 64 bytes of
+            // `block`.
+            unsafe {
+                let v = _mm512_loadu_si512(block.as_ptr().cast());
+                _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\n' as i8))
+            }
+        },
+        each,
+    )
+}
+
+/// The sweep of [`newlines`], 64 bytes at a time, `mask` giving a block's newlines as bits;
+/// the bytes past the last whole block by memchr.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn sweep<E>(
+    data: &[u8],
+    mask: impl Fn(&[u8; 64]) -> u64,
     mut each: impl FnMut(usize) -> Result<(), E>,
 ) -> Result<(), E> {
-    use std::arch::x86_64::{
-        _MM_HINT_T0, _mm_prefetch, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_set1_epi8,
-    };
+    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
     let mut base = 0;
     while let Some(block) = data.get(base..).and_then(|d| d.first_chunk::<64>()) {
-        // SAFETY: a prefetch is a hint (see `newlines`); the load reads the 64 bytes of
-        // `block`, and the caller's CPU has AVX-512 F and BW.
-        let mut mask = unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().wrapping_add(PREFETCH).cast());
-            let v = _mm512_loadu_si512(block.as_ptr().cast());
-            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\n' as i8))
-        };
-        while mask != 0 {
-            each(base + mask.trailing_zeros() as usize)?;
-            mask &= mask - 1;
+        // SAFETY: a prefetch is a hint: it reads nothing the program sees and cannot fault,
+        // and the address is only computed (wrapping), never dereferenced.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().wrapping_add(PREFETCH).cast()) };
+        let mut bits = mask(block);
+        while bits != 0 {
+            each(base + bits.trailing_zeros() as usize)?;
+            bits &= bits - 1;
         }
         base += 64;
     }
