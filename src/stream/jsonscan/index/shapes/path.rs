@@ -39,12 +39,9 @@ pub(super) enum Kind {
 
 /// One step along a line.
 pub(super) enum Step {
-    /// Bytes the line repeats: their count (1 to 64), its mask, and the bytes, zero past them.
-    Fixed {
-        len: u16,
-        mask: u64,
-        bytes: [u8; 64],
-    },
+    /// Bytes the line repeats: where they are in the path's `fixed`, how many (1 to 64), and
+    /// the mask of that many.
+    Fixed { at: u32, len: u16, mask: u64 },
     /// A string's text, up to its closing quote, which the next step's bytes begin with; the
     /// field slot it gives, or [`NO_FIELD`].
     Text { field: u8 },
@@ -55,6 +52,8 @@ pub(super) enum Step {
 /// A shape's line as steps, and which fields they give.
 pub(super) struct Path {
     steps: Box<[Step]>,
+    /// The fixed steps' bytes, one after another.
+    fixed: Box<[u8]>,
     kinds: [Kind; FIELDS],
     /// `graphPath`'s length, when it is an array.
     graph_path: Option<usize>,
@@ -77,6 +76,7 @@ pub(super) enum Token {
 pub(super) struct Builder<'a> {
     s: &'a [u8],
     steps: Vec<Step>,
+    fixed: Vec<u8>,
     /// Where the fixed bytes not in a step yet begin.
     from: usize,
     kinds: [Kind; FIELDS],
@@ -96,6 +96,7 @@ impl<'a> Builder<'a> {
         Some(Builder {
             s,
             steps: Vec::new(),
+            fixed: Vec::new(),
             from: 0,
             kinds,
             tokens,
@@ -128,13 +129,13 @@ impl<'a> Builder<'a> {
     fn fixed(&mut self, to: usize) {
         while self.from < to {
             let len = (to - self.from).min(64);
-            let mut bytes = [0u8; 64];
-            bytes[..len].copy_from_slice(&self.s[self.from..self.from + len]);
             self.steps.push(Step::Fixed {
+                at: self.fixed.len() as u32,
                 len: len as u16,
                 mask: if len == 64 { !0 } else { (1u64 << len) - 1 },
-                bytes,
             });
+            self.fixed
+                .extend_from_slice(&self.s[self.from..self.from + len]);
             self.from += len;
         }
     }
@@ -150,6 +151,7 @@ impl<'a> Builder<'a> {
         self.fixed(self.s.len());
         (self.steps.len() <= 2 * MAX_TOKENS).then(|| Path {
             steps: self.steps.into(),
+            fixed: self.fixed.into(),
             kinds: self.kinds,
             graph_path,
             is_delta,
@@ -172,17 +174,25 @@ impl Path {
         let mut utf8_done = 0;
         for step in self.steps.iter() {
             match step {
-                Step::Fixed { len, mask, bytes } => {
+                Step::Fixed {
+                    at: from,
+                    len,
+                    mask,
+                } => {
                     let len = usize::from(*len);
                     if at + len > s.len() {
                         return None;
                     }
-                    // SAFETY: the caller's CPU has AVX-512 F and BW; the masked load reads
-                    // the `len` bytes from `at`, bytes of `s` (checked above), and the other
-                    // the 64 bytes of `bytes`. Lanes past `len` are zero in both.
+                    // SAFETY: the caller's CPU has AVX-512 F and BW; the masked loads read
+                    // the `len` bytes from `at`, bytes of `s` (checked above), and the step's
+                    // `len` bytes of `fixed`, where the builder put them. Lanes past `len`
+                    // are zero in both.
                     let same = unsafe {
                         let sent = _mm512_maskz_loadu_epi8(*mask, s.as_ptr().add(at).cast());
-                        let want = _mm512_loadu_si512(bytes.as_ptr().cast());
+                        let want = _mm512_maskz_loadu_epi8(
+                            *mask,
+                            self.fixed.as_ptr().add(*from as usize).cast(),
+                        );
                         _mm512_cmpneq_epi8_mask(sent, want) == 0
                     };
                     if !same {
