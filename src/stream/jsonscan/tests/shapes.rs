@@ -116,6 +116,10 @@ fn vary(rng: &mut Rng, line: &mut Vec<u8>) {
                     text.insert(at, rng.pick(BYTES));
                 }
             }
+            if rng.percent(5) {
+                // A lone backslash last: the quote after it is escaped, not the string's end.
+                text.push(b'\\');
+            }
             line.splice(start..end, text);
         }
         // Another name for a key: the rule's fields are named by them.
