@@ -94,11 +94,59 @@ enum At {
 struct Run {
     /// The token it starts at.
     token: u16,
-    /// Its length in bytes (1 to 64), and the mask of them.
+    /// Its bytes, in the shape's `fixed`.
+    bytes: Fixed,
+}
+
+/// Up to 64 bytes every line of a shape repeats, kept with others one after another in a
+/// buffer: where they are in it, how many (1 to 64), and the mask of that many.
+#[derive(Clone, Copy)]
+struct Fixed {
+    at: u32,
     len: u16,
     mask: u64,
-    /// Its bytes, zero past them.
-    bytes: [u8; 64],
+}
+
+impl Fixed {
+    /// `bytes` (1 to 64 of them), appended to `buffer`.
+    fn keep(buffer: &mut Vec<u8>, bytes: &[u8]) -> Fixed {
+        let len = bytes.len();
+        debug_assert!((1..=64).contains(&len));
+        let fixed = Fixed {
+            at: buffer.len() as u32,
+            len: len as u16,
+            mask: if len == 64 { !0 } else { (1u64 << len) - 1 },
+        };
+        buffer.extend_from_slice(bytes);
+        fixed
+    }
+
+    /// How many bytes.
+    #[inline(always)]
+    fn len(self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Whether `s` holds these bytes (of `buffer`, where [`Fixed::keep`] put them) at `start`:
+    /// one masked compare.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and BW.
+    #[inline(always)]
+    unsafe fn found(self, buffer: &[u8], s: &[u8], start: usize) -> bool {
+        if start + self.len() > s.len() {
+            return false;
+        }
+        // SAFETY: the caller's CPU has AVX-512 F and BW; the masked loads read the `len`
+        // bytes from `start`, bytes of `s` (checked above), and the `len` bytes of `buffer`
+        // from `at`, where `keep` put them. Lanes past `len` are zero in both.
+        unsafe {
+            let sent = _mm512_maskz_loadu_epi8(self.mask, s.as_ptr().add(start).cast());
+            let want =
+                _mm512_maskz_loadu_epi8(self.mask, buffer.as_ptr().add(self.at as usize).cast());
+            _mm512_cmpneq_epi8_mask(sent, want) == 0
+        }
+    }
 }
 
 /// One shape and its recipe.
@@ -106,8 +154,9 @@ struct Shape {
     /// How many tokens, and their bytes (digits folded to `0`), zero past the last.
     n: usize,
     bytes: [u8; MAX_TOKENS],
-    /// The stretches of fixed bytes, in order.
+    /// The stretches of fixed bytes, in order, and their bytes.
     runs: Box<[Run]>,
+    fixed: Box<[u8]>,
     /// Every number, by token number.
     numbers: Box<[u16]>,
     id: At,
@@ -245,12 +294,11 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
         return unsafe { scan_avx512(s, avx512, top) };
     }
     if shapes.follow
-        && let Some(Shape {
-            path: Some(path), ..
-        }) = &shapes.slots[shapes.last]
+        && let Some(shape) = &shapes.slots[shapes.last]
+        && let Some(path) = &shape.path
     {
         // SAFETY: the caller's CPU has AVX-512 F and BW.
-        if let Some(fields) = unsafe { path.follow(s) } {
+        if let Some(fields) = unsafe { path.follow(s, shape) } {
             *top = fields;
             shapes.cold = 0;
             #[cfg(test)]
@@ -456,20 +504,8 @@ fn hash_of(tokens: &TokenBytes) -> u64 {
 #[inline(always)]
 fn apply(shape: &Shape, flat: &mut Flat, s: &[u8], top: &mut TopFields) -> Option<bool> {
     for run in &shape.runs {
-        let start = flat.at(run.token);
-        if start + usize::from(run.len) > s.len() {
-            return None;
-        }
-        // Lanes past the run are zero in both.
-        // SAFETY: only called from `scan_vbmi2`, compiled for AVX-512 F and BW; the masked
-        // load reads the run's `len` bytes from `start`, bytes of `s` (checked above), and
-        // the other the 64 bytes of `run.bytes`.
-        let same = unsafe {
-            let sent = _mm512_maskz_loadu_epi8(run.mask, s.as_ptr().add(start).cast());
-            let want = _mm512_loadu_si512(run.bytes.as_ptr().cast());
-            _mm512_cmpneq_epi8_mask(sent, want) == 0
-        };
-        if !same {
+        // SAFETY: only called from `scan_vbmi2`, compiled for AVX-512 F and BW.
+        if !unsafe { run.bytes.found(&shape.fixed, s, flat.at(run.token)) } {
             return None;
         }
     }
@@ -599,19 +635,17 @@ impl Shape {
         let mut numbers = Vec::new();
         // The run being made: its first token, and where it starts and ends.
         let mut open: Option<(u16, usize, usize)> = None;
-        let close = |open: &mut Option<(u16, usize, usize)>, runs: &mut Vec<Run>| {
-            if let Some((token, start, end)) = open.take() {
-                let len = end - start;
-                let mut bytes = [0u8; 64];
-                bytes[..len].copy_from_slice(&s[start..end]);
-                runs.push(Run {
-                    token,
-                    len: len as u16,
-                    mask: if len == 64 { !0 } else { (1u64 << len) - 1 },
-                    bytes,
-                });
-            }
-        };
+        // The runs' bytes, one after another.
+        let mut kept = Vec::new();
+        let close =
+            |open: &mut Option<(u16, usize, usize)>, runs: &mut Vec<Run>, fixed: &mut Vec<u8>| {
+                if let Some((token, start, end)) = open.take() {
+                    runs.push(Run {
+                        token,
+                        bytes: Fixed::keep(fixed, &s[start..end]),
+                    });
+                }
+            };
         let mut depth = 0usize;
         for (i, &b) in bytes.iter().enumerate() {
             let token = u16::try_from(i).ok()?;
@@ -647,7 +681,7 @@ impl Shape {
                 _ => (0, true),
             };
             if fixed == 0 {
-                close(&mut open, &mut runs);
+                close(&mut open, &mut runs, &mut kept);
                 numbers.push(token);
                 if let Some(path) = &mut path {
                     let end = atom(s, at)?;
@@ -658,7 +692,7 @@ impl Shape {
             match &mut open {
                 Some((_, start, end)) if at + fixed - *start <= 64 => *end = (*end).max(at + fixed),
                 _ => {
-                    close(&mut open, &mut runs);
+                    close(&mut open, &mut runs, &mut kept);
                     if fixed > 64 {
                         // A name too long to compare in one register: such lines are walked.
                         return None;
@@ -667,10 +701,10 @@ impl Shape {
                 }
             }
             if last {
-                close(&mut open, &mut runs);
+                close(&mut open, &mut runs, &mut kept);
             }
         }
-        close(&mut open, &mut runs);
+        close(&mut open, &mut runs, &mut kept);
         let at = |field: Option<Field>| -> Option<At> {
             Some(match field {
                 None => At::Absent,
@@ -701,6 +735,7 @@ impl Shape {
             n,
             bytes: all,
             runs: runs.into(),
+            fixed: kept.into(),
             numbers: numbers.into(),
             id,
             role,
@@ -710,14 +745,7 @@ impl Shape {
             is_delta: top.is_delta,
             tool_call: top.tool_call,
             has_type: top.has_type,
-            path: path.and_then(|path| {
-                path.finish(
-                    top.graph_path.map(|p| p.len),
-                    top.is_delta,
-                    top.tool_call,
-                    top.has_type,
-                )
-            }),
+            path: path.and_then(Builder::finish),
         })
     }
 }

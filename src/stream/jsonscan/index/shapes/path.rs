@@ -20,7 +20,7 @@
 
 use super::super::super::{Field, GraphPath, Span, TopFields};
 use super::super::{escaped_bytes, escapes_are_valid, number, utf8_is_valid};
-use super::MAX_TOKENS;
+use super::{Fixed, MAX_TOKENS, Shape};
 use std::arch::x86_64::*;
 
 /// No field: see [`Step::Text`].
@@ -39,9 +39,8 @@ pub(super) enum Kind {
 
 /// One step along a line.
 pub(super) enum Step {
-    /// Bytes the line repeats: where they are in the path's `fixed`, how many (1 to 64), and
-    /// the mask of that many.
-    Fixed { at: u32, len: u16, mask: u64 },
+    /// Bytes the line repeats, in the path's `fixed`.
+    Fixed(Fixed),
     /// A string's text, up to its closing quote, which the next step's bytes begin with; the
     /// field slot it gives, or [`NO_FIELD`].
     Text { field: u8 },
@@ -55,11 +54,6 @@ pub(super) struct Path {
     /// The fixed steps' bytes, one after another.
     fixed: Box<[u8]>,
     kinds: [Kind; FIELDS],
-    /// `graphPath`'s length, when it is an array.
-    graph_path: Option<usize>,
-    is_delta: bool,
-    tool_call: bool,
-    has_type: bool,
 }
 
 /// A token of a shape's valid line whose bytes are each line's own (any other token's bytes,
@@ -129,76 +123,44 @@ impl<'a> Builder<'a> {
     fn fixed(&mut self, to: usize) {
         while self.from < to {
             let len = (to - self.from).min(64);
-            self.steps.push(Step::Fixed {
-                at: self.fixed.len() as u32,
-                len: len as u16,
-                mask: if len == 64 { !0 } else { (1u64 << len) - 1 },
-            });
-            self.fixed
-                .extend_from_slice(&self.s[self.from..self.from + len]);
+            let bytes = &self.s[self.from..self.from + len];
+            self.steps
+                .push(Step::Fixed(Fixed::keep(&mut self.fixed, bytes)));
             self.from += len;
         }
     }
 
-    /// The path, with the flags the line's fields gave.
-    pub(super) fn finish(
-        mut self,
-        graph_path: Option<usize>,
-        is_delta: bool,
-        tool_call: bool,
-        has_type: bool,
-    ) -> Option<Path> {
+    /// The path.
+    pub(super) fn finish(mut self) -> Option<Path> {
         self.fixed(self.s.len());
         (self.steps.len() <= 2 * MAX_TOKENS).then(|| Path {
             steps: self.steps.into(),
             fixed: self.fixed.into(),
             kinds: self.kinds,
-            graph_path,
-            is_delta,
-            tool_call,
-            has_type,
         })
     }
 }
 
 impl Path {
-    /// The fields of `s` read along this path, if it leads to the line's end: then `s` is
-    /// valid, as the walk would say, with these fields. None says nothing of the line.
+    /// The fields of `s` read along this path (of `shape`), if it leads to the line's end:
+    /// then `s` is valid, as the walk would say, with these fields. None says nothing of the
+    /// line.
     ///
     /// # Safety
     /// The CPU must have AVX-512 F and BW.
     #[inline(always)]
-    pub(super) unsafe fn follow(&self, s: &[u8]) -> Option<TopFields> {
+    pub(super) unsafe fn follow(&self, s: &[u8], shape: &Shape) -> Option<TopFields> {
         let mut at = 0;
         let mut found = [(0usize, 0usize, false); FIELDS];
         let mut utf8_done = 0;
         for step in self.steps.iter() {
             match step {
-                Step::Fixed {
-                    at: from,
-                    len,
-                    mask,
-                } => {
-                    let len = usize::from(*len);
-                    if at + len > s.len() {
+                Step::Fixed(fixed) => {
+                    // SAFETY: the caller's.
+                    if !unsafe { fixed.found(&self.fixed, s, at) } {
                         return None;
                     }
-                    // SAFETY: the caller's CPU has AVX-512 F and BW; the masked loads read
-                    // the `len` bytes from `at`, bytes of `s` (checked above), and the step's
-                    // `len` bytes of `fixed`, where the builder put them. Lanes past `len`
-                    // are zero in both.
-                    let same = unsafe {
-                        let sent = _mm512_maskz_loadu_epi8(*mask, s.as_ptr().add(at).cast());
-                        let want = _mm512_maskz_loadu_epi8(
-                            *mask,
-                            self.fixed.as_ptr().add(*from as usize).cast(),
-                        );
-                        _mm512_cmpneq_epi8_mask(sent, want) == 0
-                    };
-                    if !same {
-                        return None;
-                    }
-                    at += len;
+                    at += fixed.len();
                 }
                 Step::Text { field } => {
                     // SAFETY: the caller's.
@@ -239,17 +201,17 @@ impl Path {
             id: field(0),
             role: field(1),
             content: field(2),
-            is_delta: self.is_delta,
-            graph_path: self.graph_path.map(|len| GraphPath {
+            is_delta: shape.is_delta,
+            graph_path: shape.graph_path.map(|(len, _)| GraphPath {
                 head: match field(4) {
                     Some(Field::Str(span)) => Some(span),
                     _ => None,
                 },
                 len,
             }),
-            tool_call: self.tool_call,
+            tool_call: shape.tool_call,
             sort: field(3),
-            has_type: self.has_type,
+            has_type: shape.has_type,
         })
     }
 }
