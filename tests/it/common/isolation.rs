@@ -1,0 +1,26 @@
+//! The one way tests run the `analyst` binary: an empty environment (so nothing of the user's
+//! ANALYST_* variables, config or state leaks in), HOME and XDG directories inside the test's
+//! temporary directory, no colour, and a 1 ms resume backoff.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Cut `cmd` off from the user's environment; `home` holds its HOME, config and state.
+pub fn isolate(cmd: &mut Command, home: &Path) {
+    cmd.env_clear()
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("ANALYST_TEST_BACKOFF_MS", "1")
+        .env("NO_COLOR", "1");
+    if let Some(path) = std::env::var_os("PATH") {
+        cmd.env("PATH", path);
+    }
+}
+
+/// The `analyst` binary, isolated.
+pub fn isolated(home: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_analyst"));
+    isolate(&mut cmd, home);
+    cmd
+}

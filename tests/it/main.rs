@@ -1,0 +1,56 @@
+//! The integration tests: one binary, a module per area, one support module (`common`).
+//! One binary links the crate once, where one per file linked it fifty times.
+
+mod common;
+
+mod abort_cmd;
+mod chat_body;
+mod chat_charts;
+mod chat_emulator;
+mod chat_interrupt;
+mod chat_prompt;
+mod chat_resume;
+mod chat_stream;
+mod cli_promises;
+mod data_api;
+mod dialects;
+mod engine_answers;
+mod engine_behaviour;
+mod engine_compiler;
+mod engine_honesty;
+mod engine_model_errors;
+mod engine_questions;
+mod engine_user_model;
+mod eval_demo_suite;
+mod eval_emulator;
+mod eval_scripted;
+mod extract_final;
+mod framing_props;
+mod generated;
+mod hardening_abuse;
+mod hardening_faults;
+mod hardening_input;
+mod hardening_pipes;
+mod hardening_secrets;
+mod hardening_server;
+mod mcp_client;
+mod mcp_stdio;
+mod scim_compliance;
+mod scim_emulator;
+mod scim_interop;
+mod scim_patch;
+mod serve_chat;
+mod serve_faults;
+mod serve_log;
+mod serve_scim;
+mod serve_stream;
+mod serve_users;
+mod sql_failures;
+mod sql_formats;
+mod sql_sources;
+mod state_cmd;
+mod truth_first_contact;
+mod truth_output;
+mod truth_scim_abort;
+mod truth_stream;
+mod truths;
