@@ -1,6 +1,5 @@
 //! Bad model and data files fail with messages naming the file, the path inside it, and the problem.
 
-use crate::common;
 
 use analyst::emulator::engine::Engine;
 

@@ -30,13 +30,14 @@ const _: fn() = || {
 };
 
 impl Engine {
-    /// Built-in sample dataset and model (a fixed window, see [`sample_data::FIRST_DAY`]).
+    /// Built-in sample dataset and model over the fixed base window (2023 to 2025, see
+    /// [`sample_data::LAST_DAY`]).
     pub fn sample() -> anyhow::Result<Engine> {
         Engine::sample_until(None)
     }
 
-    /// The sample, ended at `today` when that falls inside its window (`serve --today`): no
-    /// row dated after the emulator's today.
+    /// The sample as of `today` (the emulator's date): data up to that day, and no row dated
+    /// after it; `None` is the fixed base window.
     pub fn sample_until(today: Option<(i32, u32, u32)>) -> anyhow::Result<Engine> {
         let model = model_yaml::parse(sample_data::MODEL_YAML, "(built-in sample model)")?;
         Engine::new(
@@ -178,9 +179,6 @@ impl MainBranch for Option<&str> {
 
 fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse> {
     let conn = rusqlite::Connection::open_in_memory()?;
-    sample_data::build(&conn)?;
-    if let Some(today) = today {
-        sample_data::end_at(&conn, today)?;
-    }
+    sample_data::build(&conn, today.map(super::dates::Date::new))?;
     Warehouse::from_memory(&conn)
 }

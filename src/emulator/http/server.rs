@@ -162,7 +162,9 @@ impl Drop for Running {
 
 /// Start the emulator: load the engine, bind, and serve in the background.
 pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
-    let engine = load_engine(opts.model.clone(), opts.data.clone(), opts.today).await?;
+    // The sample runs up to the emulator's today: `--today`, else the clock's date at start.
+    let today = opts.today.unwrap_or_else(|| opts.clock.today());
+    let engine = load_engine(opts.model.clone(), opts.data.clone(), Some(today)).await?;
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
@@ -229,8 +231,8 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
     })
 }
 
-/// The engine from the model and data files, or the sample when neither is given (ended at a
-/// fixed `--today`); loaded on a blocking thread.
+/// The engine from the model and data files, or the sample as of `today` when neither is
+/// given; loaded on a blocking thread.
 async fn load_engine(
     model: Option<PathBuf>,
     data: Option<PathBuf>,
