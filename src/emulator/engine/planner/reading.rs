@@ -176,6 +176,21 @@ fn ranks(plan: &mut QueryPlan, t: &[String], used: &mut [bool]) -> Vec<bool> {
             cue_at[i + 1 + usize::from(n.is_some() && before.is_none())] = true;
         }
     }
+    // "which 3 countries had the most orders": the number after a question word is how many
+    // groups to rank, and the word after it the grouping.
+    if plan.descending.is_some() {
+        for i in 1..t.len() {
+            if used[i] || !matches!(t[i - 1].as_str(), "which" | "what" | "the" | "our" | "list") {
+                continue;
+            }
+            if let Some(n) = number_word(&t[i]).filter(|_| i + 1 < t.len()) {
+                plan.limit = Some(n);
+                used[i] = true;
+                cue_at[i + 1] = true;
+                break;
+            }
+        }
+    }
     cue_at
 }
 
