@@ -541,9 +541,14 @@ pub struct ServeArgs {
     /// Semantic model (YAML) instead of the built-in one
     #[arg(long, value_name = "FILE.yaml")]
     pub model: Option<PathBuf>,
-    /// SQLite database instead of the built-in sample dataset
-    #[arg(long, value_name = "FILE.sqlite")]
-    pub data: Option<PathBuf>,
+    /// Your data instead of the built-in sample: one SQLite file, or CSV files (repeat: one
+    /// table per file, named after it; a header row required); a model is inferred without --model
+    #[arg(long, value_name = "FILE.sqlite|FILE.csv")]
+    pub data: Vec<PathBuf>,
+    /// Write the built-in sample shop, as the demo sees it on --today (default: the real
+    /// date), to a new SQLite file and exit
+    #[arg(long, value_name = "FILE.sqlite", conflicts_with_all = ["data", "model", "token_for"])]
+    pub write_sample: Option<PathBuf>,
     /// Delay between frames of a stream, e.g. 20ms
     #[arg(long, value_name = "DURATION", default_value = "15ms")]
     pub pace: String,

@@ -1,7 +1,7 @@
 //! A loaded engine: the validated semantic model over its SQLite warehouse, with the catalog,
 //! lexicons and vocabulary the planner reads. The agent answers questions with it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -51,17 +51,32 @@ impl Engine {
     /// A user's model (YAML) and/or SQLite file; a model without data runs over the sample data,
     /// data without a model get a model inferred from the file's tables and foreign keys.
     pub fn open(model: Option<&Path>, data: Option<&Path>) -> anyhow::Result<Engine> {
+        let data: Vec<PathBuf> = data.map(Path::to_path_buf).into_iter().collect();
+        Engine::open_files(model, &data, None)
+    }
+
+    /// A user's model and/or data files (one SQLite file, or CSV files, see
+    /// [`Warehouse::open_data`]); no data is the sample as of `today`.
+    pub fn open_files(
+        model: Option<&Path>,
+        data: &[PathBuf],
+        today: Option<(i32, u32, u32)>,
+    ) -> anyhow::Result<Engine> {
         // The model is read first: a typo in it should fail before seconds of data building.
         let loaded = model.map(model_yaml::load).transpose()?;
         let warehouse = match data {
-            Some(d) => Warehouse::open_file(d)?,
-            None if model.is_none() => return Engine::sample(),
-            None => sample_warehouse(None)?,
+            [] if model.is_none() => return Engine::sample_until(today),
+            [] => sample_warehouse(today)?,
+            files => Warehouse::open_data(files)?,
         };
-        let data_name = data.map_or_else(
-            || "the sample data".to_string(),
-            |d| d.display().to_string(),
-        );
+        let data_name = if data.is_empty() {
+            "the sample data".to_string()
+        } else {
+            data.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match (loaded, model) {
             (Some(m), Some(path)) => {
                 Engine::new(m, warehouse, &path.display().to_string(), &data_name)

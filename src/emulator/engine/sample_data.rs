@@ -240,6 +240,16 @@ pub fn build(conn: &Connection, today: Option<Date>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes the sample as of `today` to a new SQLite file at `path` (which must not exist).
+pub fn write(path: &std::path::Path, today: Date) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let conn = Connection::open_in_memory()?;
+    build(&conn, Some(today))?;
+    conn.execute("VACUUM INTO ?1", params![path.to_string_lossy()])
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
 /// The categories and products; returns (id, price, popularity) per product.
 fn catalog(conn: &Connection, rng: &mut Rng) -> anyhow::Result<Vec<(usize, f64, f64)>> {
     let mut products = Vec::new();
