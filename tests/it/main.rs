@@ -20,6 +20,7 @@ mod engine_compiler;
 mod engine_honesty;
 mod engine_model_errors;
 mod engine_questions;
+mod engine_understanding;
 mod engine_user_model;
 mod eval_demo_suite;
 mod eval_emulator;

@@ -366,6 +366,8 @@ pub fn plan(
             {
                 new.measures.push(count);
             }
+            let v = new.view;
+            spend(&mut new, &views[v], &t);
             if new.measures.is_empty() && (grouped || new.descending.is_some()) {
                 let view = &views[new.view];
                 new.measures
@@ -602,16 +604,40 @@ fn share_of_filter(plan: &mut QueryPlan, t: &[String], lex: &Lexicon) {
         .filter(|(_, v)| at(&words(v), 0).is_some_and(|i| i >= boundary))
         .cloned()
         .collect();
-    // "Electronics' share of revenue": with no value after the measure, the values before the
-    // share word are the part.
-    let before = || {
-        plan.filters
-            .iter()
-            .filter(|(_, v)| at(&words(v), 0).is_some_and(|i| i < s))
-            .cloned()
-            .collect()
+    // "Electronics' share of revenue", "proportion of returned orders": with no value after
+    // the measure, the values named are the part.
+    plan.share_part = if after.is_empty() {
+        plan.filters.clone()
+    } else {
+        after
     };
-    plan.share_part = if after.is_empty() { before() } else { after };
+}
+
+/// Verbs of paying: what people spend is money, never a count of them.
+const SPEND: &[&str] = &["spend", "spent", "spending", "pay", "paid", "paying"];
+
+/// "How much did customers in Germany spend": the people are whose spending is summed, so a
+/// count of them gives way to the view's money measure (its first currency sum).
+fn spend(plan: &mut QueryPlan, view: &ViewCat, t: &[String]) {
+    if !t.iter().any(|w| SPEND.contains(&w.as_str())) {
+        return;
+    }
+    let currency = |m: &usize| {
+        matches!(
+            view.members[*m].kind,
+            Kind::Measure(MeasureKind::Sum, super::model::Format::Currency)
+        )
+    };
+    if plan.measures.iter().any(currency) {
+        return;
+    }
+    let Some(money) = (0..view.members.len()).find(currency) else {
+        return;
+    };
+    let counts = |m: &usize| matches!(view.members[*m].kind, Kind::Measure(MeasureKind::Count, _));
+    if plan.measures.iter().all(counts) {
+        plan.measures = vec![money];
+    }
 }
 
 /// The count measure of the cube a time dimension belongs to: what "signups" count.

@@ -337,12 +337,14 @@ fn named(t: &[String], i: usize, today: Date) -> Option<(Found, usize)> {
         }
         q if q.len() == 2 && q.starts_with('q') && matches!(&q[1..], "1" | "2" | "3" | "4") => {
             let qn: u32 = q[1..].parse().unwrap_or(1);
-            let y = year(w(i + 1));
+            // "Q3 2024", and "Q3 of 2024".
+            let of = usize::from(matches!(w(i + 1), "of" | "in") && year(w(i + 2)).is_some());
+            let y = year(w(i + 1 + of));
             let mut start = Date::new((y.unwrap_or(today.y), qn * 3 - 2, 1));
             if y.is_none() && start > today {
                 start = Date::new((today.y - 1, qn * 3 - 2, 1));
             }
-            let take = 1 + usize::from(y.is_some());
+            let take = 1 + usize::from(y.is_some()) + of;
             let r = range(start, start.month_start(3), &t[i..i + take].join(" "));
             (Found::Range(r), take)
         }

@@ -277,9 +277,13 @@ fn members(
     cue_at: &[bool],
 ) -> bool {
     let mut grouped = plan.grain.is_some();
+    // Where a measure named right after a rank ends: "highest revenue customers" ranks
+    // customers by revenue.
+    let mut ranked_measure_end = None;
     for (x, role) in found.iter().zip(roles) {
         let (i, len) = (x.at, x.len);
         let cue = cue_at[i]
+            || ranked_measure_end == Some(i)
             || t.get(i + len)
                 .is_some_and(|w| w == "breakdown" || w == "wise");
         let pick = |want_measure: bool| {
@@ -301,6 +305,9 @@ fn members(
             Role::Free => pick(true).or_else(|| pick(false)),
         };
         let Some(m) = chosen else { continue };
+        if cue_at[i] && plan.descending.is_some() && view.members[m].is_measure() {
+            ranked_measure_end = Some(i + len);
+        }
         match view.members[m].kind {
             Kind::Measure(..) if !plan.measures.contains(&m) => plan.measures.push(m),
             Kind::Dimension(DimKind::Time) => {
