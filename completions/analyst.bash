@@ -1114,7 +1114,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__serve)
-            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --pace --fault --dialect --today --data-secret-file --token-for --attr --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --write-sample --pace --fault --dialect --today --data-secret-file --token-for --attr --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1145,6 +1145,10 @@ _analyst() {
                     return 0
                     ;;
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-sample)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -415,7 +415,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand serve" -l agent -d 'Agen
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l api-key-file -d 'Read the API key clients must send from FILE (generated when absent)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l scim-token-file -d 'Read the SCIM token clients must send from FILE (generated when absent)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l model -d 'Semantic model (YAML) instead of the built-in one' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data -d 'SQLite database instead of the built-in sample dataset' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data -d 'Your data instead of the built-in sample: one SQLite file, or CSV files (repeat: one table per file, named after it; a header row required); a model is inferred without --model' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l write-sample -d 'Write the built-in sample shop, as the demo sees it on --today (default: the real date), to a new SQLite file and exit' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l pace -d 'Delay between frames of a stream, e.g. 20ms' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l fault -d 'Inject a failure (see below; repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l dialect -d 'Wire variant to speak: the service\'s document, the vendor\'s examples, older servers' -r -f -a "seed\t'The service\'s document: final frames, HTTP statuses for refusals'
