@@ -41,6 +41,7 @@ mod scim_emulator;
 mod scim_interop;
 mod scim_patch;
 mod serve_chat;
+mod serve_data;
 mod serve_faults;
 mod serve_log;
 mod serve_scim;
