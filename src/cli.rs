@@ -4,6 +4,9 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+mod config;
+pub use config::*;
+
 pub use crate::render::Format;
 pub use crate::term::ColorChoice;
 
@@ -107,6 +110,9 @@ pub enum Command {
     Eval(EvalArgs),
     /// Run the built-in local emulator of the service (chat, abort, SCIM, data API)
     Serve(ServeArgs),
+    /// Write and read the config file without an editor
+    #[command(subcommand)]
+    Config(ConfigCommand),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }

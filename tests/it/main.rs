@@ -12,6 +12,7 @@ mod chat_prompt;
 mod chat_resume;
 mod chat_stream;
 mod cli_promises;
+mod config_cmd;
 mod data_api;
 mod dialects;
 mod engine_answers;
