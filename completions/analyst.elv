@@ -44,6 +44,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand eval 'Run suites of questions with expectations; report for people and CI (JUnit)'
             cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
             cand config 'Write and read the config file without an editor'
+            cand doctor 'Check settings, reachability and credentials, each with its fix'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -452,7 +453,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --config 'Config file to read [env: ANALYST_CONFIG]'
             cand --default 'Make this profile the default one'
             cand --force 'Overwrite an existing profile of that name'
-            cand --no-check 'Accepted for scripts that provision without network; no check runs after writing'
+            cand --no-check 'Do not run doctor on the new profile after writing (for provisioning without network)'
             cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
             cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
             cand -q 'No spinner, progress bar or hints on stderr'
@@ -564,6 +565,23 @@ set edit:completion:arg-completer[analyst] = {|@words|
         }
         &'analyst;config;help;help'= {
         }
+        &'analyst;doctor'= {
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand --demo 'Check the built-in emulator instead of the configured service'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'analyst;completions'= {
             cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
             cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
@@ -591,6 +609,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand eval 'Run suites of questions with expectations; report for people and CI (JUnit)'
             cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
             cand config 'Write and read the config file without an editor'
+            cand doctor 'Check settings, reachability and credentials, each with its fix'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -634,6 +653,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;config;unset'= {
         }
         &'analyst;help;config;profiles'= {
+        }
+        &'analyst;help;doctor'= {
         }
         &'analyst;help;completions'= {
         }

@@ -113,6 +113,8 @@ pub enum Command {
     /// Write and read the config file without an editor
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Check settings, reachability and credentials, each with its fix
+    Doctor(DoctorArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }

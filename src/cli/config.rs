@@ -52,7 +52,7 @@ pub struct ConfigInitArgs {
     /// Overwrite an existing profile of that name
     #[arg(long)]
     pub force: bool,
-    /// Accepted for scripts that provision without network; no check runs after writing
+    /// Do not run doctor on the new profile after writing (for provisioning without network)
     #[arg(long)]
     pub no_check: bool,
 }
@@ -74,4 +74,12 @@ pub struct ConfigUnsetArgs {
     /// The key to remove
     #[arg(value_name = "KEY")]
     pub key: String,
+}
+
+/// `analyst doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Check the built-in emulator instead of the configured service
+    #[arg(long)]
+    pub demo: bool,
 }

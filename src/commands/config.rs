@@ -538,5 +538,21 @@ fn init(ctx: &Ctx, path: &Path, mut a: ConfigInitArgs) -> Result<Status> {
     if ctx.chatty() {
         crate::term::diag(format_args!("wrote profile {name:?} to {}", path.display()));
     }
-    Ok(Status::Success)
+    if a.no_check {
+        return Ok(Status::Success);
+    }
+    // The new profile checked as `analyst doctor --profile NAME` would; the file stays written
+    // whatever it finds, and the status is doctor's.
+    let mut global = ctx.global.clone();
+    global.profile = Some(name);
+    global.config = Some(path.to_path_buf());
+    global.output = None;
+    let check = Ctx {
+        global,
+        env: ctx.env.clone(),
+        out_style: ctx.out_style,
+        err_style: ctx.err_style,
+        stderr_is_terminal: ctx.stderr_is_terminal,
+    };
+    super::doctor::checks_to(&check, crate::cli::DoctorArgs { demo: false }, true)
 }

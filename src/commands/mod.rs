@@ -9,6 +9,7 @@ mod chat_request;
 mod chat_sink;
 pub mod completions;
 mod config;
+mod doctor;
 mod eval;
 mod extract_final;
 mod mcp;
@@ -108,6 +109,7 @@ fn globals_of(command: &Command) -> (&'static str, Globals) {
         Command::Config(ConfigCommand::Show) => ("config show", g(all, none, none, all)),
         Command::Config(ConfigCommand::Profiles) => ("config profiles", g(all, none, none, all)),
         Command::Config(_) => ("config", g(none, none, none, all)),
+        Command::Doctor(_) => ("doctor", g(all, none, none, all)),
     }
 }
 
@@ -226,6 +228,7 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
         Command::Config(command) => config::run(&ctx, command),
+        Command::Doctor(args) => doctor::run(&ctx, args),
         // The prompt builds on chat's pieces (chat_interactive -> chat, never back).
         Command::Chat(args) if args.interactive => chat_interactive::run(&ctx, &args),
         Command::Chat(args) => chat::run(&ctx, args),

@@ -170,3 +170,30 @@ fn bad_input_is_exit_2_naming_the_culprit_and_leaves_the_file_as_it_was() {
     assert!(outs(&out).1.contains("not-a-folder"), "{}", outs(&out).1);
     assert_eq!(std::fs::read_to_string(&blocker).unwrap(), "x");
 }
+
+#[test]
+fn init_runs_doctor_on_the_new_profile_and_exits_with_its_status() {
+    let emu = emulator(&[]);
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let init = |extra: &[&str], key: &str| {
+        run(analyst(h)
+            .env("ACME_KEY", key)
+            .args(["config", "init", "--url", &emu.running.chat_url])
+            .args(["--api-key-env", "ACME_KEY", "--external-id", "ci-bot"])
+            .args(extra))
+    };
+    let out = init(&[], &emu.running.api_key);
+    expect_status(&out, 0, "init with a good key");
+    let (stdout, stderr) = outs(&out);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("credentials") && stderr.contains("ok"),
+        "{stderr}"
+    );
+    // A refused key: doctor's exit 1, the file written all the same.
+    let out = init(&["--profile", "other"], "sk-wrong-1");
+    expect_status(&out, 1, "init with a refused key");
+    assert!(outs(&out).1.contains("refused"), "{}", outs(&out).1);
+    assert!(config_file(h).exists());
+}
