@@ -272,6 +272,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows and cancel the query on the service')
             [CompletionResult]::new('--cache', '--cache', [CompletionResultType]::ParameterName, 'Cache policy of the query')
             [CompletionResult]::new('--rows', '--rows', [CompletionResultType]::ParameterName, 'Rows shown in a table (then a count); 0 = all')
+            [CompletionResult]::new('--today', '--today', [CompletionResultType]::ParameterName, 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)')
             [CompletionResult]::new('--data-url', '--data-url', [CompletionResultType]::ParameterName, 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]')
             [CompletionResult]::new('--data-token-file', '--data-token-file', [CompletionResultType]::ParameterName, 'Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the token itself; with token auth the chat token is the default')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]')
@@ -314,6 +315,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;mcp' {
+            [CompletionResult]::new('--today', '--today', [CompletionResultType]::ParameterName, 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)')
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Wire variant the --demo emulator speaks (see `analyst serve --dialect`)')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How often `ask` resumes a dropped stream')
             [CompletionResult]::new('--data-url', '--data-url', [CompletionResultType]::ParameterName, 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]')
@@ -362,6 +364,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--save-dir', '--save-dir', [CompletionResultType]::ParameterName, 'Keep each case''s raw stream as DIR/NAME.ndjson (DIR is created when missing)')
             [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Compare with an earlier `-o json` result and report regressions')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'How often to resume a dropped stream, per turn')
+            [CompletionResult]::new('--today', '--today', [CompletionResultType]::ParameterName, 'The date the --demo emulator resolves relative periods against, and where its sample data end, default 2026-06-30 for eval, so that suites of exact numbers stay true; e.g. 2025-06-15 (see `analyst serve --today`)')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]')
             [CompletionResult]::new('--account', '--account', [CompletionResultType]::ParameterName, 'Account name [env: ANALYST_ACCOUNT]')
@@ -598,6 +601,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;doctor' {
+            [CompletionResult]::new('--today', '--today', [CompletionResultType]::ParameterName, 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')

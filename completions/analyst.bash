@@ -183,11 +183,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -293,11 +293,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -447,11 +447,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -489,11 +489,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -531,11 +531,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -717,11 +717,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -759,11 +759,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -801,11 +801,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -843,11 +843,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -885,11 +885,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -927,11 +927,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -962,18 +962,22 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__doctor)
-            opts="-o -v -q -h --demo --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -v -q -h --demo --today --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --today)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1004,7 +1008,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__eval)
-            opts="-j -o -v -q -h --filter --concurrency --repeat --junit --save-dir --baseline --retries --fallback --demo --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-j -o -v -q -h --filter --concurrency --repeat --junit --save-dir --baseline --retries --fallback --demo --today --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1039,6 +1043,10 @@ _analyst() {
                     return 0
                     ;;
                 --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --today)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1107,11 +1115,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1149,11 +1157,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1478,12 +1486,16 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__mcp)
-            opts="-o -v -q -h --demo --dialect --fallback --retries --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -v -q -h --demo --today --dialect --fallback --retries --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --today)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dialect)
                     COMPREPLY=($(compgen -W "seed docs legacy" -- "${cur}"))
                     return 0
@@ -1565,11 +1577,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1607,11 +1619,11 @@ _analyst() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1743,11 +1755,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1845,11 +1857,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1880,7 +1892,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__sql)
-            opts="-c -o -v -q -h --from --chat-id --continue --pick --all --list --limit --cache --rows --no-header --demo --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-c -o -v -q -h --from --chat-id --continue --pick --all --list --limit --cache --rows --no-header --demo --today --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1907,6 +1919,10 @@ _analyst() {
                     return 0
                     ;;
                 --rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --today)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1983,11 +1999,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2097,11 +2113,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -259,6 +259,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --limit 'Stop after N rows and cancel the query on the service'
             cand --cache 'Cache policy of the query'
             cand --rows 'Rows shown in a table (then a count); 0 = all'
+            cand --today 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)'
             cand --data-url 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]'
             cand --data-token-file 'Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the token itself; with token auth the chat token is the default'
             cand --url 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]'
@@ -300,6 +301,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'analyst;mcp'= {
+            cand --today 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)'
             cand --dialect 'Wire variant the --demo emulator speaks (see `analyst serve --dialect`)'
             cand --retries 'How often `ask` resumes a dropped stream'
             cand --data-url 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]'
@@ -347,6 +349,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --save-dir 'Keep each case''s raw stream as DIR/NAME.ndjson (DIR is created when missing)'
             cand --baseline 'Compare with an earlier `-o json` result and report regressions'
             cand --retries 'How often to resume a dropped stream, per turn'
+            cand --today 'The date the --demo emulator resolves relative periods against, and where its sample data end, default 2026-06-30 for eval, so that suites of exact numbers stay true; e.g. 2025-06-15 (see `analyst serve --today`)'
             cand --url 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]'
             cand --base-url 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]'
             cand --account 'Account name [env: ANALYST_ACCOUNT]'
@@ -566,6 +569,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;config;help;help'= {
         }
         &'analyst;doctor'= {
+            cand --today 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)'
             cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
             cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
             cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'

@@ -31,7 +31,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_needs_command" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -94,7 +95,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -140,7 +142,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -178,7 +181,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -199,7 +203,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -232,7 +237,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -256,7 +262,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -279,6 +286,7 @@ stale-while-revalidate\t'Serve from cache and refresh in the background'
 must-revalidate\t'Always check freshness first'
 no-cache\t'Bypass the cache'"
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l rows -d 'Rows shown in a table (then a count); 0 = all' -r
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -l today -d 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l data-url -d 'Data query API root, e.g. https://x.example.com/cubejs-api (a bare origin gets /cubejs-api appended) [env: ANALYST_DATA_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l data-token-file -d 'Read the data API token (a JWT) from FILE (- for stdin), or set ANALYST_DATA_TOKEN to the token itself; with token auth the chat token is the default' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
@@ -304,7 +312,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -322,6 +331,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand sql" -s v -l verbose -d 
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l today -d 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l dialect -d 'Wire variant the --demo emulator speaks (see `analyst serve --dialect`)' -r -f -a "seed\t'The service\'s document: final frames, HTTP statuses for refusals'
 docs\t'The vendor\'s published examples: cube_* names, no final frames, errors in a 200'
 legacy\t'Older servers: as docs, rows as objects, SQL tool input as a bare query, the older meta shape, SCIM users with active as a string and PascalCase meta, no __usage__/__suspended__/__aborted__'"
@@ -351,7 +361,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -373,6 +384,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand eval" -l junit -d 'Also 
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l save-dir -d 'Keep each case\'s raw stream as DIR/NAME.ndjson (DIR is created when missing)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l baseline -d 'Compare with an earlier `-o json` result and report regressions' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l retries -d 'How often to resume a dropped stream, per turn' -r
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -l today -d 'The date the --demo emulator resolves relative periods against, and where its sample data end, default 2026-06-30 for eval, so that suites of exact numbers stay true; e.g. 2025-06-15 (see `analyst serve --today`)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l url -d 'Full chat URL, ending in /chat/stream-chat-state [env: ANALYST_CHAT_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l base-url -d 'Base URL of the service, e.g. https://ai.example.com [env: ANALYST_BASE_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l account -d 'Account name [env: ANALYST_ACCOUNT]' -r
@@ -396,7 +408,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -435,7 +448,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -454,7 +468,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -488,7 +503,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -510,7 +526,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -529,7 +546,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -548,7 +566,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -567,7 +586,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -586,7 +606,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -605,6 +626,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "unset" -d 'Remove one key of a profile'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List the profiles, marking the default'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l today -d 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
 ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
@@ -612,7 +634,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -632,7 +655,8 @@ yaml\t'One YAML document'
 final\t'Only the final answer\'s text (chat)'
 table\t'A table (state, scim patch, sql)'
 csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'"
+tsv\t'Tab-separated values (sql)'
+markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"

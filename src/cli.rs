@@ -322,6 +322,10 @@ pub struct McpArgs {
     /// Serve the built-in emulator, started in-process on a free loopback port
     #[arg(long, conflicts_with_all = ["url", "base_url", "data_url"])]
     pub demo: bool,
+    /// The date the --demo emulator resolves relative periods against, and where its sample
+    /// data end, e.g. 2025-06-15 (see `analyst serve --today`)
+    #[arg(long, value_name = "DATE", requires = "demo")]
+    pub today: Option<String>,
     /// Wire variant the --demo emulator speaks (see `analyst serve --dialect`)
     #[arg(
         long,
@@ -494,6 +498,10 @@ pub struct EvalArgs {
     /// Talk to the built-in emulator, started in-process on a free loopback port
     #[arg(long, conflicts_with_all = ["url", "base_url"])]
     pub demo: bool,
+    /// The date the --demo emulator resolves relative periods against, and where its sample
+    /// data end, default 2026-06-30 for eval, so that suites of exact numbers stay true; e.g. 2025-06-15 (see `analyst serve --today`)
+    #[arg(long, value_name = "DATE", requires = "demo")]
+    pub today: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub service: ServiceArgs,
@@ -633,6 +641,10 @@ pub struct SqlArgs {
     /// Run against the built-in emulator, started in-process (--from a --demo run works)
     #[arg(long, conflicts_with_all = ["url", "base_url", "data_url"])]
     pub demo: bool,
+    /// The date the --demo emulator resolves relative periods against, and where its sample
+    /// data end, e.g. 2025-06-15 (see `analyst serve --today`)
+    #[arg(long, value_name = "DATE", requires = "demo")]
+    pub today: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub data: DataArgs,

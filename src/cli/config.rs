@@ -82,4 +82,8 @@ pub struct DoctorArgs {
     /// Check the built-in emulator instead of the configured service
     #[arg(long)]
     pub demo: bool,
+    /// The date the --demo emulator resolves relative periods against, and where its sample
+    /// data end, e.g. 2025-06-15 (see `analyst serve --today`)
+    #[arg(long, value_name = "DATE", requires = "demo")]
+    pub today: Option<String>,
 }

@@ -554,5 +554,12 @@ fn init(ctx: &Ctx, path: &Path, mut a: ConfigInitArgs) -> Result<Status> {
         err_style: ctx.err_style,
         stderr_is_terminal: ctx.stderr_is_terminal,
     };
-    super::doctor::checks_to(&check, crate::cli::DoctorArgs { demo: false }, true)
+    super::doctor::checks_to(
+        &check,
+        crate::cli::DoctorArgs {
+            demo: false,
+            today: None,
+        },
+        true,
+    )
 }

@@ -79,9 +79,11 @@ pub fn checks_to(ctx: &Ctx, args: DoctorArgs, stderr: bool) -> Result<Status> {
         let mut checks = Vec::new();
         let mut _demo = None;
         let target = if args.demo {
-            let running =
-                crate::emulator::server::start(crate::emulator::server::ServeOptions::demo())
-                    .await?;
+            let options = crate::emulator::server::ServeOptions {
+                today: super::serve::today_arg(args.today.as_deref())?,
+                ..crate::emulator::server::ServeOptions::demo()
+            };
+            let running = crate::emulator::server::start(options).await?;
             checks.push(ok(
                 "config",
                 "the built-in emulator (--demo); no config file is read".into(),

@@ -37,6 +37,8 @@ pub enum Format {
     Csv,
     /// Tab-separated values (sql)
     Tsv,
+    /// A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)
+    Markdown,
 }
 
 /// A table that draws colour itself: cells are coloured with comfy-table's own `Cell::fg`, so
@@ -91,6 +93,7 @@ pub fn format_name(f: Format) -> &'static str {
         Format::Table => "table",
         Format::Csv => "csv",
         Format::Tsv => "tsv",
+        Format::Markdown => "markdown",
     }
 }
 

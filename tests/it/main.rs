@@ -26,6 +26,7 @@ mod engine_understanding;
 mod engine_user_model;
 mod eval_demo_suite;
 mod eval_emulator;
+mod eval_reports;
 mod eval_scripted;
 mod extract_final;
 mod framing_props;

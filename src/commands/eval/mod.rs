@@ -33,7 +33,13 @@ const BACKOFF: Duration = Duration::from_millis(200);
 pub fn run(ctx: &Ctx, args: EvalArgs) -> Result<Status> {
     let format = pick_format(
         ctx.global.output,
-        &[Format::Table, Format::Json, Format::Ndjson, Format::Yaml],
+        &[
+            Format::Table,
+            Format::Json,
+            Format::Ndjson,
+            Format::Yaml,
+            Format::Markdown,
+        ],
         Format::Table,
         Format::Json,
         "eval",
@@ -81,6 +87,7 @@ async fn live(
     let demo = if args.demo {
         let options = ServeOptions {
             clock: Clock::manual(DEMO_NOW_MS),
+            today: super::serve::today_arg(args.today.as_deref())?,
             ..ServeOptions::demo()
         };
         Some(super::chat_demo::start_with(ctx, options, false).await?)
@@ -130,6 +137,11 @@ async fn live(
     drop(out);
     if let Some(path) = &args.junit {
         report::write_junit(path, &results, elapsed)?;
+    }
+    if ctx.env.get("GITHUB_ACTIONS").as_deref() == Some("true") {
+        for line in report::github_errors(&results) {
+            eprintln!("{line}");
+        }
     }
     summarise(ctx, &results, findings.as_ref(), elapsed);
     if !finished {

@@ -84,9 +84,88 @@ pub fn write(
             }
             writeln!(out, "{table}")?;
         }
+        Format::Markdown => write_markdown(out, results, findings)?,
         _ => {}
     }
     Ok(out.flush()?)
+}
+
+/// `-o markdown`: a summary line, then one row per case, as `$GITHUB_STEP_SUMMARY` and
+/// pull-request comments render it.
+fn write_markdown(
+    out: &mut impl Write,
+    results: &[CaseResult],
+    findings: Option<&Findings>,
+) -> Result<()> {
+    let passed = results.iter().filter(|r| r.passed()).count();
+    let failed = results.len() - passed;
+    let regressed = findings.map_or(0, Findings::regressed_cases);
+    let mark = if failed == 0 { "✅" } else { "❌" };
+    write!(
+        out,
+        "{mark} **{passed} of {} cases passed**, {failed} failed",
+        results.len()
+    )?;
+    if findings.is_some() {
+        write!(out, ", {regressed} regressed against the baseline")?;
+    }
+    writeln!(out, "\n")?;
+    writeln!(out, "| Case | Verdict | Seconds | Tokens | First failure |")?;
+    writeln!(out, "|---|---|---:|---:|---|")?;
+    for r in results {
+        let verdict = if r.passed() {
+            "✅ pass"
+        } else if r.error.is_some() {
+            "⚠️ error"
+        } else {
+            "❌ fail"
+        };
+        writeln!(
+            out,
+            "| {} | {verdict} | {:.2} | {} | {} |",
+            markdown_cell(&r.name),
+            r.seconds,
+            r.tokens().map(|t| t.to_string()).unwrap_or_default(),
+            r.failures
+                .first()
+                .map(|f| markdown_cell(&one_line(f, 200)))
+                .unwrap_or_default()
+        )?;
+    }
+    Ok(())
+}
+
+/// Text inside a Markdown table cell: pipes escaped, lines joined, HTML not interpreted.
+fn markdown_cell(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Under `GITHUB_ACTIONS=true`, one workflow command per failed case on stderr
+/// (`::error title=NAME::REASON`), escaped as the runner reads them.
+pub fn github_errors(results: &[CaseResult]) -> Vec<String> {
+    let data = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+    results
+        .iter()
+        .filter(|r| !r.passed())
+        .map(|r| {
+            let reason = r
+                .error
+                .as_ref()
+                .map(|(_, m)| m.clone())
+                .or_else(|| r.failures.first().cloned())
+                .unwrap_or_else(|| "failed".into());
+            format!("::error title={}::{}", property(&r.name), data(&reason))
+        })
+        .collect()
 }
 
 /// One case's line of `-o ndjson`.
