@@ -14,6 +14,7 @@ mod chat_stream;
 mod cli_promises;
 mod data_api;
 mod dialects;
+mod docs;
 mod engine_answers;
 mod engine_behaviour;
 mod engine_compiler;
