@@ -33,6 +33,11 @@ const QUESTIONS: &[&str] = &[
     "customers with more than 5 orders in 2025",
     "how many orders between $50 and $100 in 2025",
     "products with revenue over $10,000 in 2025",
+    "What share of revenue came from Electronics in 2025?",
+    "What percentage of customers are in Europe?",
+    "signups by month in 2024",
+    "break down 2024 revenue by segment",
+    "revenue in the third quarter of 2024",
 ];
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -46,6 +46,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the agent to AI assistants over the Model Context Protocol (stdio)')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Run suites of questions with expectations; report for people and CI (JUnit)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Write and read the config file without an editor')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check settings, reachability and credentials, each with its fix')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -402,7 +404,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--api-key-file', '--api-key-file', [CompletionResultType]::ParameterName, 'Read the API key clients must send from FILE (generated when absent)')
             [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token clients must send from FILE (generated when absent)')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Semantic model (YAML) instead of the built-in one')
-            [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'SQLite database instead of the built-in sample dataset')
+            [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'Your data instead of the built-in sample: one SQLite file, or CSV files (repeat: one table per file, named after it; a header row required); a model is inferred without --model')
+            [CompletionResult]::new('--write-sample', '--write-sample', [CompletionResultType]::ParameterName, 'Write the built-in sample shop, as the demo sees it on --today (default: the real date), to a new SQLite file and exit')
             [CompletionResult]::new('--pace', '--pace', [CompletionResultType]::ParameterName, 'Delay between frames of a stream, e.g. 20ms')
             [CompletionResult]::new('--fault', '--fault', [CompletionResultType]::ParameterName, 'Inject a failure (see below; repeat)')
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Wire variant to speak: the service''s document, the vendor''s examples, older servers')
@@ -417,6 +420,192 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;config' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a profile (asks on a terminal for what the flags do not give)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print every setting as resolved, with where it came from (secrets as ***)')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (existing or not)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Set one key of a profile (--profile, else the default profile)')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove one key of a profile')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;config;init' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Full chat URL (the agent''s Chat API URL, ending in /chat/stream-chat-state)')
+            [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'Name of the environment variable that holds the API key (the key is never written)')
+            [CompletionResult]::new('--api-key-command', '--api-key-command', [CompletionResultType]::ParameterName, 'Command that prints the API key, e.g. "pass show acme/analyst"')
+            [CompletionResult]::new('--external-id', '--external-id', [CompletionResultType]::ParameterName, 'External user id the agent acts for (lowercase, no spaces)')
+            [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://acme.example.com/api/scim/v2')
+            [CompletionResult]::new('--scim-token-env', '--scim-token-env', [CompletionResultType]::ParameterName, 'Name of the environment variable that holds the SCIM token')
+            [CompletionResult]::new('--scim-token-command', '--scim-token-command', [CompletionResultType]::ParameterName, 'Command that prints the SCIM token')
+            [CompletionResult]::new('--data-url', '--data-url', [CompletionResultType]::ParameterName, 'Data query API root (.../cubejs-api)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('--default', '--default', [CompletionResultType]::ParameterName, 'Make this profile the default one')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite an existing profile of that name')
+            [CompletionResult]::new('--no-check', '--no-check', [CompletionResultType]::ParameterName, 'Do not run doctor on the new profile after writing (for provisioning without network)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;config;show' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;config;path' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;config;set' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;config;unset' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;config;profiles' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;config;help' {
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a profile (asks on a terminal for what the flags do not give)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print every setting as resolved, with where it came from (secrets as ***)')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (existing or not)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Set one key of a profile (--profile, else the default profile)')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove one key of a profile')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;config;help;init' {
+            break
+        }
+        'analyst;config;help;show' {
+            break
+        }
+        'analyst;config;help;path' {
+            break
+        }
+        'analyst;config;help;set' {
+            break
+        }
+        'analyst;config;help;unset' {
+            break
+        }
+        'analyst;config;help;profiles' {
+            break
+        }
+        'analyst;config;help;help' {
+            break
+        }
+        'analyst;doctor' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('--demo', '--demo', [CompletionResultType]::ParameterName, 'Check the built-in emulator instead of the configured service')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
@@ -453,6 +642,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the agent to AI assistants over the Model Context Protocol (stdio)')
             [CompletionResult]::new('eval', 'eval', [CompletionResultType]::ParameterValue, 'Run suites of questions with expectations; report for people and CI (JUnit)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Write and read the config file without an editor')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check settings, reachability and credentials, each with its fix')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -486,6 +677,36 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             break
         }
         'analyst;help;serve' {
+            break
+        }
+        'analyst;help;config' {
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a profile (asks on a terminal for what the flags do not give)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print every setting as resolved, with where it came from (secrets as ***)')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the config file''s path (existing or not)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Set one key of a profile (--profile, else the default profile)')
+            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove one key of a profile')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List the profiles, marking the default')
+            break
+        }
+        'analyst;help;config;init' {
+            break
+        }
+        'analyst;help;config;show' {
+            break
+        }
+        'analyst;help;config;path' {
+            break
+        }
+        'analyst;help;config;set' {
+            break
+        }
+        'analyst;help;config;unset' {
+            break
+        }
+        'analyst;help;config;profiles' {
+            break
+        }
+        'analyst;help;doctor' {
             break
         }
         'analyst;help;completions' {

@@ -43,6 +43,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand mcp 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
             cand eval 'Run suites of questions with expectations; report for people and CI (JUnit)'
             cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
+            cand config 'Write and read the config file without an editor'
+            cand doctor 'Check settings, reachability and credentials, each with its fix'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -386,7 +388,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --api-key-file 'Read the API key clients must send from FILE (generated when absent)'
             cand --scim-token-file 'Read the SCIM token clients must send from FILE (generated when absent)'
             cand --model 'Semantic model (YAML) instead of the built-in one'
-            cand --data 'SQLite database instead of the built-in sample dataset'
+            cand --data 'Your data instead of the built-in sample: one SQLite file, or CSV files (repeat: one table per file, named after it; a header row required); a model is inferred without --model'
+            cand --write-sample 'Write the built-in sample shop, as the demo sees it on --today (default: the real date), to a new SQLite file and exit'
             cand --pace 'Delay between frames of a stream, e.g. 20ms'
             cand --fault 'Inject a failure (see below; repeat)'
             cand --dialect 'Wire variant to speak: the service''s document, the vendor''s examples, older servers'
@@ -401,6 +404,176 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
             cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
             cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;config'= {
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand init 'Write a profile (asks on a terminal for what the flags do not give)'
+            cand show 'Print every setting as resolved, with where it came from (secrets as ***)'
+            cand path 'Print the config file''s path (existing or not)'
+            cand set 'Set one key of a profile (--profile, else the default profile)'
+            cand unset 'Remove one key of a profile'
+            cand profiles 'List the profiles, marking the default'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;config;init'= {
+            cand --url 'Full chat URL (the agent''s Chat API URL, ending in /chat/stream-chat-state)'
+            cand --api-key-env 'Name of the environment variable that holds the API key (the key is never written)'
+            cand --api-key-command 'Command that prints the API key, e.g. "pass show acme/analyst"'
+            cand --external-id 'External user id the agent acts for (lowercase, no spaces)'
+            cand --scim-url 'SCIM root, e.g. https://acme.example.com/api/scim/v2'
+            cand --scim-token-env 'Name of the environment variable that holds the SCIM token'
+            cand --scim-token-command 'Command that prints the SCIM token'
+            cand --data-url 'Data query API root (.../cubejs-api)'
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand --default 'Make this profile the default one'
+            cand --force 'Overwrite an existing profile of that name'
+            cand --no-check 'Do not run doctor on the new profile after writing (for provisioning without network)'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;config;show'= {
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;config;path'= {
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;config;set'= {
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;config;unset'= {
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;config;profiles'= {
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;config;help'= {
+            cand init 'Write a profile (asks on a terminal for what the flags do not give)'
+            cand show 'Print every setting as resolved, with where it came from (secrets as ***)'
+            cand path 'Print the config file''s path (existing or not)'
+            cand set 'Set one key of a profile (--profile, else the default profile)'
+            cand unset 'Remove one key of a profile'
+            cand profiles 'List the profiles, marking the default'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;config;help;init'= {
+        }
+        &'analyst;config;help;show'= {
+        }
+        &'analyst;config;help;path'= {
+        }
+        &'analyst;config;help;set'= {
+        }
+        &'analyst;config;help;unset'= {
+        }
+        &'analyst;config;help;profiles'= {
+        }
+        &'analyst;config;help;help'= {
+        }
+        &'analyst;doctor'= {
+            cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand --demo 'Check the built-in emulator instead of the configured service'
             cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
             cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
             cand -q 'No spinner, progress bar or hints on stderr'
@@ -435,6 +608,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand mcp 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
             cand eval 'Run suites of questions with expectations; report for people and CI (JUnit)'
             cand serve 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
+            cand config 'Write and read the config file without an editor'
+            cand doctor 'Check settings, reachability and credentials, each with its fix'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -458,6 +633,28 @@ set edit:completion:arg-completer[analyst] = {|@words|
         &'analyst;help;eval'= {
         }
         &'analyst;help;serve'= {
+        }
+        &'analyst;help;config'= {
+            cand init 'Write a profile (asks on a terminal for what the flags do not give)'
+            cand show 'Print every setting as resolved, with where it came from (secrets as ***)'
+            cand path 'Print the config file''s path (existing or not)'
+            cand set 'Set one key of a profile (--profile, else the default profile)'
+            cand unset 'Remove one key of a profile'
+            cand profiles 'List the profiles, marking the default'
+        }
+        &'analyst;help;config;init'= {
+        }
+        &'analyst;help;config;show'= {
+        }
+        &'analyst;help;config;path'= {
+        }
+        &'analyst;help;config;set'= {
+        }
+        &'analyst;help;config;unset'= {
+        }
+        &'analyst;help;config;profiles'= {
+        }
+        &'analyst;help;doctor'= {
         }
         &'analyst;help;completions'= {
         }

@@ -53,6 +53,8 @@ complete -c analyst -n "__fish_analyst_needs_command" -f -a "sql" -d 'Run SQL on
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "mcp" -d 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "eval" -d 'Run suites of questions with expectations; report for people and CI (JUnit)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "config" -d 'Write and read the config file without an editor'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "doctor" -d 'Check settings, reachability and credentials, each with its fix'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l chat-id -d 'The thread (chat) id' -r
@@ -415,7 +417,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand serve" -l agent -d 'Agen
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l api-key-file -d 'Read the API key clients must send from FILE (generated when absent)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l scim-token-file -d 'Read the SCIM token clients must send from FILE (generated when absent)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l model -d 'Semantic model (YAML) instead of the built-in one' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data -d 'SQLite database instead of the built-in sample dataset' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data -d 'Your data instead of the built-in sample: one SQLite file, or CSV files (repeat: one table per file, named after it; a header row required); a model is inferred without --model' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l write-sample -d 'Write the built-in sample shop, as the demo sees it on --today (default: the real date), to a new SQLite file and exit' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l pace -d 'Delay between frames of a stream, e.g. 20ms' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l fault -d 'Inject a failure (see below; repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l dialect -d 'Wire variant to speak: the service\'s document, the vendor\'s examples, older servers' -r -f -a "seed\t'The service\'s document: final frames, HTTP statuses for refusals'
@@ -444,6 +447,184 @@ complete -c analyst -n "__fish_analyst_using_subcommand serve" -s v -l verbose -
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "init" -d 'Write a profile (asks on a terminal for what the flags do not give)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "show" -d 'Print every setting as resolved, with where it came from (secrets as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "path" -d 'Print the config file\'s path (existing or not)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "set" -d 'Set one key of a profile (--profile, else the default profile)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "unset" -d 'Remove one key of a profile'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "profiles" -d 'List the profiles, marking the default'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l url -d 'Full chat URL (the agent\'s Chat API URL, ending in /chat/stream-chat-state)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l api-key-env -d 'Name of the environment variable that holds the API key (the key is never written)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l api-key-command -d 'Command that prints the API key, e.g. "pass show acme/analyst"' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l external-id -d 'External user id the agent acts for (lowercase, no spaces)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l scim-url -d 'SCIM root, e.g. https://acme.example.com/api/scim/v2' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l scim-token-env -d 'Name of the environment variable that holds the SCIM token' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l scim-token-command -d 'Command that prints the SCIM token' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l data-url -d 'Data query API root (.../cubejs-api)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l default -d 'Make this profile the default one'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l force -d 'Overwrite an existing profile of that name'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l no-check -d 'Do not run doctor on the new profile after writing (for provisioning without network)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a profile (asks on a terminal for what the flags do not give)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print every setting as resolved, with where it came from (secrets as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file\'s path (existing or not)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "set" -d 'Set one key of a profile (--profile, else the default profile)'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "unset" -d 'Remove one key of a profile'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List the profiles, marking the default'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
+ndjson\t'Raw lines as received (chat, state, scim patch)'
+json\t'One JSON document'
+yaml\t'One YAML document'
+final\t'Only the final answer\'s text (chat)'
+table\t'A table (state, scim patch, sql)'
+csv\t'Comma-separated values, RFC 4180 (sql)'
+tsv\t'Tab-separated values (sql)'"
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l demo -d 'Check the built-in emulator instead of the configured service'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
 ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'
@@ -463,15 +644,23 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l ver
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "state" -d 'Read a thread\'s current state'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "abort" -d 'Stop a running stream'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "mcp" -d 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "eval" -d 'Run suites of questions with expectations; report for people and CI (JUnit)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "state" -d 'Read a thread\'s current state'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "abort" -d 'Stop a running stream'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "mcp" -d 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "eval" -d 'Run suites of questions with expectations; report for people and CI (JUnit)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "serve" -d 'Run the built-in local emulator of the service (chat, abort, SCIM, data API)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "config" -d 'Write and read the config file without an editor'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "doctor" -d 'Check settings, reachability and credentials, each with its fix'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from scim" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a profile (asks on a terminal for what the flags do not give)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print every setting as resolved, with where it came from (secrets as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s path (existing or not)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set one key of a profile (--profile, else the default profile)'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "unset" -d 'Remove one key of a profile'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List the profiles, marking the default'

@@ -4,6 +4,9 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+mod config;
+pub use config::*;
+
 pub use crate::render::Format;
 pub use crate::term::ColorChoice;
 
@@ -107,6 +110,11 @@ pub enum Command {
     Eval(EvalArgs),
     /// Run the built-in local emulator of the service (chat, abort, SCIM, data API)
     Serve(ServeArgs),
+    /// Write and read the config file without an editor
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Check settings, reachability and credentials, each with its fix
+    Doctor(DoctorArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }
@@ -541,9 +549,14 @@ pub struct ServeArgs {
     /// Semantic model (YAML) instead of the built-in one
     #[arg(long, value_name = "FILE.yaml")]
     pub model: Option<PathBuf>,
-    /// SQLite database instead of the built-in sample dataset
-    #[arg(long, value_name = "FILE.sqlite")]
-    pub data: Option<PathBuf>,
+    /// Your data instead of the built-in sample: one SQLite file, or CSV files (repeat: one
+    /// table per file, named after it; a header row required); a model is inferred without --model
+    #[arg(long, value_name = "FILE.sqlite|FILE.csv")]
+    pub data: Vec<PathBuf>,
+    /// Write the built-in sample shop, as the demo sees it on --today (default: the real
+    /// date), to a new SQLite file and exit
+    #[arg(long, value_name = "FILE.sqlite", conflicts_with_all = ["data", "model", "token_for"])]
+    pub write_sample: Option<PathBuf>,
     /// Delay between frames of a stream, e.g. 20ms
     #[arg(long, value_name = "DURATION", default_value = "15ms")]
     pub pace: String,

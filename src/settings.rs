@@ -13,7 +13,7 @@ mod source;
 mod urls;
 
 pub use crate::duration::parse_duration;
-pub use config::{Config, Profile};
+pub use config::{Config, Profile, config_path};
 pub use data::DataSettings;
 pub use identity::{DEMO_USER, IdentityFlags};
 pub use secret::Secret;

@@ -8,6 +8,8 @@ mod chat_interactive;
 mod chat_request;
 mod chat_sink;
 pub mod completions;
+mod config;
+mod doctor;
 mod eval;
 mod extract_final;
 mod mcp;
@@ -17,7 +19,7 @@ mod sql;
 mod state;
 mod thread_store;
 
-use crate::cli::{Cli, Command, Format, GlobalArgs, ScimCommand};
+use crate::cli::{Cli, Command, ConfigCommand, Format, GlobalArgs, ScimCommand};
 use crate::client::RequestLog;
 use crate::exit::{Status, usage};
 use crate::render::write_document;
@@ -104,6 +106,10 @@ fn globals_of(command: &Command) -> (&'static str, Globals) {
             },
         ),
         Command::Completions(_) => ("completions", g(none, none, none, none)),
+        Command::Config(ConfigCommand::Show) => ("config show", g(all, none, none, all)),
+        Command::Config(ConfigCommand::Profiles) => ("config profiles", g(all, none, none, all)),
+        Command::Config(_) => ("config", g(none, none, none, all)),
+        Command::Doctor(_) => ("doctor", g(all, none, none, all)),
     }
 }
 
@@ -221,6 +227,8 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
     match cli.command {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),
+        Command::Config(command) => config::run(&ctx, command),
+        Command::Doctor(args) => doctor::run(&ctx, args),
         // The prompt builds on chat's pieces (chat_interactive -> chat, never back).
         Command::Chat(args) if args.interactive => chat_interactive::run(&ctx, &args),
         Command::Chat(args) => chat::run(&ctx, args),

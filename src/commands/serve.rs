@@ -24,6 +24,9 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
     if let Some(user) = &args.token_for {
         return token_for(user, &args);
     }
+    if let Some(path) = &args.write_sample {
+        return write_sample(ctx, path, &args);
+    }
     let opts = ServeOptions {
         log: ctx.global.verbose,
         ..options(&args)?
@@ -71,8 +74,9 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
                 .map_err(|e| usage(format!("--fault {spec:?}: {e}")))
         })
         .collect::<Result<Vec<_>>>()?;
-    for (flag, path) in [("--model", &args.model), ("--data", &args.data)] {
-        if let Some(path) = path {
+    let files = args.model.iter().map(|p| ("--model", p));
+    for (flag, path) in files.chain(args.data.iter().map(|p| ("--data", p))) {
+        {
             std::fs::File::open(path)
                 .map_err(|e| usage(format!("{flag}: cannot read {}: {e}", path.display())))?;
             // Opening a directory succeeds on Unix; reading it would fail later as exit 1.
@@ -81,8 +85,18 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
             }
         }
     }
-    if let Some(data) = &args.data {
-        check_sqlite(data)?;
+    let csv = |p: &std::path::PathBuf| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    match args.data.as_slice() {
+        [] => {}
+        [one] if !csv(one) => check_sqlite(one)?,
+        files if files.iter().all(csv) => {
+            crate::emulator::check_csv_files(files).map_err(|e| usage(format!("--data: {e:#}")))?
+        }
+        _ => {
+            return Err(usage(
+                "--data takes one SQLite file, or one or more .csv files, not both",
+            ));
+        }
     }
     // A model that does not parse is a bad input file (exit 2), said before anything starts.
     if let Some(model) = &args.model {
@@ -109,6 +123,28 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         dialect: args.dialect.into(),
         log: 0,
     })
+}
+
+/// `--write-sample FILE`: the sample as of `--today` (default: the real date) into a new file.
+fn write_sample(ctx: &Ctx, path: &std::path::Path, args: &ServeArgs) -> Result<Status> {
+    if path.exists() {
+        return Err(usage(format!(
+            "--write-sample: {} exists; remove it or name a new file",
+            path.display()
+        )));
+    }
+    let today = today_arg(args.today.as_deref())?.unwrap_or_else(|| Clock::real().today());
+    crate::emulator::write_sample(path, today)
+        .map_err(|e| usage(format!("--write-sample: {e:#}")))?;
+    if ctx.chatty() {
+        let (y, m, d) = today;
+        crate::term::diag(format_args!(
+            "wrote the sample as of {y:04}-{m:02}-{d:02} to {}; serve it with: analyst serve --data {}",
+            path.display(),
+            shell_word(&path.to_string_lossy())
+        ));
+    }
+    Ok(Status::Success)
 }
 
 /// `--token-for USER [--attr NAME=VALUE]...`: print one data API token and exit.
@@ -144,7 +180,7 @@ fn check_sqlite(path: &std::path::Path) -> Result<()> {
     if read < head.len() || &head != MAGIC {
         return Err(usage(format!(
             "--data: {} is not a SQLite database (it does not start with the SQLite file header); \
-             pass a .sqlite file, e.g. one made with `sqlite3 FILE.sqlite '.import --csv data.csv t'`",
+             pass a .sqlite file, or CSV files named *.csv",
             path.display()
         )));
     }
@@ -154,10 +190,7 @@ fn check_sqlite(path: &std::path::Path) -> Result<()> {
 /// `--today DATE` (serve and `chat --demo`), a usage error naming the flag when malformed.
 pub(crate) fn today_arg(value: Option<&str>) -> Result<Option<(i32, u32, u32)>> {
     value
-        .map(|v| {
-            crate::emulator::engine::dates::parse_date_arg(v)
-                .map_err(|e| usage(format!("--today: {e}")))
-        })
+        .map(|v| crate::emulator::parse_today(v).map_err(|e| usage(format!("--today: {e}"))))
         .transpose()
 }
 

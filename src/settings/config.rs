@@ -77,6 +77,21 @@ fn profiles<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, P
         .collect())
 }
 
+/// Where the config file is (existing or not): `--config`, `$ANALYST_CONFIG`,
+/// `$XDG_CONFIG_HOME/analyst/config.yaml`, `~/.config/analyst/config.yaml`.
+pub fn config_path(flag: Option<&Path>, env: &crate::term::Env) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
+        .or_else(|| env.get("ANALYST_CONFIG").map(PathBuf::from))
+        .or_else(|| {
+            env.get("XDG_CONFIG_HOME")
+                .map(|d| PathBuf::from(d).join("analyst/config.yaml"))
+        })
+        .or_else(|| {
+            env.get("HOME")
+                .map(|h| PathBuf::from(h).join(".config/analyst/config.yaml"))
+        })
+}
+
 impl Config {
     /// Find the config file (`--config`, `$ANALYST_CONFIG`, `$XDG_CONFIG_HOME/analyst/config.yaml`,
     /// `~/.config/analyst/config.yaml`) and load it. A file named explicitly must exist; the

@@ -501,9 +501,35 @@ fn a_single_number_is_written_as_a_chart_too() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let ruled_two = std::fs::read_to_string(&two)
-        .unwrap()
-        .replace(r#"type\\\":\\\"text"#, r#"type\\\":\\\"rule"#);
+    // The total the answer cites carries no chart (issue 33); a first charted result is made
+    // of the breakdown's frames under another id, its mark a rule.
+    let saved_two = std::fs::read_to_string(&two).unwrap();
+    let main = |l: &&str| l.contains("-tool-2\"");
+    let copies: Vec<String> = saved_two
+        .lines()
+        .filter(main)
+        .map(|l| {
+            l.replace("-tool-2\"", "-tool-0\"")
+                .replace(r#"type\\\":\\\"bar"#, r#"type\\\":\\\"rule"#)
+        })
+        .collect();
+    assert!(
+        copies.iter().any(|l| l.contains("rule")),
+        "the mark was replaced"
+    );
+    let mut ruled_two = String::new();
+    let mut placed = false;
+    for line in saved_two.lines() {
+        if main(&line) && !placed {
+            placed = true;
+            for c in &copies {
+                ruled_two.push_str(c);
+                ruled_two.push('\n');
+            }
+        }
+        ruled_two.push_str(line);
+        ruled_two.push('\n');
+    }
     std::fs::write(&two, ruled_two).unwrap();
     for chart in ["t.svg", "t.html"] {
         let out = analyst(h)
@@ -854,4 +880,39 @@ fn a_cut_result_says_its_chart_shows_part_of_it() {
     let vl: Value =
         serde_json::from_str(&chart_file(home.path(), "bar", "vl.json", "final")).unwrap();
     assert_eq!(vl["title"], "Revenue by category");
+}
+
+/// Issue 33, item 1: a breakdown's answer presents one result, so `--chart cat.svg` writes
+/// exactly `cat.svg`: the total the agent runs to compute shares carries no `vegaSpec` and is
+/// no file (it was `cat-1.svg`, a lone number, beside `cat-2.svg`).
+#[test]
+fn one_presented_result_writes_exactly_the_file_named() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    for question in [
+        "Revenue by category in 2025",
+        "What share of revenue came from Electronics in 2025?",
+    ] {
+        let out = analyst(h)
+            .args(["chat", "--demo", "--today", "2026-03-10", "-o", "json"])
+            .args(["--chart", "cat.svg", question])
+            .current_dir(h)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let sql_calls = doc["toolCalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["input"]["sqlQuery"].is_string())
+            .count();
+        assert_eq!(
+            sql_calls, 2,
+            "{question}: the whole and the presented result"
+        );
+        assert!(h.join("cat.svg").exists(), "{question}");
+        assert!(!h.join("cat-1.svg").exists() && !h.join("cat-2.svg").exists());
+        std::fs::remove_file(h.join("cat.svg")).unwrap();
+    }
 }

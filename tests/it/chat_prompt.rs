@@ -146,8 +146,8 @@ fn a_session_with_the_demo_service() {
     pty.expect("From a shell: analyst sql --demo 'SELECT ");
     pty.expect("analyst> ");
     pty.send("/chart c.svg\r");
-    // The total the answer cites, then the breakdown: each result with a spec is a chart.
-    pty.expect("Wrote c-1.svg, c-2.svg.");
+    // The breakdown is the one result presented: the total it cites carries no chart.
+    pty.expect("Wrote c.svg.");
     pty.send("/save s.ndjson\r");
     pty.expect("Wrote s.ndjson.");
     // The second message goes to the same thread: the answer knows the earlier turn.
@@ -161,7 +161,7 @@ fn a_session_with_the_demo_service() {
     pty.send("\x04");
     assert_eq!(pty.wait(), 0);
     assert!(
-        std::fs::read_to_string(home.path().join("c-2.svg"))
+        std::fs::read_to_string(home.path().join("c.svg"))
             .unwrap()
             .contains("<rect class=\"bar\"")
     );

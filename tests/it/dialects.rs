@@ -404,8 +404,8 @@ fn sql_input_shape(d: Dialect, home: &Path) -> Result<(), String> {
     if query_only != (d == Dialect::Legacy) || (!query_only && input["sqlQuery"].is_null()) {
         return Err(format!("SQL input: {input}"));
     }
-    // The answer cites its total: the total is c-1, the top 5 c-2.
-    let chart: Value = std::fs::read_to_string(home.join("c-2.vl.json"))
+    // The total the answer cites carries no chart: the top 5 is the one chart, c.vl.json.
+    let chart: Value = std::fs::read_to_string(home.join("c.vl.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .ok_or_else(|| format!("no chart written: {}", r.stderr))?;

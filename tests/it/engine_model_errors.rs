@@ -1,7 +1,5 @@
 //! Bad model and data files fail with messages naming the file, the path inside it, and the problem.
 
-use crate::common;
-
 use analyst::emulator::engine::Engine;
 
 const GOOD_CUBE: &str = "  - name: orders\n    sql_table: orders\n    measures:\n      - {name: count, type: count}\n    dimensions:\n      - {name: status, sql: status, type: string}\n";

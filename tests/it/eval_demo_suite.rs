@@ -63,7 +63,8 @@ fn suite() -> serde_norway::Value {
 
 #[test]
 fn expected_numbers_are_facts_of_the_sample() {
-    let engine = Engine::sample().expect("sample engine");
+    // `eval --demo` fixes the emulator's date at 2026-06-30: the sample as of that day.
+    let engine = Engine::sample_until(Some((2026, 6, 30))).expect("sample engine");
     let suite = suite();
     let cases = suite["cases"].as_sequence().unwrap();
     let facts = facts();
@@ -135,7 +136,8 @@ fn the_readme_example_suite_passes_under_eval_demo() {
     let parsed: serde_norway::Value = serde_norway::from_str(yaml).unwrap();
     let region = &parsed["defaults"]["session"]["userAttributes"][0]["value"];
     assert_eq!(region.as_str(), Some("Europe"), "{yaml}");
-    let engine = Engine::sample().expect("sample engine");
+    // `eval --demo` fixes the emulator's date at 2026-06-30: the sample as of that day.
+    let engine = Engine::sample_until(Some((2026, 6, 30))).expect("sample engine");
     let rev = "ROUND(SUM(i.amount), 2)";
     for (name, sql) in [
         (

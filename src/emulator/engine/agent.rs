@@ -248,9 +248,28 @@ fn run(engine: &Engine, req: &AgentRequest) -> AgentRun {
         description: &description,
         question: &turn.question,
         chart_title: &title,
+        chart: true,
     };
     let id = |s: &str| format!("{}-{s}", req.message_id);
     let (outcome, columns, input, result, spec_text) = run_query(engine, req, &ctx, &main, &id);
+    if !plan.share_part.is_empty() {
+        let whole = match &outcome {
+            Ok(_) => whole_of_share(&mut turn, &plan, (target, view), &description, &ctx),
+            Err(_) => None,
+        };
+        turn.sql_call("tool-2", &spec_text, &input, &result);
+        let answer = match (&outcome, whole) {
+            (Ok(r), Some((w, whole_scope))) => {
+                answer_text::part_of_whole(&plan, &columns, r, &w, &whole_scope)
+            }
+            (Err(e), _) => query_failed(req, &title, e),
+            (Ok(_), None) => format!(
+                "The query for the whole of {} failed, so I cannot give the share.",
+                title.to_lowercase()
+            ),
+        };
+        return turn.finish(answer, planner::to_memory(&plan, views));
+    }
     let total = match &outcome {
         Ok(r) => total(
             &mut turn,
@@ -356,12 +375,43 @@ fn total(
         description,
         question: &turn.question,
         chart_title: &t_title,
+        chart: false,
     };
     let req = turn.req;
     let id = |s: &str| format!("{}-{s}", req.message_id);
     let (o, _, input, result, spec) = run_query(turn.engine, req, ctx, &q, &id);
     turn.sql_call("tool-3", &spec, &input, &result);
     o.ok()
+}
+
+/// The whole a share is a part of: the plan without the part's filters, as its own query (shown
+/// before the part's, which the answer is about), with the whole's scope in words.
+fn whole_of_share(
+    turn: &mut Turn<'_>,
+    plan: &QueryPlan,
+    (target, view): (&ViewCat, &ViewCat),
+    description: &str,
+    ctx: &SecurityContext,
+) -> Option<(std::sync::Arc<QueryResult>, Scope)> {
+    let mut whole = plan.clone();
+    whole.filters.retain(|f| !plan.share_part.contains(f));
+    whole.share_part.clear();
+    let sql = sqlgen::build_on(target, view, &whole);
+    let (w_title, scope) = describe(&whole, view);
+    let w_title = format!("{w_title} in total{}{}", scope.filters, scope.range);
+    let q = Query {
+        sql: &sql,
+        title: &w_title,
+        description,
+        question: &turn.question,
+        chart_title: &w_title,
+        chart: false,
+    };
+    let req = turn.req;
+    let id = |s: &str| format!("{}-{s}", req.message_id);
+    let (o, _, input, result, spec) = run_query(turn.engine, req, ctx, &q, &id);
+    turn.sql_call("tool-3", &spec, &input, &result);
+    Some((o.ok()?, scope))
 }
 
 /// The honest answer to a question that maps to nothing: what the model does know.

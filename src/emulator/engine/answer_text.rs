@@ -12,10 +12,12 @@ use super::warehouse::{Cell, QueryResult};
 
 mod chart;
 mod growth;
+mod share;
 mod thresholds;
 
 pub use chart::vega;
 pub use growth::growth;
+pub use share::part_of_whole;
 pub use thresholds::{compared_words, thresholds};
 
 /// Groups digits in threes: 1234567 -> "1,234,567".

@@ -112,9 +112,25 @@ fn synthetic_view(model: &Model, cube: &Cube) -> View {
                 if !entries.iter().any(|e| e.join_path.last() == Some(&j.name)) {
                     let mut p = path.clone();
                     p.push(j.name.clone());
+                    // A joined cube's rows repeat once per row of the root that reaches them:
+                    // its sums and averages would add an order's total once per order line.
+                    // Counts stay (they count the joined cube's distinct keys).
+                    let excludes = model.cube(&j.name).map_or_else(Vec::new, |t| {
+                        let distinct = |m: &Measure| match m.kind {
+                            MeasureKind::CountDistinct => true,
+                            MeasureKind::Count => m.sql.is_empty() && t.primary_key().is_some(),
+                            _ => false,
+                        };
+                        t.measures
+                            .iter()
+                            .filter(|m| !distinct(m))
+                            .map(|m| m.name.clone())
+                            .collect()
+                    });
                     entries.push(ViewCube {
                         join_path: p,
                         prefix: true,
+                        excludes,
                         ..Default::default()
                     });
                 }
@@ -156,7 +172,13 @@ fn flatten(model: &Model, view: &View, kind_name: &'static str) -> ViewCat {
             |member: &str, title: &str, description: &str, kind: Kind, synonyms: &[String]| {
                 let exposed = name(member);
                 if wanted(member) && !members.iter().any(|m: &Member| m.name == exposed) {
-                    let title = if entry.prefix && kind_name == "cube" {
+                    // "Orders" of orders reached from order lines is "Orders", not "Orders
+                    // orders"; "Product name" needs no "Products" either.
+                    let own = |t: &str| {
+                        let (t, c) = (t.to_lowercase(), cube.title.to_lowercase());
+                        t.contains(&c) || t.contains(&crate::emulator::engine::words::singular(&c))
+                    };
+                    let title = if entry.prefix && kind_name == "cube" && !own(title) {
                         format!("{} {}", cube.title, title.to_lowercase())
                     } else {
                         title.to_string()

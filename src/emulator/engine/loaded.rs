@@ -1,7 +1,7 @@
 //! A loaded engine: the validated semantic model over its SQLite warehouse, with the catalog,
 //! lexicons and vocabulary the planner reads. The agent answers questions with it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -30,13 +30,14 @@ const _: fn() = || {
 };
 
 impl Engine {
-    /// Built-in sample dataset and model (a fixed window, see [`sample_data::FIRST_DAY`]).
+    /// Built-in sample dataset and model over the fixed base window (2023 to 2025, see
+    /// [`sample_data::LAST_DAY`]).
     pub fn sample() -> anyhow::Result<Engine> {
         Engine::sample_until(None)
     }
 
-    /// The sample, ended at `today` when that falls inside its window (`serve --today`): no
-    /// row dated after the emulator's today.
+    /// The sample as of `today` (the emulator's date): data up to that day, and no row dated
+    /// after it; `None` is the fixed base window.
     pub fn sample_until(today: Option<(i32, u32, u32)>) -> anyhow::Result<Engine> {
         let model = model_yaml::parse(sample_data::MODEL_YAML, "(built-in sample model)")?;
         Engine::new(
@@ -50,17 +51,32 @@ impl Engine {
     /// A user's model (YAML) and/or SQLite file; a model without data runs over the sample data,
     /// data without a model get a model inferred from the file's tables and foreign keys.
     pub fn open(model: Option<&Path>, data: Option<&Path>) -> anyhow::Result<Engine> {
+        let data: Vec<PathBuf> = data.map(Path::to_path_buf).into_iter().collect();
+        Engine::open_files(model, &data, None)
+    }
+
+    /// A user's model and/or data files (one SQLite file, or CSV files, see
+    /// [`Warehouse::open_data`]); no data is the sample as of `today`.
+    pub fn open_files(
+        model: Option<&Path>,
+        data: &[PathBuf],
+        today: Option<(i32, u32, u32)>,
+    ) -> anyhow::Result<Engine> {
         // The model is read first: a typo in it should fail before seconds of data building.
         let loaded = model.map(model_yaml::load).transpose()?;
         let warehouse = match data {
-            Some(d) => Warehouse::open_file(d)?,
-            None if model.is_none() => return Engine::sample(),
-            None => sample_warehouse(None)?,
+            [] if model.is_none() => return Engine::sample_until(today),
+            [] => sample_warehouse(today)?,
+            files => Warehouse::open_data(files)?,
         };
-        let data_name = data.map_or_else(
-            || "the sample data".to_string(),
-            |d| d.display().to_string(),
-        );
+        let data_name = if data.is_empty() {
+            "the sample data".to_string()
+        } else {
+            data.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match (loaded, model) {
             (Some(m), Some(path)) => {
                 Engine::new(m, warehouse, &path.display().to_string(), &data_name)
@@ -178,9 +194,6 @@ impl MainBranch for Option<&str> {
 
 fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse> {
     let conn = rusqlite::Connection::open_in_memory()?;
-    sample_data::build(&conn)?;
-    if let Some(today) = today {
-        sample_data::end_at(&conn, today)?;
-    }
+    sample_data::build(&conn, today.map(super::dates::Date::new))?;
     Warehouse::from_memory(&conn)
 }

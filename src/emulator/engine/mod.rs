@@ -10,6 +10,7 @@ pub(crate) mod agent;
 pub(crate) mod answer_text;
 pub(crate) mod catalog;
 pub(crate) mod comparisons;
+pub mod csv_data;
 pub(crate) mod dates;
 pub(crate) mod loaded;
 pub(crate) mod meta_search;

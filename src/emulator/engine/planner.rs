@@ -2,9 +2,10 @@
 //! measures, dimensions, time grain and range, filters and ordering, by matching words against
 //! the model's titles, names, synonyms and the warehouse's dimension values.
 
-use super::catalog::ViewCat;
+use super::catalog::{Kind, ViewCat};
 use super::comparisons::{self, Comparison, Resolved};
 use super::dates::{Date, Range};
+use super::model::MeasureKind;
 use super::request::TurnMemory;
 use super::timeparse::{self, Grain};
 use super::words::{Vocabulary, number_word, words};
@@ -97,6 +98,9 @@ pub struct QueryPlan {
     pub unapplied: Vec<String>,
     /// Caveats to mention in the answer.
     pub notes: Vec<String>,
+    /// A share of a whole ("what share of revenue came from Electronics"): the filters that
+    /// make the part. The plan with all its filters is the part; without these, the whole.
+    pub share_part: Vec<(usize, String)>,
 }
 
 /// Words that name members and values of one view, longest phrases first.
@@ -113,6 +117,20 @@ impl Lexicon {
         for (i, m) in view.members.iter().enumerate() {
             let mut names = vec![m.title.clone(), m.member.clone(), m.name.clone()];
             names.extend(m.synonyms.iter().cloned());
+            // "mean order value" and "avg order value" say "average order value".
+            let averaged: Vec<String> = names
+                .iter()
+                .filter_map(|n| {
+                    let l = n.to_lowercase();
+                    let rest = ["average ", "avg ", "mean "]
+                        .iter()
+                        .find_map(|a| l.strip_prefix(a))?
+                        .to_string();
+                    Some(["average", "avg", "mean"].map(|a| format!("{a} {rest}")))
+                })
+                .flatten()
+                .collect();
+            names.extend(averaged);
             for n in names {
                 let w = words(&n);
                 // A lone filler ("total", the orders' member) names nothing: "total revenue".
@@ -222,6 +240,7 @@ const STATISTICS: &[&str] = &[
 /// Words asking for a share of a whole ("percentage of orders returned"): without a grouping
 /// or a comparison, the answer would be the filtered amount, not its share.
 const SHARES: &[&str] = &[
+    "portion",
     "percentage",
     "percent",
     "proportion",
@@ -339,6 +358,16 @@ pub fn plan(
             merge(p, new, grouped, all_time)
         }
         _ => {
+            // "signups by month", "when did customers join": a row's own date named with no
+            // measure counts those rows (the count of the date's cube), never the view's first
+            // measure.
+            if new.measures.is_empty()
+                && let Some(count) = new.time.and_then(|t| event_count(&views[new.view], t))
+            {
+                new.measures.push(count);
+            }
+            let v = new.view;
+            spend(&mut new, &views[v], &t);
             if new.measures.is_empty() && (grouped || new.descending.is_some()) {
                 let view = &views[new.view];
                 new.measures
@@ -363,6 +392,7 @@ pub fn plan(
             .push(format!("more than one period ({})", periods.join(", ")));
     }
     let (view, lex) = (&views[plan.view], &lexicons[plan.view]);
+    share_of_filter(&mut plan, &t, lex);
     time_dimension(&mut plan, view, &t);
     unread_words(&mut plan, question, &raw, &t, &used, lex, view);
     Some(plan)
@@ -474,7 +504,11 @@ fn unanswerable(plan: &mut QueryPlan, lex: &Lexicon, view: &ViewCat, t: &[String
             unknown.push(said.clone());
         }
         let grouped = !plan.dimensions.is_empty() || plan.grain.is_some();
-        if SHARES.contains(&w.as_str()) && !grouped && plan.compare.is_none() {
+        if SHARES.contains(&w.as_str())
+            && !grouped
+            && plan.compare.is_none()
+            && plan.share_part.is_empty()
+        {
             unknown.push(said.clone());
         }
     }
@@ -524,9 +558,99 @@ fn rank_periods(plan: &mut QueryPlan, t: &[String], used: &[bool]) {
     }
 }
 
+/// Words that ask for a part of a whole.
+const PART_OF: &[&str] = &[
+    "share",
+    "percentage",
+    "percent",
+    "proportion",
+    "fraction",
+    "portion",
+];
+
+/// "What share of revenue came from Electronics", "what percentage of customers are in
+/// Europe": one number as a part of a whole. The part is named by the values after the
+/// measure the share word introduces; values before it ("what share of Germany's revenue")
+/// belong to the whole, as do the period and every other filter. Nothing is set when the
+/// question groups (a share per group is a ranking's) or names no part.
+fn share_of_filter(plan: &mut QueryPlan, t: &[String], lex: &Lexicon) {
+    if !plan.dimensions.is_empty()
+        || plan.grain.is_some()
+        || plan.compare.is_some()
+        || plan.filters.is_empty()
+    {
+        return;
+    }
+    let Some(s) = t.iter().position(|w| PART_OF.contains(&w.as_str())) else {
+        return;
+    };
+    let at =
+        |p: &[String], from: usize| (from..t.len()).find(|&i| t.get(i..i + p.len()) == Some(p));
+    // The end of the measure's phrase after the share word.
+    let boundary = plan
+        .measures
+        .first()
+        .and_then(|m| {
+            lex.phrases
+                .iter()
+                .filter(|(_, j)| j == m)
+                .filter_map(|(p, _)| at(p, s + 1).map(|i| i + p.len()))
+                .min()
+        })
+        .unwrap_or(s + 1);
+    let after: Vec<(usize, String)> = plan
+        .filters
+        .iter()
+        .filter(|(_, v)| at(&words(v), 0).is_some_and(|i| i >= boundary))
+        .cloned()
+        .collect();
+    // "Electronics' share of revenue", "proportion of returned orders": with no value after
+    // the measure, the values named are the part.
+    plan.share_part = if after.is_empty() {
+        plan.filters.clone()
+    } else {
+        after
+    };
+}
+
+/// Verbs of paying: what people spend is money, never a count of them.
+const SPEND: &[&str] = &["spend", "spent", "spending", "pay", "paid", "paying"];
+
+/// "How much did customers in Germany spend": the people are whose spending is summed, so a
+/// count of them gives way to the view's money measure (its first currency sum).
+fn spend(plan: &mut QueryPlan, view: &ViewCat, t: &[String]) {
+    if !t.iter().any(|w| SPEND.contains(&w.as_str())) {
+        return;
+    }
+    let currency = |m: &usize| {
+        matches!(
+            view.members[*m].kind,
+            Kind::Measure(MeasureKind::Sum, super::model::Format::Currency)
+        )
+    };
+    if plan.measures.iter().any(currency) {
+        return;
+    }
+    let Some(money) = (0..view.members.len()).find(currency) else {
+        return;
+    };
+    let counts = |m: &usize| matches!(view.members[*m].kind, Kind::Measure(MeasureKind::Count, _));
+    if plan.measures.iter().all(counts) {
+        plan.measures = vec![money];
+    }
+}
+
+/// The count measure of the cube a time dimension belongs to: what "signups" count.
+fn event_count(view: &ViewCat, time: usize) -> Option<usize> {
+    let cube = &view.members.get(time)?.cube;
+    view.members
+        .iter()
+        .position(|m| m.cube == *cube && matches!(m.kind, Kind::Measure(MeasureKind::Count, _)))
+}
+
 /// The time dimension a period, grain or comparison needs, when no phrase named one: the
-/// measure's own (see [`own_time`]), else the view's first; without any, they are dropped
-/// with a note.
+/// measure's own (see [`own_time`]), else the view's first; without any, the question is
+/// refused, naming the period (an answer over all time would be another number).
 fn time_dimension(plan: &mut QueryPlan, view: &ViewCat, t: &[String]) {
     if plan.time.is_some()
         || !(plan.grain.is_some() || plan.range.is_some() || plan.compare.is_some())
@@ -535,9 +659,16 @@ fn time_dimension(plan: &mut QueryPlan, view: &ViewCat, t: &[String]) {
     }
     plan.time = own_time(plan, view, t).or_else(|| view.members.iter().position(|m| m.is_time()));
     if plan.time.is_none() {
-        plan.notes.push(
-            "the model has no time dimension, so I could not restrict or group by time".into(),
-        );
+        let asked = match (&plan.range, &plan.compare, plan.grain) {
+            (Some(r), _, _) => r.label.clone(),
+            (_, Some((a, b, _)), _) => format!("{} vs {}", a.label, b.label),
+            (_, _, Some(g)) => format!("by {}", g.as_str()),
+            _ => String::new(),
+        };
+        plan.unapplied.push(format!(
+            "\"{asked}\" needs a date, and {} has no time dimension (nor reaches one)",
+            view.title
+        ));
         plan.grain = None;
         plan.range = None;
         plan.compare = None;

@@ -1,6 +1,9 @@
-//! The built-in sample: an online shop's orders over a fixed window, [`FIRST_DAY`] to
-//! [`LAST_DAY`], generated from a fixed seed so that every run (and every test) sees the same
-//! numbers whatever the date: a question about "2025" has the same answer next year.
+//! The built-in sample: an online shop's orders from [`FIRST_DAY`] up to the emulator's today,
+//! generated from a fixed seed, so that relative periods ("last month", "this quarter") have
+//! data whatever the date, and a given today always gives the same numbers. The generator draws
+//! day by day, so the rows of a day never depend on the days after it: the orders of 2023 to
+//! 2025 are the same for every today from [`LAST_DAY`] on, and a today inside that window ends
+//! the same rows there.
 
 use rusqlite::{Connection, params};
 
@@ -11,7 +14,8 @@ pub const MODEL_YAML: &str = include_str!("sample_model.yaml");
 
 /// First day with orders.
 pub const FIRST_DAY: (i32, u32, u32) = (2023, 1, 1);
-/// Last day with orders (three whole years).
+/// The end of the base window: a today before it ends the data at today; a later today extends
+/// the orders up to it.
 pub const LAST_DAY: (i32, u32, u32) = (2025, 12, 31);
 
 /// Seed of the generator; changing it changes every number in the sample.
@@ -172,9 +176,9 @@ const LAST: &[&str] = &[
 
 const CUSTOMERS: usize = 6000;
 
-/// Ends the built sample at `today` (`serve --today` inside the window): the emulated world has
+/// Ends the built sample at `today` (a today inside the base window): the emulated world has
 /// no order, line or customer after its own today. The rows before it are the same as ever.
-pub fn end_at(conn: &Connection, today: (i32, u32, u32)) -> anyhow::Result<()> {
+fn end_at(conn: &Connection, today: (i32, u32, u32)) -> anyhow::Result<()> {
     let day = Date::new(today).to_string();
     conn.execute(
         "DELETE FROM order_items WHERE order_id IN
@@ -195,12 +199,13 @@ pub fn end_at(conn: &Connection, today: (i32, u32, u32)) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds the sample tables into `conn`, orders from [`FIRST_DAY`] to [`LAST_DAY`]. One
+/// Builds the sample as of `today` into `conn`: orders from [`FIRST_DAY`] to `today` (to
+/// [`LAST_DAY`] when `today` is `None`, the fixed window), with no row dated after `today`. One
 /// generator feeds the catalog, the customers and the orders in that order: the draws, and so
 /// every number of the sample, depend on it.
-pub fn build(conn: &Connection) -> anyhow::Result<()> {
-    // Statuses age relative to the window's end, not the calendar, so they never move either.
-    let today = Date::new(LAST_DAY);
+pub fn build(conn: &Connection, today: Option<Date>) -> anyhow::Result<()> {
+    let base_end = Date::new(LAST_DAY);
+    let end = today.map_or(base_end, |t| t.max(base_end));
     conn.execute_batch(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
          CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -215,17 +220,33 @@ pub fn build(conn: &Connection) -> anyhow::Result<()> {
     let mut rng = Rng(SEED);
     let start = Date::new(FIRST_DAY);
     let products = catalog(conn, &mut rng)?;
-    let span = (today.days() - start.days()).max(1);
-    customers(conn, &mut rng, start, span)?;
-    orders(conn, &mut rng, &products, (start, today, span))?;
+    let base_span = (base_end.days() - start.days()).max(1);
+    let span = (end.days() - start.days()).max(1);
+    customers(conn, &mut rng, start, (base_span, span))?;
+    // Statuses age relative to the end of the data, not the calendar, so they never move either.
+    orders(conn, &mut rng, &products, (start, end, span))?;
+    conn.execute_batch("COMMIT;")?;
+    if let Some(t) = today.filter(|t| *t < base_end) {
+        end_at(conn, (t.y, t.m, t.d))?;
+    }
     conn.execute_batch(
-        "COMMIT;
+        "
          CREATE INDEX orders_created_at ON orders (created_at);
          CREATE INDEX orders_customer ON orders (customer_id);
          CREATE INDEX order_items_order ON order_items (order_id, product_id, quantity, unit_price, amount);
          CREATE INDEX order_items_product ON order_items (product_id);
          ANALYZE;",
     )?;
+    Ok(())
+}
+
+/// Writes the sample as of `today` to a new SQLite file at `path` (which must not exist).
+pub fn write(path: &std::path::Path, today: Date) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let conn = Connection::open_in_memory()?;
+    build(&conn, Some(today))?;
+    conn.execute("VACUUM INTO ?1", params![path.to_string_lossy()])
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
 
@@ -249,8 +270,15 @@ fn catalog(conn: &Connection, rng: &mut Rng) -> anyhow::Result<Vec<(usize, f64, 
     Ok(products)
 }
 
-/// The customers, with unique names, signing up from a year before the first order on.
-fn customers(conn: &Connection, rng: &mut Rng, start: Date, span: i64) -> anyhow::Result<()> {
+/// The customers, with unique names, signing up from a year before the first order to the end
+/// of the data: drawn over the base window, then stretched over a longer one (one draw each
+/// whatever the end, so the orders that follow draw the same).
+fn customers(
+    conn: &Connection,
+    rng: &mut Rng,
+    start: Date,
+    (base_span, span): (i64, i64),
+) -> anyhow::Result<()> {
     let weights: Vec<f64> = COUNTRIES.iter().map(|c| c.3).collect();
     let mut ins = conn.prepare("INSERT INTO customers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
     // Names are unique: an answer that groups by customer name must not add namesakes up
@@ -281,8 +309,9 @@ fn customers(conn: &Connection, rng: &mut Rng, start: Date, span: i64) -> anyhow
             "Small Business",
             "Corporate",
         ][rng.below(5)];
-        // Signups from a year before the first order to the window's end, so every year has some.
-        let joined = start.add_days(rng.below(span as usize + 365) as i64 - 365);
+        // Signups from a year before the first order to the data's end, so every year has some.
+        let drawn = rng.below(base_span as usize + 365) as i64;
+        let joined = start.add_days(drawn * (span + 365) / (base_span + 365) - 365);
         ins.execute(params![
             id,
             name,
@@ -361,8 +390,7 @@ mod tests {
     #[test]
     fn ending_at_a_day_leaves_nothing_after_it_and_no_order_without_its_customer() {
         let conn = Connection::open_in_memory().unwrap();
-        build(&conn).unwrap();
-        end_at(&conn, (2025, 6, 15)).unwrap();
+        build(&conn, Some(Date::new((2025, 6, 15)))).unwrap();
         let one = |sql: &str| -> String { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
         assert_eq!(
             one("SELECT substr(MAX(created_at), 1, 10) FROM orders"),

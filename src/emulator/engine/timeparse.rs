@@ -291,6 +291,17 @@ fn relative(t: &[String], i: usize, today: Date) -> Option<(Found, usize)> {
     })
 }
 
+/// A quarter's number from its ordinal: "third" and "3rd" are 3.
+fn ordinal(w: &str) -> Option<u32> {
+    Some(match w {
+        "first" | "1st" => 1,
+        "second" | "2nd" => 2,
+        "third" | "3rd" => 3,
+        "fourth" | "4th" | "last" => return (w != "last").then_some(4),
+        _ => return None,
+    })
+}
+
 /// Named periods at word `i`: "since March", "from 2023 to 2024", "Q3 2024", "Q3" (the latest
 /// not after today), "March 2024", "in May", "2024"; with the words taken.
 fn named(t: &[String], i: usize, today: Date) -> Option<(Found, usize)> {
@@ -308,14 +319,32 @@ fn named(t: &[String], i: usize, today: Date) -> Option<(Found, usize)> {
             let r = range(start, end, &t[i..i + taken].join(" "));
             (Found::Range(r), taken)
         }
-        q if q.len() == 2 && q.starts_with('q') && matches!(&q[1..], "1" | "2" | "3" | "4") => {
-            let qn: u32 = q[1..].parse().unwrap_or(1);
-            let y = year(w(i + 1));
+        // "the third quarter of 2024", "2nd quarter 2025": Q3 2024, Q2 2025.
+        o if w(i + 1) == "quarter" && ordinal(o).is_some() => {
+            let qn = ordinal(o).unwrap_or(1);
+            let (y, take) = match (w(i + 2), w(i + 3)) {
+                ("of" | "in", y) if year(y).is_some() => (year(y), 4),
+                (y, _) if year(y).is_some() => (year(y), 3),
+                _ => (None, 2),
+            };
             let mut start = Date::new((y.unwrap_or(today.y), qn * 3 - 2, 1));
             if y.is_none() && start > today {
                 start = Date::new((today.y - 1, qn * 3 - 2, 1));
             }
-            let take = 1 + usize::from(y.is_some());
+            let label = format!("Q{qn} {}", start.y);
+            let r = range(start, start.month_start(3), &label);
+            (Found::Range(r), take)
+        }
+        q if q.len() == 2 && q.starts_with('q') && matches!(&q[1..], "1" | "2" | "3" | "4") => {
+            let qn: u32 = q[1..].parse().unwrap_or(1);
+            // "Q3 2024", and "Q3 of 2024".
+            let of = usize::from(matches!(w(i + 1), "of" | "in") && year(w(i + 2)).is_some());
+            let y = year(w(i + 1 + of));
+            let mut start = Date::new((y.unwrap_or(today.y), qn * 3 - 2, 1));
+            if y.is_none() && start > today {
+                start = Date::new((today.y - 1, qn * 3 - 2, 1));
+            }
+            let take = 1 + usize::from(y.is_some()) + of;
             let r = range(start, start.month_start(3), &t[i..i + take].join(" "));
             (Found::Range(r), take)
         }

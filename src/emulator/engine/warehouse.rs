@@ -120,6 +120,16 @@ impl Warehouse {
         Ok(w)
     }
 
+    /// A user's data: one SQLite file, or CSV files (one table each, see [`super::csv_data`]).
+    pub fn open_data(paths: &[PathBuf]) -> anyhow::Result<Warehouse> {
+        let csv = |p: &PathBuf| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+        match paths {
+            [one] if !csv(one) => Warehouse::open_file(one),
+            _ if paths.iter().all(csv) => Warehouse::from_memory(&super::csv_data::load(paths)?),
+            _ => bail!("--data takes one SQLite file, or one or more .csv files, not both"),
+        }
+    }
+
     /// Opens a user's SQLite file read-only, checking that it is a database.
     pub fn open_file(path: &Path) -> anyhow::Result<Warehouse> {
         if !path.is_file() {

@@ -40,8 +40,8 @@ pub struct ServeOptions {
     pub data_secret: Option<String>,
     /// A semantic model (YAML) instead of the built-in one.
     pub model: Option<PathBuf>,
-    /// A SQLite database instead of the built-in sample data.
-    pub data: Option<PathBuf>,
+    /// The user's data instead of the built-in sample: one SQLite file, or CSV files.
+    pub data: Vec<PathBuf>,
     /// Delay between frames of a stream.
     pub pace: Duration,
     /// Injected failures.
@@ -67,7 +67,7 @@ impl ServeOptions {
             scim_token: None,
             data_secret: None,
             model: None,
-            data: None,
+            data: Vec::new(),
             pace: Duration::from_millis(5),
             faults: Vec::new(),
             clock: Clock::real(),
@@ -162,7 +162,9 @@ impl Drop for Running {
 
 /// Start the emulator: load the engine, bind, and serve in the background.
 pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
-    let engine = load_engine(opts.model.clone(), opts.data.clone(), opts.today).await?;
+    // The sample runs up to the emulator's today: `--today`, else the clock's date at start.
+    let today = opts.today.unwrap_or_else(|| opts.clock.today());
+    let engine = load_engine(opts.model.clone(), opts.data.clone(), Some(today)).await?;
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
@@ -229,19 +231,16 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
     })
 }
 
-/// The engine from the model and data files, or the sample when neither is given (ended at a
-/// fixed `--today`); loaded on a blocking thread.
+/// The engine from the model and data files, or the sample as of `today` when neither is
+/// given; loaded on a blocking thread.
 async fn load_engine(
     model: Option<PathBuf>,
-    data: Option<PathBuf>,
+    data: Vec<PathBuf>,
     today: Option<(i32, u32, u32)>,
 ) -> anyhow::Result<Engine> {
-    tokio::task::spawn_blocking(move || match (model, data) {
-        (None, None) => Engine::sample_until(today),
-        (model, data) => Engine::open(model.as_deref(), data.as_deref()),
-    })
-    .await
-    .context("loading the engine")?
+    tokio::task::spawn_blocking(move || Engine::open_files(model.as_deref(), &data, today))
+        .await
+        .context("loading the engine")?
 }
 
 /// `http://host:port` for clients: loopback in place of an unspecified address, so URLs are

@@ -34,6 +34,8 @@ pub fn emulator(faults: &[&str]) -> Emulator {
         pace: Duration::ZERO,
         api_key: Some(API_KEY.into()),
         scim_token: Some(SCIM_TOKEN.into()),
+        // The sample's fixed window (its data end on this day), whatever the real date.
+        today: Some((2025, 12, 31)),
         ..ServeOptions::demo()
     };
     let running = runtime.block_on(start(opts)).unwrap();

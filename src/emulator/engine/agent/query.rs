@@ -25,6 +25,9 @@ pub(super) struct Query<'a> {
     pub(super) question: &'a str,
     /// The chart's title.
     pub(super) chart_title: &'a str,
+    /// Whether the result is presented (and so charted): a query run only to compute a figure
+    /// of another (the whole of a share) carries no `vegaSpec`.
+    pub(super) chart: bool,
 }
 
 pub(super) type Ran = (
@@ -50,7 +53,12 @@ pub(super) fn run_query(
         .as_ref()
         .map(|c| c.columns.clone())
         .unwrap_or_default();
-    let spec_text = answer_text::vega(&columns, q.chart_title, q.question).to_string();
+    let spec_text = if q.chart {
+        answer_text::vega(&columns, q.chart_title, q.question).to_string()
+    } else {
+        String::new()
+    };
+    let spec = || (!spec_text.is_empty()).then(|| spec_text.clone());
     let input = if req.dialect.sql_input_is_query_only() {
         SqlInput {
             query: Some(q.sql.to_string()).into(),
@@ -63,7 +71,7 @@ pub(super) fn run_query(
             description: Some(q.description.to_string()).into(),
             user_request: Some(q.question.to_string()).into(),
             memory_id: Some(uuid_from(&id("memory"))).into(),
-            vega_spec: Some(spec_text.clone()).into(),
+            vega_spec: spec().into(),
             ..SqlInput::default()
         }
     }
@@ -117,7 +125,7 @@ pub(super) fn run_query(
                 annotation: annotation.into(),
                 total_rows: Some(r.total_rows as i64).into(),
                 uuid: Some(uuid_from(&format!("{}\n{executed}", req.message_id))).into(),
-                vega_spec: Some(spec_text.clone()).into(),
+                vega_spec: spec().into(),
                 ..SqlResult::default()
             }
             .to_value()

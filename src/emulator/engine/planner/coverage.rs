@@ -240,6 +240,31 @@ const GRAMMAR: &[&str] = &[
     "individual",
     "something",
     "anything",
+    // Verbs of receiving and recording: "orders did we receive", "break down revenue by".
+    "receive",
+    "received",
+    "receiving",
+    "take",
+    "took",
+    "record",
+    "recorded",
+    "book",
+    "booked",
+    "break",
+    "broke",
+    "broken",
+    "down",
+    "out",
+    "happen",
+    "exist",
+    "existing",
+    "located",
+    "based",
+    "live",
+    "living",
+    "coming",
+    "account",
+    "accounted",
 ];
 
 /// Words that rank ("top", "highest"): applied only when there is something to rank.
@@ -319,7 +344,7 @@ pub(super) fn check(
             return excluded;
         }
         if GROWTH.contains(&w) || DECLINE.contains(&w) || RATE.contains(&w) {
-            return compared || (SHARES.contains(&w) && grouped);
+            return compared || (SHARES.contains(&w) && (grouped || !plan.share_part.is_empty()));
         }
         if SHARES.contains(&w) || STATISTICS.contains(&w) {
             // Refused already by `unanswerable` when it cannot be honoured.

@@ -171,5 +171,6 @@ pub fn from_memory(m: &TurnMemory, views: &[ViewCat]) -> Option<QueryPlan> {
         unread_periods: Vec::new(),
         unapplied: Vec::new(),
         notes: Vec::new(),
+        share_part: Vec::new(),
     })
 }

@@ -176,6 +176,21 @@ fn ranks(plan: &mut QueryPlan, t: &[String], used: &mut [bool]) -> Vec<bool> {
             cue_at[i + 1 + usize::from(n.is_some() && before.is_none())] = true;
         }
     }
+    // "which 3 countries had the most orders": the number after a question word is how many
+    // groups to rank, and the word after it the grouping.
+    if plan.descending.is_some() {
+        for i in 1..t.len() {
+            if used[i] || !matches!(t[i - 1].as_str(), "which" | "what" | "the" | "our" | "list") {
+                continue;
+            }
+            if let Some(n) = number_word(&t[i]).filter(|_| i + 1 < t.len()) {
+                plan.limit = Some(n);
+                used[i] = true;
+                cue_at[i + 1] = true;
+                break;
+            }
+        }
+    }
     cue_at
 }
 
@@ -262,9 +277,13 @@ fn members(
     cue_at: &[bool],
 ) -> bool {
     let mut grouped = plan.grain.is_some();
+    // Where a measure named right after a rank ends: "highest revenue customers" ranks
+    // customers by revenue.
+    let mut ranked_measure_end = None;
     for (x, role) in found.iter().zip(roles) {
         let (i, len) = (x.at, x.len);
         let cue = cue_at[i]
+            || ranked_measure_end == Some(i)
             || t.get(i + len)
                 .is_some_and(|w| w == "breakdown" || w == "wise");
         let pick = |want_measure: bool| {
@@ -286,6 +305,9 @@ fn members(
             Role::Free => pick(true).or_else(|| pick(false)),
         };
         let Some(m) = chosen else { continue };
+        if cue_at[i] && plan.descending.is_some() && view.members[m].is_measure() {
+            ranked_measure_end = Some(i + len);
+        }
         match view.members[m].kind {
             Kind::Measure(..) if !plan.measures.contains(&m) => plan.measures.push(m),
             Kind::Dimension(DimKind::Time) => {
