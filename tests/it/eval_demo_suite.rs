@@ -120,15 +120,17 @@ fn the_demo_suite_passes_under_eval_demo() {
     assert!(doc["summary"]["total"].as_u64().unwrap() >= 20);
 }
 
-/// The example suite in the README (`# revenue.yaml`), as a reader copies it: its numbers are
-/// facts of the sample for its session (region Europe), and it passes under `eval --demo`.
+/// The example suite of the manual's eval page (`# revenue.yaml`), as a reader copies it: its
+/// numbers are facts of the sample for its session (region Europe), and it passes under
+/// `eval --demo`.
 #[test]
 fn the_readme_example_suite_passes_under_eval_demo() {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/eval.md"))
+            .unwrap();
     let start = readme
         .find("# revenue.yaml\n")
-        .expect("the README's example suite");
+        .expect("docs/eval.md's example suite");
     let end = start + readme[start..].find("```").unwrap();
     let yaml = &readme[start..end];
     let parsed: serde_norway::Value = serde_norway::from_str(yaml).unwrap();

@@ -1,5 +1,5 @@
 //! The checked-in completions and man pages match the command tree.
-//! Regenerate them with: ANALYST_REGENERATE=1 cargo test --test generated
+//! Regenerate them with: ANALYST_REGENERATE=1 cargo test --test it generated::
 
 use std::path::Path;
 
@@ -37,6 +37,6 @@ fn completions_and_man_pages_are_current() {
     }
     assert!(
         stale.is_empty(),
-        "stale generated files: {stale:?}\nrun: ANALYST_REGENERATE=1 cargo test --test generated"
+        "stale generated files: {stale:?}\nrun: ANALYST_REGENERATE=1 cargo test --test it generated::"
     );
 }

@@ -15,6 +15,7 @@ mod cli_promises;
 mod config_cmd;
 mod data_api;
 mod dialects;
+mod docs;
 mod doctor;
 mod engine_answers;
 mod engine_behaviour;

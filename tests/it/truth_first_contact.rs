@@ -170,10 +170,10 @@ fn serve_data_that_is_not_sqlite_is_a_usage_error_naming_the_file() {
 
 // ----- item 16: install steps and the release profile -----
 
-/// The first ```sh block after `heading` in the README.
+/// The first ```sh block after `heading` in the manual's install page.
 fn readme_block(heading: &str) -> String {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/install.md")).unwrap();
     let section = &readme[readme.find(heading).expect(heading)..];
     let start = section.find("```sh\n").unwrap() + "```sh\n".len();
     let end = start + section[start..].find("```").unwrap();
@@ -212,7 +212,12 @@ fn bash(home: &Path, script: &str) -> std::process::Output {
 
 #[test]
 fn readme_install_steps_work_on_a_fresh_machine() {
-    let block = readme_block("## Install");
+    let cargo = readme_block("## With cargo");
+    assert!(
+        cargo.lines().any(|l| l.starts_with("cargo install")),
+        "{cargo}"
+    );
+    let block = format!("{cargo}\n{}", readme_block("## Shell completions"));
     let mut rest = Vec::new();
     for line in block.lines() {
         let command = line.split(" #").next().unwrap().trim();
@@ -241,13 +246,16 @@ fn release_builds_strip_debug_info_and_the_readme_says_the_size() {
     let release = manifest.split("[profile.release]").nth(1).unwrap();
     let release = release.split("\n[").next().unwrap();
     assert!(release.contains("strip ="), "{release}");
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let install = readme.split("## Install").nth(1).unwrap();
-    let install = install.split("\n## ").next().unwrap();
+    let dist = manifest.split("[profile.dist]").nth(1).unwrap();
+    let dist = dist.split("\n[").next().unwrap();
+    assert!(dist.contains("strip = true"), "{dist}");
+    let perf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/performance.md"))
+        .unwrap();
+    let size = perf.split("## Binary size").nth(1).unwrap();
+    let size = size.split("\n## ").next().unwrap();
     assert!(
-        install.contains(" MB"),
-        "the Install section states the binary's size"
+        size.contains(" MB") && size.contains("Bytes"),
+        "the manual states the binary's size, measured"
     );
 }
 
