@@ -323,6 +323,9 @@ pub struct McpArgs {
         requires = "demo"
     )]
     pub dialect: DialectArg,
+    /// The date the --demo emulator resolves relative periods against (see `analyst serve --today`)
+    #[arg(long, value_name = "DATE", requires = "demo")]
+    pub today: Option<String>,
     /// With no final frame in the stream, take the last complete assistant message
     #[arg(long)]
     pub fallback: bool,
@@ -620,6 +623,9 @@ pub struct SqlArgs {
     /// Run against the built-in emulator, started in-process (--from a --demo run works)
     #[arg(long, conflicts_with_all = ["url", "base_url", "data_url"])]
     pub demo: bool,
+    /// The date of the --demo emulator's sample data (see `analyst serve --today`)
+    #[arg(long, value_name = "DATE", requires = "demo")]
+    pub today: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub data: DataArgs,

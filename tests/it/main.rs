@@ -12,6 +12,8 @@ mod chat_prompt;
 mod chat_resume;
 mod chat_stream;
 mod cli_promises;
+mod contact_hints;
+mod contact_tty;
 mod data_api;
 mod dialects;
 mod engine_answers;

@@ -53,7 +53,7 @@ async fn serve(ctx: &Ctx, args: McpArgs) -> Result<Status> {
     }
     // The demo is kept alive (and its threads saved when dropped) for as long as the server runs.
     let demo = if args.demo {
-        Some(super::chat_demo::start(ctx, args.dialect.into(), None).await?)
+        Some(super::chat_demo::start(ctx, args.dialect.into(), args.today.as_deref()).await?)
     } else {
         None
     };

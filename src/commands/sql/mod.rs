@@ -107,7 +107,10 @@ async fn run_async(
 ) -> Result<Status> {
     // The demo's data API: needed unless nothing is sent to it.
     let demo = if args.demo && (!args.list || matches!(source, Source::Thread)) {
-        Some(super::chat_demo::start(ctx, crate::protocol::Dialect::Seed, None).await?)
+        Some(
+            super::chat_demo::start(ctx, crate::protocol::Dialect::Seed, args.today.as_deref())
+                .await?,
+        )
     } else {
         None
     };
