@@ -134,6 +134,7 @@ pub fn stdout_lock() -> StdoutWriter<std::io::StdoutLock<'static>> {
 
 fn mark(err: std::io::Error) -> std::io::Error {
     if err.kind() == std::io::ErrorKind::BrokenPipe {
+        crate::term::note_stdout_closed();
         std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
     } else {
         err

@@ -28,6 +28,9 @@ pub fn run() -> i32 {
         Err(e) => e.exit(),
     };
     match commands::dispatch(cli, &matches) {
+        // However the run ended after its reader went away (`| head`), it ends quietly with 0:
+        // what it could not write is the reader's choice, not a failure.
+        _ if crate::term::stdout_closed() => 0,
         Ok(status) => status.code(),
         Err(e) if exit::is_broken_pipe(&e) => 0,
         Err(e) => {

@@ -141,6 +141,16 @@ impl Resolver {
         })
     }
 
+    /// Settings without a config file or profile: `--demo` reads none (a broken or foreign
+    /// config file must not stop it, and no profile's settings reach the demo).
+    pub fn without_config(env: Env) -> Resolver {
+        Resolver {
+            env,
+            profile_name: None,
+            profile: Profile::default(),
+        }
+    }
+
     /// The timeouts of `--connect-timeout` and `--idle-timeout`, checked.
     pub fn common(
         &self,

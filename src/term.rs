@@ -269,9 +269,28 @@ impl Masker {
     }
 }
 
+/// Set once a write to stdout found it closed (`| head`): from then on the run says nothing
+/// more (CLI.md: a closed stdout ends the program quietly with status 0).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Note that stdout was found closed (called by the stdout writer that saw the broken pipe).
+pub fn note_stdout_closed() {
+    STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether stdout was found closed: the reader went away, the run ends quietly with status 0.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Write one line of diagnostics to stderr, secrets masked. Unlike `eprintln!`, a closed stderr
 /// is not a panic: diagnostics are best effort, and the exit status still tells what happened.
+/// Once stdout was found closed nothing more is said: warnings about what the run did not get
+/// to write (an answer cut short) would only report the reader's own `| head`.
 pub fn diag(line: std::fmt::Arguments<'_>) {
+    if stdout_closed() {
+        return;
+    }
     let text = line.to_string();
     let _ = writeln!(std::io::stderr().lock(), "{}", masked(&text));
 }

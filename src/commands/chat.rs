@@ -73,8 +73,16 @@ fn message(args: &ChatArgs, from_body: Option<String>) -> Result<String> {
 async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
     let (mut request, body_session) = body_request(args.body.as_deref())?;
     let input = message(args, request.input.take())?;
+    // Ctrl-C is ours from here on (after the message was read from a terminal, where it must
+    // still stop the typing), before anything slow such as starting the demo's emulator: a
+    // press at any moment exits 130 with a message, never by the signal.
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     let demo = if args.demo {
-        Some(super::chat_demo::start(ctx, args.dialect.into(), args.today.as_deref()).await?)
+        let start = super::chat_demo::start(ctx, args.dialect.into(), args.today.as_deref());
+        tokio::select! {
+            d = start => Some(d?),
+            _ = sigint.recv() => return Ok(interrupted_unnamed()),
+        }
     } else {
         None
     };
@@ -126,14 +134,14 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
     let mut tracker = tracker_for(format, args.fallback);
     let finished = tokio::select! {
         r = converse(&svc.client, &plan, &mut tracker, &mut pipeline) => Some(r),
-        _ = tokio::signal::ctrl_c() => None,
+        _ = sigint.recv() => None,
     };
     match finished {
         None => {
             pipeline.stop();
             let flags = service_flags(ctx, args, demo_identity);
             let chat_id = tracker.chat_id.clone().or(plan.request.chat_id.clone());
-            interrupted(&svc, args.no_abort, chat_id, &flags).await
+            interrupted(&svc, args.no_abort, chat_id, &flags, &mut sigint).await
         }
         // Refused before any stream: only the error. Refused later (a state read or a resend
         // answered 404, 400 busy...): the run ends as the others do, its document included.
@@ -144,7 +152,7 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
         Some(result) => finish(
             ctx,
             Run {
-                flags: continue_flags(ctx, args, demo_identity),
+                flags: Some(continue_flags(ctx, args, demo_identity)),
                 format,
                 message_id: plan.request.message_id.as_deref(),
                 asked_chat_id: plan.request.chat_id.as_deref(),
@@ -191,12 +199,10 @@ async fn interrupted(
     no_abort: bool,
     chat_id: Option<String>,
     flags: &str,
+    sigint: &mut tokio::signal::unix::Signal,
 ) -> Result<Status> {
     let Some(id) = chat_id else {
-        crate::term::diag(format_args!(
-            "analyst: interrupted before the service named the thread; nothing to stop"
-        ));
-        return Ok(Status::Interrupted);
+        return Ok(interrupted_unnamed());
     };
     if !no_abort {
         crate::term::diag(format_args!(
@@ -211,7 +217,7 @@ async fn interrupted(
                 Ok(()) => crate::term::diag(format_args!("aborted {id}")),
                 Err(e) => crate::term::diag(format_args!("analyst: could not stop the thread: {e:#}")),
             },
-            _ = tokio::signal::ctrl_c() => return Ok(Status::Interrupted),
+            _ = sigint.recv() => return Ok(Status::Interrupted),
         }
     } else {
         crate::term::diag(format_args!(
@@ -222,6 +228,14 @@ async fn interrupted(
         "analyst: look at it later with: analyst state{flags} --chat-id {id}"
     ));
     Ok(Status::Interrupted)
+}
+
+/// Ctrl-C before the service named a thread: nothing to stop, and still exit 130.
+fn interrupted_unnamed() -> Status {
+    crate::term::diag(format_args!(
+        "analyst: interrupted before the service named the thread; nothing to stop"
+    ));
+    Status::Interrupted
 }
 
 /// The options a printed `analyst chat`/`analyst sql` command needs to reach this run's
@@ -245,6 +259,10 @@ pub(super) fn service_flags(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSet
     };
     let mut flags = " --demo".to_owned();
     let word = crate::term::shell_word;
+    // The demo's numbers follow its date: a pasted command must ask on the same day.
+    if let Some(today) = &args.today {
+        flags.push_str(&format!(" --today {}", word(today)));
+    }
     match (&identity.external_id, &identity.internal_id) {
         (Some(ext), _) if ext != crate::settings::DEMO_USER => {
             flags.push_str(&format!(" --external-id {}", word(ext)));
@@ -268,6 +286,13 @@ pub(super) fn service_flags(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSet
 /// next message belongs there too).
 fn continue_flags(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSettings>) -> String {
     let mut flags = service_flags(ctx, args, demo);
+    if demo.is_some() && args.dialect != crate::cli::DialectArg::Seed {
+        // The thread lives in a demo speaking that variant; the next message must be read so.
+        let dialect = clap::ValueEnum::to_possible_value(&args.dialect)
+            .map(|v| v.get_name().to_owned())
+            .unwrap_or_default();
+        flags.push_str(&format!(" --dialect {dialect}"));
+    }
     if let Some(branch) = &args.branch {
         flags.push_str(&format!(" --branch {}", crate::term::shell_word(branch)));
     }
@@ -341,7 +366,12 @@ pub(super) fn text_view(ctx: &Ctx, args: &ChatArgs, demo: Option<&SessionSetting
         rows: args.rows,
         width: crate::term::out_width(&ctx.env),
         charts: !args.no_chart,
-        sql_flags: service_flags(ctx, args, demo),
+        // A replayed stream does not say how its run reached the service (`--demo`, which
+        // day, which profile): no command is offered that could not work when pasted.
+        sql_flags: args
+            .replay
+            .is_none()
+            .then(|| service_flags(ctx, args, demo)),
     }
 }
 
@@ -365,8 +395,9 @@ const INCOMPLETE: &str = "the final answer is incomplete: its complete frame nev
 /// Close the output and decide the exit status from what the stream said.
 /// How a live run went, for [`finish`].
 struct Run<'a> {
-    /// What a printed command needs to reach this run's service (see [`service_flags`]).
-    flags: String,
+    /// What a printed command needs to reach this run's service (see [`service_flags`]);
+    /// `None` for a replay, whose stream does not say how its run reached the service.
+    flags: Option<String>,
     format: Format,
     message_id: Option<&'a str>,
     /// The thread the request named (`--chat-id`, `-c`): known even when `__cutoff__` does
@@ -450,12 +481,13 @@ fn finish(ctx: &Ctx, run: Run<'_>, tracker: &Tracker, mut pipeline: Pipeline) ->
         && !ctx.global.quiet
         && let Some(id) = chat_id
     {
-        crate::term::diag(format_args!(
-            "{}",
-            ctx.err_style.dim(&format!(
-                "thread {id} · continue with: analyst chat{flags} --chat-id {id} MESSAGE"
-            ))
-        ));
+        let hint = match flags {
+            Some(flags) => {
+                format!("thread {id} · continue with: analyst chat{flags} --chat-id {id} MESSAGE")
+            }
+            None => format!("thread {id}"),
+        };
+        crate::term::diag(format_args!("{}", ctx.err_style.dim(&hint)));
     }
     outcome.map(|()| Status::Success)
 }
@@ -534,7 +566,7 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
         }
     }
     let run = Run {
-        flags: profile_flag(ctx),
+        flags: None,
         format,
         message_id: None,
         asked_chat_id: None,

@@ -39,6 +39,15 @@ pub async fn start(ctx: &Ctx, dialect: Dialect, today: Option<&str>) -> Result<D
 /// Start the emulator with these options; `keep` loads and saves the threads of demo runs
 /// (`eval --demo` fixes its date and keeps nothing: its many threads are not a user's).
 pub async fn start_with(ctx: &Ctx, options: ServeOptions, keep: bool) -> Result<Demo> {
+    // Tests make the start slow (`ANALYST_TEST_DEMO_DELAY_MS`, internal) to press Ctrl-C
+    // during it without betting on how long a start takes.
+    if let Some(ms) = ctx
+        .env
+        .get("ANALYST_TEST_DEMO_DELAY_MS")
+        .and_then(|v| v.parse().ok())
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
     let running = start_emulator(options).await.map_err(|e| {
         fail(
             Status::Failure,

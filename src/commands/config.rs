@@ -553,6 +553,7 @@ fn init(ctx: &Ctx, path: &Path, mut a: ConfigInitArgs) -> Result<Status> {
         out_style: ctx.out_style,
         err_style: ctx.err_style,
         stderr_is_terminal: ctx.stderr_is_terminal,
+        demo: false,
     };
     super::doctor::checks_to(
         &check,

@@ -41,11 +41,16 @@ pub struct Ctx {
     pub err_style: Style,
     /// Whether stderr is a terminal (spinners and progress bars only then).
     pub stderr_is_terminal: bool,
+    /// A `--demo` run: it reads no config file at all.
+    pub demo: bool,
 }
 
 impl Ctx {
     /// Load the config file and profile (only commands that talk to a service need it).
     pub fn resolver(&self) -> Result<Resolver> {
+        if self.demo {
+            return Ok(Resolver::without_config(self.env.clone()));
+        }
         Resolver::load(
             self.global.config.as_deref(),
             self.global.profile.as_deref(),
@@ -217,6 +222,13 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
         out_style: Style::decide(cli.global.color, &env, std::io::stdout().is_terminal()),
         err_style: Style::decide(cli.global.color, &env, std::io::stderr().is_terminal()),
         stderr_is_terminal: std::io::stderr().is_terminal(),
+        demo: match &cli.command {
+            Command::Chat(a) => a.demo,
+            Command::Sql(a) => a.demo,
+            Command::Mcp(a) => a.demo,
+            Command::Eval(a) => a.demo,
+            _ => false,
+        },
         global: cli.global,
         env,
     };

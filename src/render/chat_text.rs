@@ -11,6 +11,7 @@ use anyhow::Result;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{self, Write};
+use unicode_width::UnicodeWidthStr;
 
 /// The longest SQL shown on a tool line.
 const SQL_WIDTH: usize = 160;
@@ -149,12 +150,19 @@ impl<W: Write> TextRender<W> {
         self.end_line()?;
         self.current = None;
         let tool = classify(&input, Some(&result));
-        let line = tool_line(&name, &tool, self.view.rows);
+        // One line of the terminal, cut by display width (the SQL gives way first, so the row
+        // count stays): the full SQL stays in `-o json`, `--save` and `/sql`.
+        let width = self.view.width;
         let line = match tool_error(&result) {
-            Some(e) => self
-                .style
-                .red(&crate::term::visible(&format!("{line} · error: {e}"))),
-            None => self.style.cyan(&crate::term::visible(&line)),
+            Some(e) => {
+                let line = tool_line(&name, &tool, self.view.rows, usize::MAX);
+                self.style
+                    .red(&super::table::cut(&format!("{line} · error: {e}"), width))
+            }
+            None => self.style.cyan(&super::table::cut(
+                &tool_line(&name, &tool, self.view.rows, width),
+                width,
+            )),
         };
         writeln!(self.out, "{line}")?;
         match &tool {
@@ -241,8 +249,8 @@ impl<W: Write> ChatRender for TextRender<W> {
         }
         self.end_line()?;
         for (_, name, input) in std::mem::take(&mut self.pending_tools) {
-            let line = crate::term::visible(&tool_summary(&name, &input, None)).into_owned();
-            let line = self.style.dim(&format!("{line} · no result"));
+            let line = format!("{} · no result", tool_summary(&name, &input, None));
+            let line = self.style.dim(&super::table::cut(&line, self.view.width));
             writeln!(self.out, "{line}")?;
         }
         Ok(self.out.flush()?)
@@ -251,11 +259,12 @@ impl<W: Write> ChatRender for TextRender<W> {
 
 /// A tool call as one line (`» tool · title · SQL · rows`).
 pub fn tool_summary(name: &str, input: &Value, result: Option<&Value>) -> String {
-    tool_line(name, &classify(input, result), TABLE_ROWS)
+    tool_line(name, &classify(input, result), TABLE_ROWS, usize::MAX)
 }
 
-/// The line of a recognised tool; `rows` is how many rows its table shows (0 = all).
-fn tool_line(name: &str, tool: &Tool, rows: usize) -> String {
+/// The line of a recognised tool; `rows` is how many rows its table shows (0 = all). The SQL
+/// is cut so that the line fits `width` columns where the other parts leave it room.
+fn tool_line(name: &str, tool: &Tool, rows: usize, width: usize) -> String {
     let mut parts = vec![format!("» {name}")];
     match tool {
         Tool::Sql { input, result } => {
@@ -268,8 +277,9 @@ fn tool_line(name: &str, tool: &Tool, rows: usize) -> String {
                 .sql()
                 .map(str::to_owned)
                 .or_else(|| result.as_ref().and_then(|r| r.sql_query.0.clone()));
-            if let Some(sql) = sql {
-                parts.push(shorten(&sql, SQL_WIDTH));
+            let sql_at = sql.as_ref().map(|_| parts.len());
+            if let Some(sql) = &sql {
+                parts.push(shorten(sql, SQL_WIDTH));
             }
             if let Some(r) = result.as_ref().filter(|r| r.data.is_some()) {
                 let arrived = r.data.as_ref().map_or(0, Vec::len);
@@ -284,6 +294,18 @@ fn tool_line(name: &str, tool: &Tool, rows: usize) -> String {
                 } else {
                     format!("{total} row{}", if total == 1 { "" } else { "s" })
                 });
+            }
+            if let Some(at) = sql_at {
+                let others: usize = parts
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != at)
+                    .map(|(_, p)| p.width() + " · ".width())
+                    .sum();
+                // Room for the SQL when the other parts leave some (else the line is cut).
+                if let Some(room) = width.checked_sub(others).filter(|r| *r >= 12) {
+                    parts[at] = super::table::cut(&parts[at], room);
+                }
             }
         }
         Tool::Meta { search, result } => {

@@ -17,8 +17,9 @@ pub struct TextView {
     pub width: usize,
     /// Draw charts of results that carry a `vegaSpec`.
     pub charts: bool,
-    /// Options the `analyst sql` command of a cut table's note needs (` --demo`).
-    pub sql_flags: String,
+    /// Options the `analyst sql` command of a cut table's note needs (` --demo`); `None` when
+    /// no pasted command could reach the service (a `--replay` does not know its settings).
+    pub sql_flags: Option<String>,
 }
 
 impl Default for TextView {
@@ -27,7 +28,7 @@ impl Default for TextView {
             rows: TABLE_ROWS,
             width: 80,
             charts: true,
-            sql_flags: String::new(),
+            sql_flags: Some(String::new()),
         }
     }
 }
@@ -60,7 +61,7 @@ pub fn show(
         rows: view.rows,
         width: view.width,
         style,
-        sql_flags: &view.sql_flags,
+        sql_flags: view.sql_flags.as_deref(),
     };
     let mut out = table::render(&data, &headers, sql, &opts);
     if view.charts

@@ -160,8 +160,9 @@ pub struct TableOpts<'a> {
     /// Colour.
     pub style: Style,
     /// Options the cut-table note's `analyst sql` command needs to reach the same service
-    /// (` --demo`, ` --profile NAME`), so that it works when pasted.
-    pub sql_flags: &'a str,
+    /// (` --demo`, ` --profile NAME`), so that it works when pasted; `None`: no such command
+    /// (nothing tells how the run that made the result reached its service).
+    pub sql_flags: Option<&'a str>,
 }
 
 /// How a column's cells are shown.
@@ -290,11 +291,11 @@ pub fn render(
                 set.rows.len()
             ));
         }
-        if let (true, Some(sql)) = (total > set.rows.len(), sql) {
+        if let (true, Some(sql), Some(flags)) = (total > set.rows.len(), sql, opts.sql_flags) {
             let one = one_line(sql);
             note.push_str(&format!(
                 "; all of them: analyst sql{} {}",
-                opts.sql_flags,
+                flags,
                 crate::term::shell_word(one.as_deref().unwrap_or(sql))
             ));
         }
@@ -458,7 +459,7 @@ mod tests {
                 rows: 1,
                 width: 60,
                 style: Style::default(),
-                sql_flags: "",
+                sql_flags: Some(""),
             },
         );
         assert!(out.contains("│ 2024-01-01 ┆ 43,166.60 │"), "{out}");

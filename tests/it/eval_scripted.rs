@@ -755,3 +755,57 @@ fn ndjson_is_a_case_per_line_and_repeat_names_each_run() {
     assert_eq!(doc["summary"]["total"], 1);
     assert_eq!(doc["cases"][0]["answer"], "Total: $3.");
 }
+
+/// Cases run at once: a suite's time is its wall span and the run's time the run's wall time,
+/// so `<testsuites time>` is never below a `<testsuite time>` (it was the sum of the cases).
+#[test]
+fn junit_times_are_wall_spans_of_concurrent_cases() {
+    let home = tempfile::tempdir().unwrap();
+    // The four cases are all in flight before any is answered: they overlap for certain.
+    let barrier = Arc::new(std::sync::Barrier::new(4));
+    let server = Server::start(move |req, _| {
+        if req.is_message() {
+            barrier.wait();
+            std::thread::sleep(Duration::from_millis(400));
+        }
+        Reply::lines(&stream("c1", "Revenue was $5."))
+    });
+    let suite = write(
+        home.path(),
+        "s.yaml",
+        "cases:\n  - {name: a, question: q1}\n  - {name: b, question: q2}\n  - {name: c, question: q3}\n  - {name: d, question: q4}\n",
+    );
+    let junit = home.path().join("junit.xml");
+    let out = eval(home.path(), &server)
+        .args(["-o", "json", "-j", "4", "--junit"])
+        .arg(&junit)
+        .arg(&suite)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let time = |n: &roxmltree::Node| -> f64 { n.attribute("time").unwrap().parse().unwrap() };
+    let root = doc.root_element();
+    let suite = root
+        .children()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
+    let cases: Vec<f64> = suite
+        .children()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|c| time(&c))
+        .collect();
+    assert_eq!(cases.len(), 4);
+    let longest = cases.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        time(&root) >= time(&suite),
+        "testsuites time {} below its testsuite's {}:\n{xml}",
+        time(&root),
+        time(&suite)
+    );
+    assert!(
+        time(&suite) >= longest && time(&suite) < cases.iter().sum::<f64>(),
+        "a suite's time is its cases' wall span, not their sum:\n{xml}"
+    );
+}

@@ -13,6 +13,8 @@ mod chat_resume;
 mod chat_stream;
 mod cli_promises;
 mod config_cmd;
+mod contact_hints;
+mod contact_tty;
 mod data_api;
 mod dialects;
 mod docs;

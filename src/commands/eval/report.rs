@@ -247,17 +247,28 @@ pub fn junit(results: &[CaseResult], total: Duration) -> Result<String> {
         case.set_system_out(xml_text(&out));
         suites[index].1.add_test_case(case);
     }
-    for (_, mut suite) in suites {
-        let seconds: f64 = suite
-            .test_cases
-            .iter()
-            .filter_map(|c| c.time)
-            .map(|d| d.as_secs_f64())
-            .sum();
-        suite.set_time(Duration::from_secs_f64(seconds));
+    for (name, mut suite) in suites {
+        suite.set_time(wall_span(results.iter().filter(|r| r.suite == name)));
         report.add_test_suite(suite);
     }
     report.to_string().context("writing JUnit XML")
+}
+
+/// The wall time from the first of these cases' start to the last one's end: cases run at once,
+/// so a suite's time is its span, never the sum of its cases (which can exceed the whole run's).
+fn wall_span<'a>(cases: impl Iterator<Item = &'a CaseResult>) -> Duration {
+    let spans: Vec<(std::time::Instant, std::time::Instant)> = cases
+        .filter_map(|r| {
+            let start = r.started?;
+            Some((start, start + Duration::from_secs_f64(r.seconds)))
+        })
+        .collect();
+    let first = spans.iter().map(|(s, _)| *s).min();
+    let last = spans.iter().map(|(_, e)| *e).max();
+    match (first, last) {
+        (Some(first), Some(last)) => last.saturating_duration_since(first),
+        _ => Duration::ZERO,
+    }
 }
 
 /// Text as JUnit XML can hold it, whole: control characters from the service in caret notation
@@ -306,6 +317,7 @@ mod tests {
             answer: Some(answer.into()),
             chat_id: Some("t1".into()),
             seconds: 0.5,
+            started: None,
             usage: None,
             sql: vec![],
         }

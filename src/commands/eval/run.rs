@@ -74,6 +74,8 @@ pub struct CaseResult {
     pub chat_id: Option<String>,
     /// From the first send to the last answer.
     pub seconds: f64,
+    /// When the case began, so that a suite's time is its cases' wall span (they overlap).
+    pub started: Option<Instant>,
     /// `__usage__` summed over the turns.
     pub usage: Option<Value>,
     /// SQL the last turn ran.
@@ -173,6 +175,7 @@ impl<'a> Runner<'a> {
         let identity = self.identity_of(case);
         let started = Instant::now();
         let mut result = CaseResult::starting(&job);
+        result.started = Some(started);
         let mut save = match self.open_save(&job.name) {
             Ok(s) => s,
             Err(e) => {
@@ -380,6 +383,7 @@ impl CaseResult {
             answer: None,
             chat_id: None,
             seconds: 0.0,
+            started: None,
             usage: None,
             sql: Vec::new(),
         }

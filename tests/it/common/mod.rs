@@ -2,6 +2,7 @@
 //! and uses the parts it needs (so most of it is dead code in any one binary).
 //!
 //! - `isolation`: the binary run with HOME, config and state dirs and the environment isolated;
+//! - `pty`: a child on a pseudo-terminal, typed at and read as a user would;
 //! - `scripted`: a scripted HTTP server with byte-level control (chunks, drops, stalls) that
 //!   records every request, and frame builders;
 //! - `serve`: the emulator in-process on a free port, with a manual clock;
@@ -15,6 +16,7 @@
 pub mod engine;
 pub mod hardening;
 pub mod isolation;
+pub mod pty;
 pub mod scim;
 pub mod scripted;
 pub mod serve;
