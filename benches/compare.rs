@@ -554,10 +554,18 @@ fn sql(bin: &str, runs: usize) -> Vec<Row> {
     .to_file(&raw);
     let data_url = format!("http://127.0.0.1:{port}");
     let sql_cmd = |program: &str, format: &str| {
-        measure::Cmd::new(&[program, "sql", "--data-url", &data_url, "-o", format, "SELECT 1"])
-            .env(CHAT_ENV)
-            .env("ANALYST_DATA_TOKEN=bench")
-            .to_file(&data_dir().join(format!("sql-out.{format}")))
+        measure::Cmd::new(&[
+            program,
+            "sql",
+            "--data-url",
+            &data_url,
+            "-o",
+            format,
+            "SELECT 1",
+        ])
+        .env(CHAT_ENV)
+        .env("ANALYST_DATA_TOKEN=bench")
+        .to_file(&data_dir().join(format!("sql-out.{format}")))
     };
     let rounds = env_u64("BENCH_PAIRS", 11) as usize;
     let baseline = std::env::var("BENCH_BASELINE").ok();
@@ -603,7 +611,10 @@ fn sql(bin: &str, runs: usize) -> Vec<Row> {
         "curl -sN -X POST -H 'Content-Type: application/json' -H 'Authorization: bench' -d '{{\"query\":\"SELECT 1\"}}' {url}"
     );
     // Each row as CSV (`.data[]?` skips the schema line; `@csv` takes a row array).
-    let jq = median(&format!("{curl_line} | jq -r '.data[]? | @csv' > /dev/null"), 1);
+    let jq = median(
+        &format!("{curl_line} | jq -r '.data[]? | @csv' > /dev/null"),
+        1,
+    );
     let csv = data_dir().join("sql-out.csv");
     let ours = median(
         &format!(

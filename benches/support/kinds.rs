@@ -88,16 +88,75 @@ fn line(out: &mut impl Write, s: &str) -> std::io::Result<()> {
 }
 
 const EN: &[&str] = &[
-    "revenue", "grew", "by", "the", "in", "Germany", "orders", "category", "was", "highest",
-    "with", "a", "total", "of", "compared", "to", "last", "quarter", "customers", "average",
-    "order", "value", "and", "while", "Books", "declined", "slightly", "12.4%", "**Electronics**",
+    "revenue",
+    "grew",
+    "by",
+    "the",
+    "in",
+    "Germany",
+    "orders",
+    "category",
+    "was",
+    "highest",
+    "with",
+    "a",
+    "total",
+    "of",
+    "compared",
+    "to",
+    "last",
+    "quarter",
+    "customers",
+    "average",
+    "order",
+    "value",
+    "and",
+    "while",
+    "Books",
+    "declined",
+    "slightly",
+    "12.4%",
+    "**Electronics**",
 ];
 
 const INTL: &[&str] = &[
-    "売上高", "は", "前年比", "で", "増加しました", "カテゴリ", "注文", "顧客", "平均",
-    "Выручка", "выросла", "на", "по", "сравнению", "с", "прошлым", "кварталом", "заказы",
-    "Τα", "έσοδα", "αυξήθηκαν", "κατά", "πελάτες", "الإيرادات", "ارتفعت", "بنسبة", "العملاء",
-    "📈", "📊", "€", "12 345,67", "—", "«", "»", "营收", "同比增长", "类别",
+    "売上高",
+    "は",
+    "前年比",
+    "で",
+    "増加しました",
+    "カテゴリ",
+    "注文",
+    "顧客",
+    "平均",
+    "Выручка",
+    "выросла",
+    "на",
+    "по",
+    "сравнению",
+    "с",
+    "прошлым",
+    "кварталом",
+    "заказы",
+    "Τα",
+    "έσοδα",
+    "αυξήθηκαν",
+    "κατά",
+    "πελάτες",
+    "الإيرادات",
+    "ارتفعت",
+    "بنسبة",
+    "العملاء",
+    "📈",
+    "📊",
+    "€",
+    "12 345,67",
+    "—",
+    "«",
+    "»",
+    "营收",
+    "同比增长",
+    "类别",
 ];
 
 fn words(rng: &mut Rng, from: &[&str], n: usize) -> String {
@@ -390,17 +449,29 @@ fn non_ascii_turn(out: &mut impl Write, rng: &mut Rng, n: u64) -> std::io::Resul
         ),
     )?;
     for (id, path, count) in [
-        (format!("{msg}-think"), "data_analyst_agent", 20 + rng.below(20)),
+        (
+            format!("{msg}-think"),
+            "data_analyst_agent",
+            20 + rng.below(20),
+        ),
         (format!("{msg}-final"), "final", 60 + rng.below(80)),
     ] {
-        let field = if path == "final" { "content" } else { "thinking" };
+        let field = if path == "final" {
+            "content"
+        } else {
+            "thinking"
+        };
         let mut text = String::new();
         for _ in 0..count {
             sort += 1;
             let count = 2 + rng.below(4) as usize;
             let chunk = words(rng, INTL, count) + " ";
             text.push_str(&chunk);
-            let content = if field == "content" { json(&chunk) } else { "\"\"".into() };
+            let content = if field == "content" {
+                json(&chunk)
+            } else {
+                "\"\"".into()
+            };
             let thinking = if field == "thinking" {
                 format!(r#","thinking":{}"#, json(&chunk))
             } else {
@@ -437,16 +508,15 @@ fn non_ascii_turn(out: &mut impl Write, rng: &mut Rng, n: u64) -> std::io::Resul
     sort += 1;
     line(
         out,
-        &format!(
-            r#"{{"id":"__state__","sort":{sort},"state":{{"messages":[]}}}}"#
-        ),
+        &format!(r#"{{"id":"__state__","sort":{sort},"state":{{"messages":[]}}}}"#),
     )
 }
 
 /// One final frame whose content is a report of about `bytes` bytes.
 fn huge_line(out: &mut impl Write, rng: &mut Rng, bytes: u64) -> std::io::Result<()> {
     let mut report = String::with_capacity(bytes as usize);
-    report.push_str("# Revenue report\n\n| Category | Month | Revenue | Note |\n|---|---|---|---|\n");
+    report
+        .push_str("# Revenue report\n\n| Category | Month | Revenue | Note |\n|---|---|---|---|\n");
     while (report.len() as u64) < bytes * 9 / 10 {
         let text = if rng.below(3) == 0 { INTL } else { EN };
         // A quoted remark on one row in four.
