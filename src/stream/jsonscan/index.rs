@@ -490,8 +490,15 @@ impl<C: Classify> Lexer<C> {
         if escaped != 0 && !escapes_are_valid(s, base, escaped) {
             return self.fail(s);
         }
-        if m.high != 0 && !utf8_is_valid(s, base, m.high, &mut self.utf8_done) {
-            return self.fail(s);
+        if m.high != 0 && self.utf8_done <= base {
+            // The line's first non-ASCII byte: every byte before this block is ASCII, so
+            // `base` is a character boundary, and the rest of the line is checked at once
+            // (simdutf8: many bytes a cycle) instead of character by character, a branch
+            // each, which made non-ASCII text and long lines cost several times ASCII's.
+            if simdutf8::basic::from_utf8(&s[base..]).is_err() {
+                return self.fail(s);
+            }
+            self.utf8_done = s.len();
         }
         // Bytes outside strings that are neither structure nor white space: numbers and
         // literals (and anything invalid, which their own check refuses). A token starts
