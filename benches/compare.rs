@@ -551,7 +551,7 @@ fn sql(bin: &str, runs: usize) -> Vec<Row> {
         r#"{"query":"SELECT 1"}"#,
         &url,
     ])
-    .to_file(&raw);
+    .stdout_to(&raw);
     let data_url = format!("http://127.0.0.1:{port}");
     let sql_cmd = |program: &str, format: &str| {
         measure::Cmd::new(&[
@@ -565,7 +565,7 @@ fn sql(bin: &str, runs: usize) -> Vec<Row> {
         ])
         .env(CHAT_ENV)
         .env("ANALYST_DATA_TOKEN=bench")
-        .to_file(&data_dir().join(format!("sql-out.{format}")))
+        .stdout_to(&data_dir().join(format!("sql-out.{format}")))
     };
     let rounds = env_u64("BENCH_PAIRS", 11) as usize;
     let baseline = std::env::var("BENCH_BASELINE").ok();

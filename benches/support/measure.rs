@@ -84,7 +84,7 @@ impl Cmd {
     }
 
     /// With stdout to `path` (created anew each run).
-    pub fn to_file(mut self, path: &std::path::Path) -> Cmd {
+    pub fn stdout_to(mut self, path: &std::path::Path) -> Cmd {
         self.out = Some(path.to_owned());
         self
     }
