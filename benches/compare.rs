@@ -2,14 +2,21 @@
 //! the same run, as a Markdown table of medians and ratios.
 //!
 //! Run: `cargo bench --bench compare [NAME...]`, where NAME picks rows by name: extract-final,
-//! relay, ttff, render, startup, load, scim, sql, eval. BENCH_MB (default 400) sets the size of
-//! the stream file, BENCH_RELAY_MB (200) the relayed stream, BENCH_RUNS (5) the runs per figure,
-//! BENCH_CHATS (1000) the concurrent chats, BENCH_USERS (10000) the SCIM users, BENCH_CASES
-//! (200) the eval cases. Needs `jq`, `curl` and `wc` on PATH. The engine's own figures (dataset
-//! build, answer latency) are in `cargo bench --bench engine`.
+//! relay, ttff, render, startup, load, scim, sql, eval; `extract-final:KIND,...` picks stream
+//! kinds (project, vendor, turns, crlf, non-ascii, huge-line; `support/kinds.rs`). BENCH_MB
+//! (default 400) sets the size of each stream file (the huge line is at most 60 MB),
+//! BENCH_RELAY_MB (200) the relayed stream, BENCH_RUNS (5) the runs per median, BENCH_PAIRS
+//! (11) the rounds of paired runs (extract-final beside `wc -l`, sql beside curl, taking
+//! turns), BENCH_CHATS (1000) the concurrent chats, BENCH_USERS (10000) the SCIM users,
+//! BENCH_CASES (200) the eval cases. BENCH_BASELINE names another build of `analyst` (an older
+//! commit's) to run in the same turns, for a row that says whether this one is slower.
+//! Needs `jq`, `curl` and `wc` on PATH. The engine's own figures (dataset build, answer
+//! latency) are in `cargo bench --bench engine`.
 
 #[path = "support/eval.rs"]
 mod eval;
+#[path = "support/kinds.rs"]
+mod kinds;
 #[path = "support/load.rs"]
 mod load;
 #[path = "support/measure.rs"]
@@ -21,6 +28,7 @@ mod streams;
 
 use measure::{Row, median, ms, print_table};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -35,55 +43,119 @@ fn data_dir() -> PathBuf {
     dir
 }
 
-fn extract_final(bin: &str, runs: usize) -> Vec<Row> {
-    let mb = env_u64("BENCH_MB", 400);
-    let path = data_dir().join(format!("streams-{mb}mb.ndjson"));
+/// The stream file of `kind` ("project": this project's own generator), generated if missing.
+fn stream_file(kind: &str, mb: u64) -> PathBuf {
+    let name = if kind == "project" {
+        format!("streams-{mb}mb.ndjson")
+    } else {
+        format!("kind-{kind}-{mb}mb.ndjson")
+    };
+    let path = data_dir().join(name);
     if !path.exists() {
         eprintln!("generating {} ...", path.display());
-        streams::write_streams(&path, mb * 1_000_000).unwrap();
+        let tmp = path.with_extension("tmp");
+        if kind == "project" {
+            streams::write_streams(&tmp, mb * 1_000_000).unwrap();
+        } else {
+            kinds::write_kind(kind, &tmp, mb * 1_000_000).unwrap();
+        }
+        std::fs::rename(&tmp, &path).unwrap();
     }
+    path
+}
+
+/// `extract-final` beside `wc -l` on one kind of stream, the two (and the baseline build, when
+/// BENCH_BASELINE names one) taking turns, page cache warm.
+fn extract_final_kind(bin: &str, kind: &str, mb: u64, rounds: usize) -> (Vec<Row>, Duration) {
+    let path = stream_file(kind, mb);
     let size = std::fs::metadata(&path).unwrap().len() as f64;
-    let p = path.display();
+    let p = path.display().to_string();
     // Warm the page cache.
     median(&format!("cat {p} > /dev/null"), 1);
-    let ours = median(&format!("{bin} extract-final {p}"), runs);
-    let wc = median(&format!("wc -l {p}"), runs);
-    let jq = median(
-        &format!(
-            r#"jq -c 'select(.role=="assistant" and .graphPath[0]=="final" and (.graphPath|length)<=2)' {p} | tail -n 1"#
-        ),
-        1,
-    );
-    let gbps = |d: std::time::Duration| size / d.as_secs_f64() / 1e9;
-    let vs_jq = jq.wall.as_secs_f64() / ours.wall.as_secs_f64();
-    let vs_wc = ours.wall.as_secs_f64() / wc.wall.as_secs_f64();
-    let rss_mb = ours.max_rss_kib as f64 / 1024.0;
-    vec![
-        Row {
-            figure: format!("extract-final, {mb} MB"),
-            ours: format!("{} ({:.2} GB/s)", ms(ours.wall), gbps(ours.wall)),
+    let with_args = |program: &str| {
+        let mut cmd = vec![program.to_owned(), "extract-final".to_owned()];
+        cmd.extend(kinds::args(kind).split_whitespace().map(str::to_owned));
+        cmd.push(p.clone());
+        cmd
+    };
+    let mut cmds = vec![
+        measure::Cmd::new(&with_args(bin)),
+        measure::Cmd::new(&["wc", "-l", &p]),
+    ];
+    let baseline = std::env::var("BENCH_BASELINE").ok();
+    if let Some(base) = &baseline {
+        cmds.push(measure::Cmd::new(&with_args(base)));
+    }
+    let times = measure::paired(&cmds, rounds);
+    let ours = measure::median_of(times[0].clone());
+    let wc = measure::median_of(times[1].clone());
+    let vs_wc = measure::median_ratio(&times[0], &times[1]);
+    let gbps = |d: Duration| size / d.as_secs_f64() / 1e9;
+    let label = format!("extract-final, {kind}, {:.0} MB", size / 1e6);
+    let mut rows = vec![Row {
+        figure: label.clone(),
+        ours: format!("{} ({:.2} GB/s)", ms(ours), gbps(ours)),
+        peer: format!("wc -l: {} ({:.2} GB/s)", ms(wc), gbps(wc)),
+        ratio: format!("{vs_wc:.2}x wc -l"),
+        target: "≤ 2x wc -l".into(),
+        met: vs_wc <= 2.0,
+    }];
+    if baseline.is_some() {
+        let base = measure::median_of(times[2].clone());
+        let vs_base = measure::median_ratio(&times[0], &times[2]);
+        rows.push(Row {
+            figure: label,
+            ours: ms(ours),
+            peer: format!("BENCH_BASELINE build: {}", ms(base)),
+            ratio: format!("{vs_base:.2}x the baseline"),
+            target: "≤ 1x the baseline".into(),
+            // Within the noise of paired runs on a shared machine.
+            met: vs_base <= 1.03,
+        });
+    }
+    (rows, ours)
+}
+
+fn extract_final(bin: &str, runs: usize, only: &dyn Fn(&str) -> bool) -> Vec<Row> {
+    let mb = env_u64("BENCH_MB", 400);
+    let rounds = env_u64("BENCH_PAIRS", 11) as usize;
+    let mut rows = Vec::new();
+    if only("project") {
+        let (paired, ours) = extract_final_kind(bin, "project", mb, rounds);
+        rows.extend(paired);
+        let p = stream_file("project", mb).display().to_string();
+        let jq = median(
+            &format!(
+                r#"jq -c 'select(.role=="assistant" and .graphPath[0]=="final" and (.graphPath|length)<=2)' {p} | tail -n 1"#
+            ),
+            1,
+        );
+        let rss = median(&format!("{bin} extract-final {p}"), runs.min(3));
+        let vs_jq = jq.wall.as_secs_f64() / ours.as_secs_f64();
+        let rss_mb = rss.max_rss_kib as f64 / 1024.0;
+        rows.push(Row {
+            figure: format!("extract-final, project, {mb} MB"),
+            ours: ms(ours),
             peer: format!("jq: {}", ms(jq.wall)),
             ratio: format!("{vs_jq:.1}x faster than jq"),
             target: "≥ 30x jq".into(),
             met: vs_jq >= 30.0,
-        },
-        Row {
-            figure: format!("extract-final, {mb} MB"),
-            ours: ms(ours.wall),
-            peer: format!("wc -l: {} ({:.2} GB/s)", ms(wc.wall), gbps(wc.wall)),
-            ratio: format!("{vs_wc:.2}x wc -l"),
-            target: "≤ 2x wc -l".into(),
-            met: vs_wc <= 2.0,
-        },
-        Row {
+        });
+        rows.push(Row {
             figure: "extract-final peak RSS".into(),
             ours: format!("{rss_mb:.1} MB"),
             peer: format!("jq: {:.1} MB", jq.max_rss_kib as f64 / 1024.0),
             ratio: "-".into(),
             target: "< 30 MB".into(),
             met: rss_mb < 30.0,
-        },
-    ]
+        });
+    }
+    for kind in kinds::KINDS {
+        if only(kind) {
+            rows.extend(extract_final_kind(bin, kind, mb, rounds).0);
+        }
+    }
+    rows
 }
 
 fn startup(bin: &str, runs: usize) -> Vec<Row> {
@@ -459,58 +531,118 @@ fn sql(bin: &str, runs: usize) -> Vec<Row> {
     let rows = 1_000_000u64;
     let body = data_answer(rows);
     let size = body.len();
-    // The emulator's data API, pre-rendered: a loopback server writing a prepared answer, so
-    // that neither a SQL engine nor the server is what is measured.
-    let port = relay::serve_body(std::sync::Arc::new(body));
+    // The data API as fast as the wire: a loopback server writing a prepared answer from
+    // memory, chunked one line per chunk as the service sends it, so that neither a SQL engine
+    // nor the server is what is measured.
+    let port = relay::serve_chunked_lines(&body);
+    drop(body);
     let url = format!("http://127.0.0.1:{port}/cubejs-api/v1/cubesql");
     let raw = data_dir().join("sql-raw.ndjson");
-    let csv = data_dir().join("sql-out.csv");
-    let curl_args = format!(
-        "-sN -X POST -H 'Content-Type: application/json' -H 'Authorization: bench' -d '{{\"query\":\"SELECT 1\"}}' {url}"
-    );
-    let curl = median(&format!("curl {curl_args} > {}", raw.display()), runs);
-    let ours = median(
-        &format!(
-            "{CHAT_ENV} ANALYST_DATA_TOKEN=bench {bin} sql --data-url http://127.0.0.1:{port} -o csv 'SELECT 1' > {}",
-            csv.display()
-        ),
-        runs,
-    );
-    // Each row as CSV (`.data[]?` skips the schema line; `@csv` takes a row array).
-    let jq = median(
-        &format!("curl {curl_args} | jq -r '.data[]? | @csv' > /dev/null"),
-        1,
-    );
-    let vs_curl = ours.wall.as_secs_f64() / curl.wall.as_secs_f64();
-    let vs_jq = jq.wall.as_secs_f64() / ours.wall.as_secs_f64();
-    let rate = rows as f64 / ours.wall.as_secs_f64();
-    let rss_mb = ours.max_rss_kib as f64 / 1024.0;
-    vec![
-        Row {
-            figure: format!("sql -o csv, 1M rows ({} MB answer)", size / 1_000_000),
-            ours: format!("{} ({rate:.0} rows/s)", ms(ours.wall)),
-            peer: format!("curl -sN to a file: {}", ms(curl.wall)),
+    let curl = measure::Cmd::new(&[
+        "curl",
+        "-sN",
+        "-X",
+        "POST",
+        "-H",
+        "Content-Type: application/json",
+        "-H",
+        "Authorization: bench",
+        "-d",
+        r#"{"query":"SELECT 1"}"#,
+        &url,
+    ])
+    .stdout_to(&raw);
+    let data_url = format!("http://127.0.0.1:{port}");
+    let sql_cmd = |program: &str, format: &str| {
+        measure::Cmd::new(&[
+            program,
+            "sql",
+            "--data-url",
+            &data_url,
+            "-o",
+            format,
+            "SELECT 1",
+        ])
+        .env(CHAT_ENV)
+        .env("ANALYST_DATA_TOKEN=bench")
+        .stdout_to(&data_dir().join(format!("sql-out.{format}")))
+    };
+    let rounds = env_u64("BENCH_PAIRS", 11) as usize;
+    let baseline = std::env::var("BENCH_BASELINE").ok();
+    let mut out = Vec::new();
+    for format in ["csv", "ndjson"] {
+        let mut cmds = vec![sql_cmd(bin, format), curl.clone()];
+        if let Some(base) = &baseline {
+            cmds.push(sql_cmd(base, format));
+        }
+        let times = measure::paired(&cmds, rounds);
+        let ours = measure::median_of(times[0].clone());
+        let peer = measure::median_of(times[1].clone());
+        let vs_curl = measure::median_ratio(&times[0], &times[1]);
+        let rate = rows as f64 / ours.as_secs_f64();
+        let figure = format!(
+            "sql -o {format}, 1M rows ({} MB answer), to a file",
+            size / 1_000_000
+        );
+        out.push(Row {
+            figure: figure.clone(),
+            ours: format!("{} ({rate:.0} rows/s)", ms(ours)),
+            peer: format!("curl -sN to a file: {}", ms(peer)),
             ratio: format!("{vs_curl:.2}x curl"),
             target: "≤ 1.5x curl".into(),
             met: vs_curl <= 1.5,
-        },
-        Row {
-            figure: "sql -o csv, 1M rows".into(),
-            ours: ms(ours.wall),
-            peer: format!("curl | jq -r '.data[]? | @csv': {}", ms(jq.wall)),
-            ratio: format!("{vs_jq:.1}x faster than curl | jq"),
-            target: "≥ 10x curl | jq".into(),
-            met: vs_jq >= 10.0,
-        },
-        Row {
-            figure: "sql peak RSS, 1M rows".into(),
-            ours: format!("{rss_mb:.1} MB"),
-            peer: format!("curl: {:.1} MB", curl.max_rss_kib as f64 / 1024.0),
-            ratio: "-".into(),
-            target: "< 30 MB".into(),
-            met: rss_mb < 30.0,
-        },
-    ]
+        });
+        if baseline.is_some() {
+            let vs_base = measure::median_ratio(&times[0], &times[2]);
+            out.push(Row {
+                figure,
+                ours: ms(ours),
+                peer: format!(
+                    "BENCH_BASELINE build: {}",
+                    ms(measure::median_of(times[2].clone()))
+                ),
+                ratio: format!("{vs_base:.2}x the baseline"),
+                target: "≤ 1x the baseline".into(),
+                met: vs_base <= 1.03,
+            });
+        }
+    }
+    let curl_line = format!(
+        "curl -sN -X POST -H 'Content-Type: application/json' -H 'Authorization: bench' -d '{{\"query\":\"SELECT 1\"}}' {url}"
+    );
+    // Each row as CSV (`.data[]?` skips the schema line; `@csv` takes a row array).
+    let jq = median(
+        &format!("{curl_line} | jq -r '.data[]? | @csv' > /dev/null"),
+        1,
+    );
+    let csv = data_dir().join("sql-out.csv");
+    let ours = median(
+        &format!(
+            "{CHAT_ENV} ANALYST_DATA_TOKEN=bench {bin} sql --data-url {data_url} -o csv 'SELECT 1' > {}",
+            csv.display()
+        ),
+        runs.min(3),
+    );
+    let curl_rss = median(&format!("{curl_line} > {}", raw.display()), 1);
+    let vs_jq = jq.wall.as_secs_f64() / ours.wall.as_secs_f64();
+    let rss_mb = ours.max_rss_kib as f64 / 1024.0;
+    out.push(Row {
+        figure: "sql -o csv, 1M rows".into(),
+        ours: ms(ours.wall),
+        peer: format!("curl | jq -r '.data[]? | @csv': {}", ms(jq.wall)),
+        ratio: format!("{vs_jq:.1}x faster than curl | jq"),
+        target: "≥ 10x curl | jq".into(),
+        met: vs_jq >= 10.0,
+    });
+    out.push(Row {
+        figure: "sql peak RSS, 1M rows".into(),
+        ours: format!("{rss_mb:.1} MB"),
+        peer: format!("curl: {:.1} MB", curl_rss.max_rss_kib as f64 / 1024.0),
+        ratio: "-".into(),
+        target: "< 30 MB".into(),
+        met: rss_mb < 30.0,
+    });
+    out
 }
 
 fn main() {
@@ -519,7 +651,12 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    let wanted = |name: &str| {
+        filter.is_empty()
+            || filter
+                .iter()
+                .any(|f| name.contains(f.split(':').next().unwrap_or_default()))
+    };
     let bin = env!("CARGO_BIN_EXE_analyst");
     let runs = env_u64("BENCH_RUNS", 5) as usize;
     let mut rows = Vec::new();
@@ -531,7 +668,14 @@ fn main() {
         rows.extend(new);
     };
     if wanted("extract-final") {
-        add(extract_final(bin, runs));
+        // `extract-final:vendor,crlf` picks stream kinds; all of them by default.
+        let picked: Vec<String> = filter
+            .iter()
+            .filter_map(|f| f.strip_prefix("extract-final:"))
+            .flat_map(|k| k.split(',').map(str::to_owned))
+            .collect();
+        let only = |kind: &str| picked.is_empty() || picked.iter().any(|k| k == kind);
+        add(extract_final(bin, runs, &only));
     }
     if wanted("relay") {
         add(relay(bin, runs));

@@ -65,6 +65,85 @@ pub fn median(script: &str, n: usize) -> Run {
     }
 }
 
+/// A command for [`paired`]: a program and its arguments (no shell, whose own start-up would
+/// count), extra environment, and where its stdout goes (/dev/null unless a file is named).
+#[derive(Clone, Debug, Default)]
+pub struct Cmd {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub out: Option<std::path::PathBuf>,
+}
+
+impl Cmd {
+    /// A command from its words.
+    pub fn new<S: AsRef<str>>(argv: &[S]) -> Cmd {
+        Cmd {
+            argv: argv.iter().map(|a| a.as_ref().to_owned()).collect(),
+            ..Cmd::default()
+        }
+    }
+
+    /// With stdout to `path` (created anew each run).
+    pub fn stdout_to(mut self, path: &std::path::Path) -> Cmd {
+        self.out = Some(path.to_owned());
+        self
+    }
+
+    /// With `pairs` (`NAME=value`) in its environment.
+    pub fn env(mut self, pairs: &str) -> Cmd {
+        for pair in pairs.split_whitespace() {
+            let (k, v) = pair.split_once('=').expect("NAME=value");
+            self.env.push((k.to_owned(), v.to_owned()));
+        }
+        self
+    }
+}
+
+/// Wall times of commands run in turns: each round runs every command once, in order, so that
+/// a slow spell of a shared machine falls on all of them alike. One warm-up round first, not
+/// counted. Panics if a command fails: a figure of a failed run would be a lie.
+pub fn paired(cmds: &[Cmd], rounds: usize) -> Vec<Vec<Duration>> {
+    let mut times = vec![Vec::new(); cmds.len()];
+    for round in 0..=rounds.max(1) {
+        for (i, cmd) in cmds.iter().enumerate() {
+            let stdout = match &cmd.out {
+                Some(path) => Stdio::from(std::fs::File::create(path).expect("output file")),
+                None => Stdio::null(),
+            };
+            let start = Instant::now();
+            let status = Command::new(&cmd.argv[0])
+                .args(&cmd.argv[1..])
+                .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+                .stdout(stdout)
+                .status()
+                .expect("spawn");
+            let wall = start.elapsed();
+            assert!(status.success(), "command failed ({status}): {cmd:?}");
+            if round > 0 {
+                times[i].push(wall);
+            }
+        }
+    }
+    times
+}
+
+/// The median of some durations.
+pub fn median_of(mut d: Vec<Duration>) -> Duration {
+    d.sort();
+    d[d.len() / 2]
+}
+
+/// The median of the ratios `a[i] / b[i]` of paired runs.
+pub fn median_ratio(a: &[Duration], b: &[Duration]) -> f64 {
+    let mut r: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| x.as_secs_f64() / y.as_secs_f64())
+        .collect();
+    r.sort_by(f64::total_cmp);
+    r[r.len() / 2]
+}
+
 /// A row of the results table.
 pub struct Row {
     /// What is measured.

@@ -54,6 +54,38 @@ pub fn serve_body(body: Arc<Vec<u8>>) -> u16 {
     port
 }
 
+/// Serve `body` to every request as the data API sends it: `Transfer-Encoding: chunked`, one
+/// chunk per line. The chunked bytes are made once, so each answer is one write from memory
+/// and the server is never what is measured. Returns the port.
+pub fn serve_chunked_lines(body: &[u8]) -> u16 {
+    let mut chunked = Vec::with_capacity(body.len() + body.len() / 100 + 64);
+    for line in body.split_inclusive(|&b| b == b'\n') {
+        chunked.extend_from_slice(format!("{:x}\r\n", line.len()).as_bytes());
+        chunked.extend_from_slice(line);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let chunked = Arc::new(chunked);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let chunked = chunked.clone();
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                if read_request(&stream).is_err() {
+                    return;
+                }
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+                let _ = stream
+                    .write_all(head.as_bytes())
+                    .and_then(|_| stream.write_all(&chunked));
+            });
+        }
+    });
+    port
+}
+
 /// For time to first frame: each connection gets one frame; the instant it was written goes to
 /// the returned channel, and when the harness sends on `close` the stream ends properly (a final
 /// answer and `__state__`), so that a client does not try to resume it.

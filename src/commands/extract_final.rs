@@ -20,6 +20,15 @@ struct Malformed {
     first: Option<(u64, String)>,
 }
 
+/// How an input is read: `--fallback`, `--strict`, and whether only the answer's text is
+/// shown.
+#[derive(Clone, Copy)]
+struct Modes {
+    fallback: bool,
+    strict: bool,
+    text_only: bool,
+}
+
 /// What one input gave.
 struct Outcome {
     answer: Option<Answer>,
@@ -51,13 +60,15 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
         printed_any: false,
     };
     let mut status = Status::Success;
+    // Text shows only the answer's text: its line need not be parsed into a message.
+    let text_only = format == Format::Text;
     for path in &inputs {
         let name = if path.as_os_str() == "-" {
             "stdin".to_owned()
         } else {
             path.display().to_string()
         };
-        let outcome = match extract(path, &name, args.fallback, args.strict) {
+        let outcome = match extract(path, &name, args.fallback, args.strict, text_only) {
             Ok(scanned) => scanned?, // a malformed line under --strict ends the run
             Err(e) if printer.labelled => {
                 // One unreadable file does not stop the others; it sets the status.
@@ -206,9 +217,20 @@ const BLOCK: u64 = 4 << 20;
 
 /// Scan one input. The outer error is an input that cannot be read (a multi-file run goes on);
 /// the inner one a malformed line under `--strict` (the run stops).
-fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Result<Outcome>> {
+fn extract(
+    path: &Path,
+    name: &str,
+    fallback: bool,
+    strict: bool,
+    text_only: bool,
+) -> Result<Result<Outcome>> {
+    let modes = Modes {
+        fallback,
+        strict,
+        text_only,
+    };
     if path.as_os_str() == "-" {
-        return scan_stream(std::io::stdin().lock(), name, fallback, strict);
+        return scan_stream(std::io::stdin().lock(), name, modes);
     }
     if path.is_dir() {
         return Err(usage(format!("{name}: is a directory")));
@@ -217,16 +239,16 @@ fn extract(path: &Path, name: &str, fallback: bool, strict: bool) -> Result<Resu
     let meta = file.metadata().map_err(|e| read_error(name, e))?;
     if !meta.is_file() {
         // A pipe, FIFO or device (`<(...)`, /dev/stdin): no length to cut into blocks.
-        return scan_stream(file, name, fallback, strict);
+        return scan_stream(file, name, modes);
     }
     // The first pass does not gather the chunks of unfinished final messages: nearly always a
     // complete final frame arrives and they are thrown away. Only when the answer is such a
     // message (incomplete, status 7) is the file read again, gathering them.
-    let first = scan_file(&file, meta.len(), name, fallback, strict, false)?;
+    let first = scan_file(&file, meta.len(), name, modes, false)?;
     if let Ok(outcome) = &first
         && outcome.answer.as_ref().is_some_and(|a| a.incomplete)
     {
-        return scan_file(&file, meta.len(), name, fallback, strict, true);
+        return scan_file(&file, meta.len(), name, modes, true);
     }
     Ok(first)
 }
@@ -237,10 +259,12 @@ fn scan_file(
     file: &std::fs::File,
     len: u64,
     name: &str,
-    fallback: bool,
-    strict: bool,
+    modes: Modes,
     text: bool,
 ) -> Result<Result<Outcome>> {
+    let Modes {
+        fallback, strict, ..
+    } = modes;
     let plan = ScanPlan {
         block: BLOCK,
         threads: std::thread::available_parallelism()
@@ -276,18 +300,18 @@ fn scan_file(
         // Rare (see `merged_exactly`): one pass is the rule's own answer.
         let mut file = file;
         file.rewind().map_err(|e| read_error(name, e))?;
-        return scan_stream(file, name, fallback, strict);
+        return scan_stream(file, name, modes);
     }
-    Ok(Ok(total.finish()))
+    Ok(Ok(total.finish(modes.text_only)))
 }
 
 /// Scan a stream sequentially; with `strict`, stop at the first malformed line.
-fn scan_stream(
-    reader: impl std::io::Read,
-    name: &str,
-    fallback: bool,
-    strict: bool,
-) -> Result<Result<Outcome>> {
+fn scan_stream(reader: impl std::io::Read, name: &str, modes: Modes) -> Result<Result<Outcome>> {
+    let Modes {
+        fallback,
+        strict,
+        text_only,
+    } = modes;
     let mut total = Scan::new(FinalTracker::new(fallback));
     let mut on = |e: Event<'_>| -> Result<()> {
         fold(&mut total, e);
@@ -298,7 +322,7 @@ fn scan_stream(
     };
     let scanned = ndjson::read_lines(reader, ndjson::DEFAULT_MAX_LINE, &mut on)
         .map_err(|e| read_error(name, e))?;
-    Ok(scanned.map(|()| total.finish()))
+    Ok(scanned.map(|()| total.finish(text_only)))
 }
 
 fn read_error(name: &str, e: std::io::Error) -> anyhow::Error {
@@ -313,9 +337,15 @@ impl Scan {
         }
     }
 
-    fn finish(self) -> Outcome {
+    /// The outcome; with `text_only`, an answer without its message (see
+    /// [`FinalTracker::into_text_answer`]).
+    fn finish(self, text_only: bool) -> Outcome {
         Outcome {
-            answer: self.tracker.answer(),
+            answer: if text_only {
+                self.tracker.into_text_answer()
+            } else {
+                self.tracker.answer()
+            },
             malformed: self.malformed,
         }
     }

@@ -22,6 +22,8 @@
 //! winning line is.
 
 use crate::stream::jsonscan::{self, Field, FrameScanner, Invalid, Span, TopFields};
+
+mod text;
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -53,6 +55,8 @@ struct Last {
     raw: Vec<u8>,
     id: Vec<u8>,
     delta: bool,
+    /// Where `content` is in `raw`.
+    content: Option<Field>,
 }
 
 /// Follows a stream frame by frame and knows its final answer at any point.
@@ -295,9 +299,10 @@ impl FinalTracker {
             } else {
                 (line, id)
             };
-            remember(&mut self.final_frame, kept, kept_id, top.is_delta);
+            let content = if kept.is_empty() { None } else { top.content };
+            remember(&mut self.final_frame, kept, kept_id, top.is_delta, content);
         } else if self.fallback && !top.is_delta && !top.tool_call && has_text(line, top.content) {
-            remember(&mut self.fallback_frame, line, id, false);
+            remember(&mut self.fallback_frame, line, id, false, top.content);
         }
     }
 
@@ -368,6 +373,45 @@ impl FinalTracker {
             from_state: false,
             left_out,
         })
+    }
+
+    /// [`FinalTracker::answer`] for output that shows only the text (`extract-final`'s text
+    /// format): the same text, flags and source, but `message` is null and `left_out` empty.
+    /// A complete frame's string content is decoded in the remembered line's own buffer, not
+    /// parsed with the rest of the line: for an answer of tens of megabytes the parse and its
+    /// copies cost many times the scan of the whole file.
+    pub fn into_text_answer(mut self) -> Option<Answer> {
+        if (!self.final_after_state || !self.has_complete_final())
+            && let Some(answer) = self.state_answer()
+        {
+            return Some(answer);
+        }
+        let from_fallback = self.final_frame.is_none();
+        let slot = if from_fallback {
+            &mut self.fallback_frame
+        } else {
+            &mut self.final_frame
+        };
+        match slot.take() {
+            Some(Last {
+                raw,
+                delta: false,
+                content: Some(Field::Str(span)),
+                ..
+            }) => Some(Answer {
+                text: text::take_string(raw, span),
+                message: Value::Null,
+                incomplete: false,
+                from_fallback,
+                from_state: false,
+                left_out: Vec::new(),
+            }),
+            other => {
+                // A delta (text from its chunks) or content that is not a string: as usual.
+                *slot = other;
+                self.answer()
+            }
+        }
     }
 
     /// The answer of a state read after a reconnection: the last assistant message with text
@@ -623,13 +667,14 @@ fn unescape_chunks(escaped: &[u8]) -> String {
         .unwrap_or_else(|_| String::from_utf8_lossy(escaped).into_owned())
 }
 
-fn remember(slot: &mut Option<Last>, line: &[u8], id: &[u8], delta: bool) {
+fn remember(slot: &mut Option<Last>, line: &[u8], id: &[u8], delta: bool, content: Option<Field>) {
     let last = slot.get_or_insert_with(Last::default);
     last.raw.clear();
     last.raw.extend_from_slice(line);
     last.id.clear();
     last.id.extend_from_slice(id);
     last.delta = delta;
+    last.content = content;
 }
 
 /// The `content` of a message as text (non-string content as JSON).

@@ -681,3 +681,60 @@ fn an_unfinished_answer_in_a_file_is_rebuilt_whole_across_blocks() {
         .success()
         .stdout("done\n");
 }
+
+#[test]
+fn answers_in_lines_longer_than_a_block_are_read_whole_and_decoded_as_json_reads_them() {
+    // Lines of megabytes (a tool result, a state, the answer itself) cross the 4 MB blocks
+    // and run far past the bytes mapped with each block. The text of an answer decoded from its
+    // line must be what its message's content says, escapes, pairs and lone surrogates included.
+    let row = r#"| Caf\u00e9 \"Deluxe\" | 売上高 \ud83d\udcc8 | lone \ud800 | tab\there |\n"#;
+    let content: String = row.repeat(9 << 20 >> 7);
+    let result = format!(r#"{{\"data\":[[\"{}\"]]}}"#, "x".repeat(6 << 20));
+    let tool = format!(
+        r#"{{"id":"t9","role":"assistant","content":"","toolCall":{{"name":"dataSqlApi","result":"{result}"}},"graphPath":["data_analyst_agent","tools"]}}"#
+    );
+    let done = format!(
+        r#"{{"id":"f9","sort":9,"role":"assistant","content":"{content}","isDelta":false,"graphPath":["final"]}}"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (name, lines) in [
+        ("one-line.ndjson", vec![done.as_str()]),
+        (
+            "mixed.ndjson",
+            vec![CUTOFF, USER, &tool, DONE, &tool, &done, STATE],
+        ),
+    ] {
+        let path = file(&dir, name, stream(&lines));
+        let text = analyst()
+            .arg("extract-final")
+            .arg(&path)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let json = analyst()
+            .args(["extract-final", "-o", "json"])
+            .arg(&path)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let message: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let expected = message["content"].as_str().unwrap();
+        assert!(
+            expected.starts_with("| Café \"Deluxe\" | 売上高 📈 | lone \u{FFFD} | tab\there |\n")
+        );
+        assert_eq!(String::from_utf8(text).unwrap(), expected, "{name}");
+        let from_stdin = analyst()
+            .arg("extract-final")
+            .write_stdin(std::fs::read(&path).unwrap())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        assert_eq!(String::from_utf8(from_stdin).unwrap(), expected, "{name}");
+    }
+}

@@ -490,8 +490,23 @@ impl<C: Classify> Lexer<C> {
         if escaped != 0 && !escapes_are_valid(s, base, escaped) {
             return self.fail(s);
         }
-        if m.high != 0 && !utf8_is_valid(s, base, m.high, &mut self.utf8_done) {
-            return self.fail(s);
+        if m.high != 0 && self.utf8_done < s.len() {
+            // Where the bytes not yet checked begin is a character boundary: `utf8_done` ends a
+            // checked run at an ASCII byte, and before it (or before `base`) every non-ASCII
+            // byte lay in a checked run. Text dense in non-ASCII, or a long rest of a line, is
+            // checked at once from there (simdutf8: many bytes a cycle) instead of character
+            // by character, a branch each, which made such text cost several times ASCII's; a
+            // few non-ASCII bytes in a short line (a `€`, an `Über`) keep the check of their
+            // runs, cheaper than the set-up of a SIMD pass.
+            let from = base.max(self.utf8_done);
+            if m.high.count_ones() >= 16 || s.len() - from >= 4096 {
+                if simdutf8::basic::from_utf8(&s[from..]).is_err() {
+                    return self.fail(s);
+                }
+                self.utf8_done = s.len();
+            } else if !utf8_is_valid(s, base, m.high, &mut self.utf8_done) {
+                return self.fail(s);
+            }
         }
         // Bytes outside strings that are neither structure nor white space: numbers and
         // literals (and anything invalid, which their own check refuses). A token starts

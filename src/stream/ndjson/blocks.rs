@@ -153,7 +153,7 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
     let from = start.saturating_sub(1);
     let past = (end + TAIL as u64).min(len);
     let mapped = if map {
-        map::Map::new(file, from, past - from)
+        map::Map::new(file, from, past - from, true)
     } else {
         None
     };
@@ -161,6 +161,9 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
         match feed_mapped(&mut framer, &mut on, map.bytes(), from, start, end) {
             Some(reached) => pos = reached,
             None => return Ok(Block { state, lines: 0 }),
+        }
+        if pos < len && !framer.partial().is_empty() {
+            pos = feed_long_line(file, len, pos, max_line, &mut framer, &mut on);
         }
     } else if start > 0 {
         buf.resize(READ, 0);
@@ -263,6 +266,39 @@ fn feed_mapped(
     Some(pos)
 }
 
+/// The block's last line goes on past the mapped bytes (the framer holds its front, up to
+/// `pos`): map it whole, from its start to its newline, and hand it over in place, so that a
+/// long line (a tool result or a state of megabytes, a file of one line) costs no copy. The
+/// position reached; `pos` unchanged when the line is not whole within the line bound (too
+/// long, or the input's last line without a newline), which the read path then deals with.
+fn feed_long_line(
+    file: &File,
+    len: u64,
+    pos: u64,
+    max_line: usize,
+    framer: &mut Framer,
+    on: &mut impl FnMut(Event<'_>) -> Result<(), std::convert::Infallible>,
+) -> u64 {
+    let held = framer.partial().len() as u64;
+    let line_start = pos - held;
+    // Room for the longest line the framer takes: the bound, a CR, a byte-order mark and
+    // the newline.
+    let window = (max_line as u64 + 5).min(len - line_start);
+    // Not populated ahead: the window may reach far past a line of a megabyte. The search for
+    // the newline brings the line's pages in, and the scan finds them there.
+    let Some(map) = map::Map::new(file, line_start, window, false) else {
+        return pos;
+    };
+    let bytes = map.bytes();
+    let Some(nl) = memchr::memchr(b'\n', &bytes[held as usize..]) else {
+        return pos;
+    };
+    let line = &bytes[..held as usize + nl + 1];
+    framer.discard_partial();
+    let _ = framer.feed(line, on);
+    line_start + line.len() as u64
+}
+
 /// Read-only memory maps of a file's blocks.
 mod map {
     use std::fs::File;
@@ -280,8 +316,9 @@ mod map {
     }
 
     impl Map {
-        /// The mapping, or None when the system refuses (the caller reads instead).
-        pub(super) fn new(file: &File, offset: u64, len: u64) -> Option<Map> {
+        /// The mapping, or None when the system refuses (the caller reads instead); with
+        /// `populate`, its pages are mapped at once (no fault per page as they are read).
+        pub(super) fn new(file: &File, offset: u64, len: u64, populate: bool) -> Option<Map> {
             // SAFETY: sysconf has no preconditions.
             let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
             let page = u64::try_from(page).ok().filter(|p| p.is_power_of_two())?;
@@ -299,7 +336,11 @@ mod map {
                     std::ptr::null_mut(),
                     mapped,
                     libc::PROT_READ,
-                    libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                    if populate {
+                        libc::MAP_PRIVATE | libc::MAP_POPULATE
+                    } else {
+                        libc::MAP_PRIVATE
+                    },
                     file.as_raw_fd(),
                     libc::off_t::try_from(aligned).ok()?,
                 )

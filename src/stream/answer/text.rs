@@ -1,0 +1,133 @@
+//! An answer's text straight from its line, for output that shows only the text: the content
+//! string's escapes resolved in the line's own buffer, with no parse of the line into values.
+//! For an answer of tens of megabytes (a long report in one frame) the parse, and the copies
+//! of the text it makes, cost many times the scan of the whole file.
+
+use crate::stream::jsonscan::Span;
+
+/// The text of the string at `span` of `line` (a line the scanner accepted: valid UTF-8 and
+/// valid escapes), decoded as serde_json reads it, a lone surrogate escape as U+FFFD (as the
+/// rule's lenient parse makes it). The line's buffer becomes the text's: decoding only ever
+/// shortens, so it is written over the line from its start.
+pub(super) fn take_string(mut line: Vec<u8>, span: Span) -> String {
+    let len = if span.escaped {
+        unescape_within(&mut line, span.start, span.end)
+    } else {
+        line.copy_within(span.start..span.end, 0);
+        span.end - span.start
+    };
+    line.truncate(len);
+    match simdutf8::basic::from_utf8(&line) {
+        // SAFETY: the bytes were just checked to be UTF-8.
+        Ok(_) => unsafe { String::from_utf8_unchecked(line) },
+        // Not reached for a line the scanner accepted; lossy rather than a panic.
+        Err(_) => String::from_utf8_lossy(&line).into_owned(),
+    }
+}
+
+/// Decode the escapes of `b[start..end]` into `b[0..]`; the decoded length.
+fn unescape_within(b: &mut [u8], start: usize, end: usize) -> usize {
+    let (mut r, mut w) = (start, 0);
+    while r < end {
+        let run = memchr::memchr(b'\\', &b[r..end]).unwrap_or(end - r);
+        b.copy_within(r..r + run, w);
+        w += run;
+        r += run;
+        if r >= end {
+            break;
+        }
+        let (ch, used) = escape(&b[r..end]);
+        let mut utf8 = [0u8; 4];
+        let s = ch.encode_utf8(&mut utf8).as_bytes();
+        // Never past the read position: an escape is at least as long as what it stands for.
+        debug_assert!(w + s.len() <= r + used);
+        b[w..w + s.len()].copy_from_slice(s);
+        w += s.len();
+        r += used;
+    }
+    w
+}
+
+/// The character an escape at the start of `e` stands for, and its length in bytes.
+fn escape(e: &[u8]) -> (char, usize) {
+    let simple = match e.get(1) {
+        Some(b'n') => '\n',
+        Some(b't') => '\t',
+        Some(b'r') => '\r',
+        Some(b'b') => '\u{8}',
+        Some(b'f') => '\u{c}',
+        Some(b'u') => return unicode(e),
+        Some(&c @ (b'"' | b'\\' | b'/')) => c as char,
+        // Not in a line the scanner accepted: the backslash stands for itself.
+        _ => return ('\\', 1),
+    };
+    (simple, 2)
+}
+
+/// A `\uXXXX` escape (a surrogate pair is two of them) at the start of `e`.
+fn unicode(e: &[u8]) -> (char, usize) {
+    let Some(hi) = hex4(e, 2) else {
+        return ('\\', 1);
+    };
+    match hi {
+        0xD800..=0xDBFF => match (e.get(6..8), hex4(e, 8)) {
+            (Some(b"\\u"), Some(lo @ 0xDC00..=0xDFFF)) => {
+                let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                (char::from_u32(c).unwrap_or('\u{FFFD}'), 12)
+            }
+            _ => ('\u{FFFD}', 6),
+        },
+        0xDC00..=0xDFFF => ('\u{FFFD}', 6),
+        c => (char::from_u32(c).unwrap_or('\u{FFFD}'), 6),
+    }
+}
+
+fn hex4(e: &[u8], at: usize) -> Option<u32> {
+    let digits = e.get(at..at + 4)?;
+    let mut v = 0;
+    for &d in digits {
+        v = v << 4 | (d as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::jsonscan::{Field, scan_frame};
+
+    /// The text serde (with the rule's lone-surrogate repair) reads from the same content.
+    fn via_serde(line: &str) -> String {
+        let repaired = super::super::replace_lone_surrogates(line);
+        let v: serde_json::Value = serde_json::from_str(line)
+            .or_else(|_| serde_json::from_str(&repaired))
+            .unwrap();
+        v["content"].as_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn decodes_as_serde_reads() {
+        let contents = [
+            r#"plain"#,
+            r#""#,
+            r#"caf\u00e9 \"quoted\"\n\ttab \\ back\/slash \b\f\r"#,
+            r#"emoji \ud83d\udcc8 and raw 📈 Über"#,
+            r#"lone \ud83d then \udcc8 alone \ud800\ud800\udc00 end"#,
+            r#"\u0000\u001f\u20ac\uFFFF"#,
+            r#"\\\\\\\"\\"#,
+            r#"\n"#,
+        ];
+        for content in contents {
+            let line = format!(r#"{{"id":"x","content":"{content}","sort":1}}"#);
+            let top = scan_frame(line.as_bytes()).unwrap();
+            let Some(Field::Str(span)) = top.content else {
+                panic!("no content in {line}");
+            };
+            assert_eq!(
+                take_string(line.clone().into_bytes(), span),
+                via_serde(&line),
+                "{line}"
+            );
+        }
+    }
+}
