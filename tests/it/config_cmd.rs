@@ -197,3 +197,43 @@ fn init_runs_doctor_on_the_new_profile_and_exits_with_its_status() {
     assert!(outs(&out).1.contains("refused"), "{}", outs(&out).1);
     assert!(config_file(h).exists());
 }
+
+/// On a terminal, `config init` asks for what the flags leave out: a chat URL that is not a
+/// Chat API URL is asked again, the key is given as a variable's name, and doctor runs on the
+/// new profile against the emulator.
+#[test]
+fn init_on_a_terminal_asks_and_asks_again_after_a_typo() {
+    let emu = emulator(&[]);
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let mut cmd = common::isolation::isolated(h);
+    cmd.env("ACME_KEY", &emu.running.api_key)
+        .args(["config", "init"]);
+    let mut pty = common::pty::Pty::spawn(cmd);
+    pty.expect("Chat API URL");
+    // A typo: the path does not end in /chat/stream-chat-state.
+    let typo = emu
+        .running
+        .chat_url
+        .replace("stream-chat-state", "stream-chat-stat");
+    pty.send(&format!("{typo}\r"));
+    pty.expect("try again");
+    pty.expect("Chat API URL");
+    pty.send(&format!("{}\r", emu.running.chat_url));
+    pty.expect("API key");
+    pty.send("ACME_KEY\r");
+    pty.expect("External user id");
+    pty.send("ci-bot\r");
+    pty.expect("SCIM URL");
+    pty.send("\r");
+    pty.expect("Data API URL");
+    pty.send("\r");
+    pty.expect("credentials");
+    assert_eq!(pty.wait(), 0);
+    let text = std::fs::read_to_string(config_file(h)).unwrap();
+    assert!(
+        text.contains("api_key_env: ACME_KEY") && text.contains("externalId: ci-bot"),
+        "{text}"
+    );
+    assert!(!text.contains("stream-chat-stat\n"), "{text}");
+}

@@ -247,7 +247,9 @@ fn the_cut_tables_command_works_when_pasted() {
         let command = note.split_once("all of them: ").unwrap().1;
         let flags = identity.join(" ");
         assert!(
-            command.starts_with(&format!("analyst sql --demo {flags}").replace("  ", " ")),
+            command.starts_with(
+                &format!("analyst sql --demo --today 2026-03-10 {flags}").replace("  ", " ")
+            ),
             "{command}"
         );
         let bin = assert_cmd::cargo::cargo_bin("analyst");
