@@ -50,10 +50,11 @@ fn screen_lines(screen: &str) -> Vec<String> {
 fn head_closing_stdout_ends_a_demo_chat_quietly_with_status_0() {
     let home = tempfile::tempdir().unwrap();
     let mut cmd = on_terminal(home.path(), "bash");
-    // stderr stays the terminal (where a warning would show), stdout goes to `head -1`.
+    // The issue's own command: stderr stays the terminal (where a warning would show), stdout
+    // goes to `head -5`, which closes it while the answer is still streaming.
     cmd.args([
         "-c",
-        "\"$0\" chat --demo --today 2026-06-30 -o text 'Revenue by country in 2025' | head -1; echo \"status=${PIPESTATUS[0]}.\"",
+        "\"$0\" chat --demo --today 2026-06-30 -o text 'Revenue 2025' | head -5; echo \"status=${PIPESTATUS[0]}.\"",
         BIN,
     ]);
     let mut pty = Pty::spawn(cmd);
