@@ -176,40 +176,12 @@ _analyst() {
 
     case "${cmd}" in
         analyst)
-            opts="-o -v -q -h -V --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help --version chat state abort scim extract-final sql mcp eval serve config doctor completions help"
+            opts="-h -V --help --version chat state abort scim extract-final sql mcp eval serve config doctor completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -218,7 +190,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__abort)
-            opts="-c -o -v -q -h --chat-id --continue --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-c -o -q -v -h --chat-id --continue --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -293,11 +265,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json ndjson yaml" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json ndjson yaml" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -328,7 +300,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__chat)
-            opts="-c -i -o -v -q -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --dialect --today --body --replay --rows --chart --no-chart --interactive --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-c -i -o -q -v -h --chat-id --continue --message-id --branch --default-branch --image --save --fallback --show-thinking --retries --no-abort --demo --dialect --today --body --replay --rows --chart --no-chart --interactive --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -447,11 +419,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text ndjson json yaml final" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -482,40 +454,12 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__completions)
-            opts="-o -v -q -h --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help bash elvish fish powershell zsh"
+            opts="-h --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -524,40 +468,12 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config)
-            opts="-o -v -q -h --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help init show path set unset profiles help"
+            opts="-h --help init show path set unset profiles help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -678,7 +594,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__init)
-            opts="-o -v -q -h --url --api-key-env --api-key-command --external-id --scim-url --scim-token-env --scim-token-command --data-url --default --force --no-check --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-q -h --url --api-key-env --api-key-command --external-id --scim-url --scim-token-env --scim-token-command --data-url --default --force --no-check --color --quiet --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -716,24 +632,8 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -752,32 +652,12 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__path)
-            opts="-o -v -q -h --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-h --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -794,30 +674,22 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__profiles)
-            opts="-o -v -q -h --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -q -h --output --color --quiet --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -836,30 +708,14 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__set)
-            opts="-o -v -q -h --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-q -h --color --quiet --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -878,30 +734,22 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__show)
-            opts="-o -v -q -h --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -q -h --output --color --quiet --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
                     return 0
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -920,30 +768,14 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__config__subcmd__unset)
-            opts="-o -v -q -h --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-q -h --color --quiet --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -962,7 +794,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__doctor)
-            opts="-o -v -q -h --demo --today --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -q -h --demo --today --output --color --quiet --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -973,23 +805,15 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1008,7 +832,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__eval)
-            opts="-j -o -v -q -h --filter --concurrency --repeat --junit --save-dir --baseline --retries --fallback --demo --today --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-j -o -q -v -h --filter --concurrency --repeat --junit --save-dir --baseline --retries --fallback --demo --today --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1115,11 +939,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json ndjson yaml markdown" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json ndjson yaml markdown" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1150,38 +974,22 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__extract__subcmd__final)
-            opts="-o -v -q -h --fallback --strict --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -q -h --fallback --strict --output --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
                     return 0
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1486,7 +1294,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__mcp)
-            opts="-o -v -q -h --demo --today --dialect --fallback --retries --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-q -v -h --demo --today --dialect --fallback --retries --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --color --quiet --verbose --connect-timeout --idle-timeout --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1576,14 +1384,6 @@ _analyst() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1612,40 +1412,12 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__scim)
-            opts="-o -v -q -h --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help patch help"
+            opts="-h --help patch help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1696,7 +1468,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__scim__subcmd__patch)
-            opts="-j -o -v -q -h --ids-from --user-name --deactivate --activate --replace --add --remove --pathless --body --if-match --attributes --concurrency --retries --scim-url --scim-token-file --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-j -o -q -v -h --ids-from --user-name --deactivate --activate --replace --add --remove --pathless --body --if-match --attributes --concurrency --retries --scim-url --scim-token-file --output --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1755,11 +1527,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json ndjson yaml" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json ndjson yaml" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1790,7 +1562,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__serve)
-            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --write-sample --pace --fault --dialect --today --data-secret-file --token-for --attr --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --write-sample --pace --fault --dialect --today --data-secret-file --token-for --attr --output --verbose --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1857,31 +1629,15 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1892,7 +1648,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__sql)
-            opts="-c -o -v -q -h --from --chat-id --continue --pick --all --list --limit --cache --rows --no-header --demo --today --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-c -o -q -v -h --from --chat-id --continue --pick --all --list --limit --cache --rows --no-header --demo --today --data-url --data-token-file --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1999,11 +1755,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table csv tsv ndjson json yaml" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table csv tsv ndjson json yaml" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2034,7 +1790,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__state)
-            opts="-c -o -v -q -h --chat-id --continue --body --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-c -o -q -v -h --chat-id --continue --body --url --base-url --account --agent --api-key-file --token-file --external-id --internal-id --email --attr --group --role --security-context --timezone --persist-user --user-ttl --session --output --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2113,11 +1869,11 @@ _analyst() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table ndjson json yaml" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text ndjson json yaml final table csv tsv markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table ndjson json yaml" -- "${cur}"))
                     return 0
                     ;;
                 --color)

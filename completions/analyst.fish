@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_analyst_global_optspecs
-    string join \n o/output= color= v/verbose q/quiet connect-timeout= idle-timeout= dry-run profile= config= h/help V/version
+    string join \n h/help V/version
 end
 
 function __fish_analyst_needs_command
@@ -24,26 +24,7 @@ function __fish_analyst_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c analyst -n "__fish_analyst_needs_command" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
-complete -c analyst -n "__fish_analyst_needs_command" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_needs_command" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_needs_command" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
-complete -c analyst -n "__fish_analyst_needs_command" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
-complete -c analyst -n "__fish_analyst_needs_command" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_needs_command" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
-complete -c analyst -n "__fish_analyst_needs_command" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_needs_command" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
-complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_needs_command" -s h -l help -d 'Print help'
 complete -c analyst -n "__fish_analyst_needs_command" -s V -l version -d 'Print version'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "chat" -d 'Send a message to the agent and stream the answer'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "state" -d 'Read a thread\'s current state'
@@ -88,15 +69,11 @@ complete -c analyst -n "__fish_analyst_using_subcommand chat" -l security-contex
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
-complete -c analyst -n "__fish_analyst_using_subcommand chat" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -s o -l output -d 'Output format (default: text on a terminal, else ndjson)' -r -f -a "text\t''
+ndjson\t''
+json\t''
+yaml\t''
+final\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -113,8 +90,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand chat" -l demo -d 'Talk t
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l no-chart -d 'Do not draw charts under the tables in text'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -s i -l interactive -d 'A prompt: each line a message in the same thread (terminal only)'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l persist-user -d 'Keep the external user (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand chat" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand chat" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand chat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l chat-id -d 'The thread (chat) id' -r
@@ -135,15 +112,10 @@ complete -c analyst -n "__fish_analyst_using_subcommand state" -l security-conte
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
-complete -c analyst -n "__fish_analyst_using_subcommand state" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand state" -s o -l output -d 'Output format (default: table on a terminal, else ndjson)' -r -f -a "table\t''
+ndjson\t''
+json\t''
+yaml\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -153,8 +125,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand state" -l profile -d 'Pr
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand state" -s c -l continue -d 'The last thread used with this profile'
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l persist-user -d 'Keep the external user (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand state" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand state" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand state" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand state" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand state" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l chat-id -d 'The thread (chat) id' -r
@@ -174,15 +146,10 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l security-conte
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s o -l output -d 'Format of --dry-run\'s request (default: text)' -r -f -a "text\t''
+json\t''
+ndjson\t''
+yaml\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -192,30 +159,11 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -l profile -d 'Pr
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s c -l continue -d 'The last thread used with this profile'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l persist-user -d 'Keep the external user (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s h -l help -d 'Print help'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l ids-from -d 'Read ids from FILE (- for stdin), one per line; # comments and blank lines are skipped' -r -F
@@ -230,15 +178,10 @@ complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l retries -d 'Retries of 429 and 503 per user (3: at most 4 tries)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-url -d 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l scim-token-file -d 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s o -l output -d 'Output format (default: table on a terminal, else json)' -r -f -a "table\t''
+json\t''
+ndjson\t''
+yaml\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -249,33 +192,21 @@ complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l deactivate -d 'replace active false'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l activate -d 'replace active true'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l pathless -d 'Send replace operations as one path-less value object'
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from help" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s o -l output -d 'Output format (default: text)' -r -f -a "text\t''
+json\t''
+yaml\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l fallback -d 'Accept the last complete assistant message with content when there is no final frame'
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l strict -d 'Stop at the first malformed line instead of skipping it'
-complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l from -d 'Take the SQL from a saved chat stream (FILE, or - for stdin)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l chat-id -d 'The thread (chat) id' -r
@@ -305,15 +236,12 @@ complete -c analyst -n "__fish_analyst_using_subcommand sql" -l security-context
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
-complete -c analyst -n "__fish_analyst_using_subcommand sql" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -s o -l output -d 'Output format (default: table on a terminal, else csv)' -r -f -a "table\t''
+csv\t''
+tsv\t''
+ndjson\t''
+json\t''
+yaml\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -327,8 +255,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand sql" -l list -d 'List th
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l no-header -d 'csv and tsv: no header row'
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l demo -d 'Run against the built-in emulator, started in-process (--from a --demo run works)'
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l persist-user -d 'Keep the external user (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand sql" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand sql" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand sql" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l today -d 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)' -r
@@ -354,15 +282,6 @@ complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l security-context
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
-complete -c analyst -n "__fish_analyst_using_subcommand mcp" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -373,9 +292,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l config -d 'Confi
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l demo -d 'Serve the built-in emulator, started in-process on a free loopback port'
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l fallback -d 'With no final frame in the stream, take the last complete assistant message'
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l persist-user -d 'Keep the external user (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand mcp" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand mcp" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
+complete -c analyst -n "__fish_analyst_using_subcommand mcp" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l filter -d 'Run only cases whose name this regex matches (anywhere in it)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -s j -l concurrency -d 'Cases run at once' -r
@@ -401,15 +319,11 @@ complete -c analyst -n "__fish_analyst_using_subcommand eval" -l security-contex
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l timezone -d 'IANA time zone, e.g. Europe/Berlin (for sql: the query\'s time zone)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l user-ttl -d 'Lifetime of an ephemeral user, e.g. 2h or 7d' -r
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l session -d 'The whole sessionSettings object: inline JSON, @FILE, FILE or -; flags override its fields' -r
-complete -c analyst -n "__fish_analyst_using_subcommand eval" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -s o -l output -d 'Output format (default: table on a terminal, else json)' -r -f -a "table\t''
+json\t''
+ndjson\t''
+yaml\t''
+markdown\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
@@ -420,8 +334,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand eval" -l config -d 'Conf
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l fallback -d 'With no final frame in a stream, take the last complete assistant message'
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l demo -d 'Talk to the built-in emulator, started in-process on a free loopback port'
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l persist-user -d 'Keep the external user (isEphemeral: false)'
-complete -c analyst -n "__fish_analyst_using_subcommand eval" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
+complete -c analyst -n "__fish_analyst_using_subcommand eval" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand eval" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l listen -d 'Address to listen on' -r
@@ -441,46 +355,15 @@ complete -c analyst -n "__fish_analyst_using_subcommand serve" -l today -d 'The 
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data-secret-file -d 'Read the HS256 secret of tokens (data API, token auth) from FILE (generated when absent)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l token-for -d 'Print a data API token for USER signed with --data-secret-file\'s secret, and exit' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l attr -d 'A user attribute of --token-for\'s token (repeat; several values of one name: any of them)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -s o -l output -d 'Output format of the start-up report (default: text)' -r -f -a "text\t''
+json\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -s v -l verbose -d 'Log a line per request answered on stderr (repeat for more)'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand serve" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -s h -l help -d 'Print help'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "init" -d 'Write a profile (asks on a terminal for what the flags do not give)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "show" -d 'Print every setting as resolved, with where it came from (secrets as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and not __fish_seen_subcommand_from init show path set unset profiles help" -f -a "path" -d 'Print the config file\'s path (existing or not)'
@@ -496,128 +379,51 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l scim-token-env -d 'Name of the environment variable that holds the SCIM token' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l scim-token-command -d 'Command that prints the SCIM token' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l data-url -d 'Data query API root (.../cubejs-api)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l default -d 'Make this profile the default one'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l force -d 'Overwrite an existing profile of that name'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l no-check -d 'Do not run doctor on the new profile after writing (for provisioning without network)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format (default: text)' -r -f -a "text\t''
+json\t''
+yaml\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from unset" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s o -l output -d 'Output format (default: text)' -r -f -a "text\t''
+json\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a profile (asks on a terminal for what the flags do not give)'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print every setting as resolved, with where it came from (secrets as ***)'
@@ -627,47 +433,17 @@ complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List the profiles, marking the default'
 complete -c analyst -n "__fish_analyst_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l today -d 'The date the --demo emulator resolves relative periods against, and where its sample data end, e.g. 2025-06-15 (see `analyst serve --today`)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
+complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s o -l output -d 'Output format (default: text)' -r -f -a "text\t''
+json\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l demo -d 'Check the built-in emulator instead of the configured service'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand doctor" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
-ndjson\t'Raw lines as received (chat, state, scim patch)'
-json\t'One JSON document'
-yaml\t'One YAML document'
-final\t'Only the final answer\'s text (chat)'
-table\t'A table (state, scim patch, sql)'
-csv\t'Comma-separated values, RFC 4180 (sql)'
-tsv\t'Tab-separated values (sql)'
-markdown\t'A Markdown table with a summary line (eval: $GITHUB_STEP_SUMMARY, pull-request comments)'"
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
-always\t'Always colour'
-never\t'Never colour'"
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l connect-timeout -d 'Longest wait to connect, e.g. 10s' -r
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
-complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "state" -d 'Read a thread\'s current state'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "abort" -d 'Stop a running stream'

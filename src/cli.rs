@@ -4,7 +4,9 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+mod common;
 mod config;
+pub use common::*;
 pub use config::*;
 
 pub use crate::render::Format;
@@ -23,45 +25,9 @@ answer; 130 interrupted.";
 #[derive(Debug, Parser)]
 #[command(name = "analyst", version, after_help = AFTER_HELP, max_term_width = 100)]
 pub struct Cli {
-    /// Options every command takes.
-    #[command(flatten)]
-    pub global: GlobalArgs,
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
-}
-
-/// Options every command takes.
-#[derive(Debug, Args, Clone, Default)]
-pub struct GlobalArgs {
-    /// Output format (which ones a command takes is in its help; the default depends on
-    /// whether stdout is a terminal)
-    #[arg(short = 'o', long = "output", value_name = "FORMAT", global = true)]
-    pub output: Option<Format>,
-    /// When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)
-    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
-    pub color: ColorChoice,
-    /// Request and response diagnostics on stderr (repeat for more; secrets show as ***)
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
-    pub verbose: u8,
-    /// No spinner, progress bar or hints on stderr
-    #[arg(short, long, global = true)]
-    pub quiet: bool,
-    /// Longest wait to connect, e.g. 10s
-    #[arg(long, value_name = "DURATION", global = true)]
-    pub connect_timeout: Option<String>,
-    /// Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)
-    #[arg(long, value_name = "DURATION", global = true)]
-    pub idle_timeout: Option<String>,
-    /// Print the request that would be sent (secrets as ***) and exit without sending it
-    #[arg(long, global = true)]
-    pub dry_run: bool,
-    /// Profile of the config file to use [env: ANALYST_PROFILE]
-    #[arg(long, value_name = "NAME", global = true)]
-    pub profile: Option<String>,
-    /// Config file to read [env: ANALYST_CONFIG]
-    #[arg(long, value_name = "FILE", global = true)]
-    pub config: Option<PathBuf>,
 }
 
 /// `--dialect` values: the wire variants of PROTOCOL.md.
@@ -252,7 +218,9 @@ pub struct ChatArgs {
     #[arg(long, value_name = "JSON|@FILE")]
     pub body: Option<String>,
     /// Render a saved stream (FILE or -) without contacting the service
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "dry_run", "verbose", "connect_timeout", "idle_timeout", "profile", "config",
+    ])]
     pub replay: Option<PathBuf>,
     /// Rows of each result table in text (0 = all that arrived)
     #[arg(long, value_name = "N", default_value_t = 10)]
@@ -272,6 +240,21 @@ pub struct ChatArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub identity: IdentityArgs,
+    /// Output format (default: text on a terminal, else ndjson)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<ChatFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub net: NetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst state`.
@@ -292,6 +275,21 @@ pub struct StateArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub identity: IdentityArgs,
+    /// Output format (default: table on a terminal, else ndjson)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<StateFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub net: NetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst abort`.
@@ -306,6 +304,26 @@ pub struct AbortArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub identity: IdentityArgs,
+    /// Format of --dry-run's request (default: text)
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FORMAT",
+        requires = "dry_run"
+    )]
+    pub output: Option<RequestFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub net: NetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst mcp`.
@@ -350,6 +368,15 @@ pub struct McpArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub identity: IdentityArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub net: NetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst scim ...`.
@@ -422,6 +449,21 @@ pub struct ScimPatchArgs {
     /// Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself
     #[arg(long, value_name = "FILE", help_heading = "Service")]
     pub scim_token_file: Option<PathBuf>,
+    /// Output format (default: table on a terminal, else json)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<ScimFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub net: NetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst extract-final`.
@@ -439,6 +481,12 @@ pub struct ExtractFinalArgs {
     /// Stop at the first malformed line instead of skipping it
     #[arg(long)]
     pub strict: bool,
+    /// Output format (default: text)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<ExtractFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
 }
 
 /// `analyst eval`.
@@ -508,6 +556,21 @@ pub struct EvalArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub identity: IdentityArgs,
+    /// Output format (default: table on a terminal, else json)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<EvalFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub net: NetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst serve`.
@@ -586,6 +649,15 @@ pub struct ServeArgs {
     /// A user attribute of --token-for's token (repeat; several values of one name: any of them)
     #[arg(long = "attr", value_name = "NAME=VALUE", requires = "token_for")]
     pub attrs: Vec<String>,
+    /// Output format of the start-up report (default: text)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<ReportFormat>,
+    /// Log a line per request answered on stderr (repeat for more)
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
 }
 
 /// `analyst sql`.
@@ -654,6 +726,21 @@ pub struct SqlArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub identity: IdentityArgs,
+    /// Output format (default: table on a terminal, else csv)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<SqlFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub net: NetArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// Where the data query API is and how to sign in to it: `sql`, and `mcp`'s `run_sql`.

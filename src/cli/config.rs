@@ -1,5 +1,6 @@
 //! `analyst config`: the config file written and read without an editor.
 
+use super::{DocumentFormat, LookArgs, ProfileArgs, ReportFormat};
 use clap::{Args, Subcommand};
 
 /// `analyst config` subcommands.
@@ -8,15 +9,51 @@ pub enum ConfigCommand {
     /// Write a profile (asks on a terminal for what the flags do not give)
     Init(ConfigInitArgs),
     /// Print every setting as resolved, with where it came from (secrets as ***)
-    Show,
+    Show(ConfigShowArgs),
     /// Print the config file's path (existing or not)
-    Path,
+    Path(ConfigPathArgs),
     /// Set one key of a profile (--profile, else the default profile)
     Set(ConfigSetArgs),
     /// Remove one key of a profile
     Unset(ConfigUnsetArgs),
     /// List the profiles, marking the default
-    Profiles,
+    Profiles(ConfigProfilesArgs),
+}
+
+/// `analyst config show`.
+#[derive(Debug, Args)]
+pub struct ConfigShowArgs {
+    /// Output format (default: text)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<DocumentFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
+}
+
+/// `analyst config path`.
+#[derive(Debug, Args)]
+pub struct ConfigPathArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
+}
+
+/// `analyst config profiles`.
+#[derive(Debug, Args)]
+pub struct ConfigProfilesArgs {
+    /// Output format (default: text)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<ReportFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst config init`.
@@ -55,6 +92,12 @@ pub struct ConfigInitArgs {
     /// Do not run doctor on the new profile after writing (for provisioning without network)
     #[arg(long)]
     pub no_check: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst config set`.
@@ -66,6 +109,12 @@ pub struct ConfigSetArgs {
     /// Its value
     #[arg(value_name = "VALUE")]
     pub value: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst config unset`.
@@ -74,6 +123,12 @@ pub struct ConfigUnsetArgs {
     /// The key to remove
     #[arg(value_name = "KEY")]
     pub key: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }
 
 /// `analyst doctor`.
@@ -86,4 +141,13 @@ pub struct DoctorArgs {
     /// data end, e.g. 2025-06-15 (see `analyst serve --today`)
     #[arg(long, value_name = "DATE", requires = "demo")]
     pub today: Option<String>,
+    /// Output format (default: text)
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<ReportFormat>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub look: LookArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub settings: ProfileArgs,
 }

@@ -43,14 +43,14 @@ pub fn run(ctx: &Ctx, command: ConfigCommand) -> Result<Status> {
     let path = config_path(ctx.global.config.as_deref(), &ctx.env)
         .ok_or_else(|| usage("no config file path: set HOME, XDG_CONFIG_HOME or ANALYST_CONFIG"))?;
     match command {
-        ConfigCommand::Path => {
+        ConfigCommand::Path(_) => {
             let mut out = crate::exit::stdout_lock();
             writeln!(out, "{}", path.display())?;
             out.flush()?;
             Ok(Status::Success)
         }
-        ConfigCommand::Profiles => profiles(ctx, &path),
-        ConfigCommand::Show => show(ctx, &path),
+        ConfigCommand::Profiles(_) => profiles(ctx, &path),
+        ConfigCommand::Show(_) => show(ctx, &path),
         ConfigCommand::Set(a) => {
             let (key, value) = checked_key(&a.key, Some(&a.value))?;
             edit(ctx, &path, |profile| {
@@ -560,6 +560,9 @@ fn init(ctx: &Ctx, path: &Path, mut a: ConfigInitArgs) -> Result<Status> {
         crate::cli::DoctorArgs {
             demo: false,
             today: None,
+            output: None,
+            look: Default::default(),
+            settings: Default::default(),
         },
         true,
     )

@@ -64,65 +64,58 @@ impl Ctx {
     }
 }
 
-/// Which global options mean something to a command. `-q` and `--color` mean something to every
-/// command (each prints something), so they are not listed. The README has this as a table.
-struct Globals {
-    /// `-o`: the command has formats.
-    output: bool,
-    /// `-v`: the command sends requests (or, for `serve`, answers them) it can show diagnostics of.
-    verbose: bool,
-    /// `--dry-run`: the command sends requests it could show instead.
-    dry_run: bool,
-    /// `--connect-timeout`, `--idle-timeout`: the command makes HTTP requests.
-    timeouts: bool,
-    /// `--profile`, `--config`: the command reads settings from the config file.
-    settings: bool,
-}
-
-fn globals_of(command: &Command) -> (&'static str, Globals) {
-    let (all, none) = (true, false);
-    // Every command that sends requests shows their diagnostics with `-v`.
-    let g = |output, dry_run, timeouts, settings| Globals {
-        output,
-        verbose: timeouts,
-        dry_run,
-        timeouts,
-        settings,
-    };
+/// The common options as the command line gave them. Each command declares only the groups it
+/// takes (`src/cli/common.rs`), so the parser itself refuses the others, naming them.
+fn common_of(command: &Command) -> GlobalArgs {
+    let none: Option<Format> = None;
     match command {
-        // A saved stream is rendered: nothing is sent and no settings are read.
-        Command::Chat(a) if a.replay.is_some() => ("chat --replay", g(all, none, none, none)),
-        Command::Chat(_) => ("chat", g(all, all, all, all)),
-        Command::State(_) => ("state", g(all, all, all, all)),
-        // abort prints nothing on stdout; its only output is a --dry-run (checked below).
-        Command::Abort(_) => ("abort", g(none, all, all, all)),
-        Command::Scim(ScimCommand::Patch(_)) => ("scim patch", g(all, all, all, all)),
-        Command::ExtractFinal(_) => ("extract-final", g(all, none, none, none)),
-        Command::Sql(_) => ("sql", g(all, all, all, all)),
-        // stdout carries only the protocol; no request is shown instead of being sent.
-        Command::Mcp(_) => ("mcp", g(none, none, all, all)),
-        Command::Eval(_) => ("eval", g(all, all, all, all)),
-        // `-v` logs a line per request it answers.
-        Command::Serve(_) => (
-            "serve",
-            Globals {
-                verbose: true,
-                ..g(all, none, none, none)
-            },
-        ),
-        Command::Completions(_) => ("completions", g(none, none, none, none)),
-        Command::Config(ConfigCommand::Show) => ("config show", g(all, none, none, all)),
-        Command::Config(ConfigCommand::Profiles) => ("config profiles", g(all, none, none, all)),
-        Command::Config(_) => ("config", g(none, none, none, all)),
-        Command::Doctor(_) => ("doctor", g(all, none, none, all)),
+        Command::Chat(a) => GlobalArgs::new(a.output, &a.look)
+            .net(&a.net)
+            .dry_run(&a.dry_run)
+            .profile(&a.settings),
+        Command::State(a) => GlobalArgs::new(a.output, &a.look)
+            .net(&a.net)
+            .dry_run(&a.dry_run)
+            .profile(&a.settings),
+        Command::Abort(a) => GlobalArgs::new(a.output, &a.look)
+            .net(&a.net)
+            .dry_run(&a.dry_run)
+            .profile(&a.settings),
+        Command::Scim(ScimCommand::Patch(a)) => GlobalArgs::new(a.output, &a.look)
+            .net(&a.net)
+            .dry_run(&a.dry_run)
+            .profile(&a.settings),
+        Command::ExtractFinal(a) => GlobalArgs::new(a.output, &a.look),
+        Command::Sql(a) => GlobalArgs::new(a.output, &a.look)
+            .net(&a.net)
+            .dry_run(&a.dry_run)
+            .profile(&a.settings),
+        Command::Mcp(a) => GlobalArgs::new(none, &a.look)
+            .net(&a.net)
+            .profile(&a.settings),
+        Command::Eval(a) => GlobalArgs::new(a.output, &a.look)
+            .net(&a.net)
+            .dry_run(&a.dry_run)
+            .profile(&a.settings),
+        Command::Serve(a) => GlobalArgs {
+            verbose: a.verbose,
+            ..GlobalArgs::new(a.output, &a.look)
+        },
+        Command::Completions(_) => GlobalArgs::default(),
+        Command::Config(c) => match c {
+            ConfigCommand::Init(a) => GlobalArgs::new(none, &a.look).profile(&a.settings),
+            ConfigCommand::Show(a) => GlobalArgs::new(a.output, &a.look).profile(&a.settings),
+            ConfigCommand::Path(a) => GlobalArgs::default().profile(&a.settings),
+            ConfigCommand::Set(a) => GlobalArgs::new(none, &a.look).profile(&a.settings),
+            ConfigCommand::Unset(a) => GlobalArgs::new(none, &a.look).profile(&a.settings),
+            ConfigCommand::Profiles(a) => GlobalArgs::new(a.output, &a.look).profile(&a.settings),
+        },
+        Command::Doctor(a) => GlobalArgs::new(a.output, &a.look).profile(&a.settings),
     }
 }
 
-/// A global option given to a command it means nothing to is a usage error naming both, so a
-/// script never believes `--dry-run` kept `extract-final` from doing something, or that
-/// `--connect-timeout` bounded a command that connects nowhere.
-fn check_globals(command: &Command, g: &GlobalArgs) -> Result<()> {
-    let (name, takes) = globals_of(command);
+/// Words given to `chat --replay` would never be sent: a usage error, not silence.
+fn check_replay(command: &Command) -> Result<()> {
     if let Command::Chat(a) = command
         && a.replay.is_some()
         && !a.message.is_empty()
@@ -131,57 +124,7 @@ fn check_globals(command: &Command, g: &GlobalArgs) -> Result<()> {
             "MESSAGE means nothing to `analyst chat --replay` (it renders a saved stream and sends no message); leave the words out",
         ));
     }
-    let output_ok = takes.output || (matches!(command, Command::Abort(_)) && g.dry_run);
-    let given = [
-        (
-            g.output.is_some() && !output_ok,
-            "-o/--output",
-            "it has no output formats",
-        ),
-        (
-            g.verbose > 0 && !takes.verbose,
-            "-v/--verbose",
-            "it sends no request to show diagnostics of",
-        ),
-        (
-            g.dry_run && !takes.dry_run,
-            "--dry-run",
-            "it sends no request",
-        ),
-        (
-            g.connect_timeout.is_some() && !takes.timeouts,
-            "--connect-timeout",
-            "it makes no HTTP request",
-        ),
-        (
-            g.idle_timeout.is_some() && !takes.timeouts,
-            "--idle-timeout",
-            "it makes no HTTP request",
-        ),
-        (
-            g.profile.is_some() && !takes.settings,
-            "--profile",
-            "it reads no settings from the config file",
-        ),
-        (
-            g.config.is_some() && !takes.settings,
-            "--config",
-            "it reads no settings from the config file",
-        ),
-    ];
-    match given.iter().find(|(bad, _, _)| *bad) {
-        Some((_, option, why)) => {
-            let why = if *option == "-o/--output" && name == "abort" {
-                "it prints nothing on stdout; -o applies to abort only with --dry-run"
-            } else {
-                why
-            };
-            Err(usage(format!(
-                "{option} means nothing to `analyst {name}` ({why}); leave it out"
-            )))
-        }
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// Print requests for `--dry-run`, secrets already masked: with `-o json` one object (an array
@@ -216,11 +159,12 @@ pub(crate) fn write_dry_run(output: Option<Format>, requests: &[RequestLog]) -> 
 /// Run the parsed command line.
 pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
     use std::io::IsTerminal;
-    check_globals(&cli.command, &cli.global)?;
+    check_replay(&cli.command)?;
+    let global = common_of(&cli.command);
     let env = Env::from_process();
     let ctx = Ctx {
-        out_style: Style::decide(cli.global.color, &env, std::io::stdout().is_terminal()),
-        err_style: Style::decide(cli.global.color, &env, std::io::stderr().is_terminal()),
+        out_style: Style::decide(global.color, &env, std::io::stdout().is_terminal()),
+        err_style: Style::decide(global.color, &env, std::io::stderr().is_terminal()),
         stderr_is_terminal: std::io::stderr().is_terminal(),
         demo: match &cli.command {
             Command::Chat(a) => a.demo,
@@ -229,7 +173,7 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
             Command::Eval(a) => a.demo,
             _ => false,
         },
-        global: cli.global,
+        global,
         env,
     };
     // Spinners and progress bars (indicatif) style through `console`, which decides colour by

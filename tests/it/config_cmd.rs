@@ -103,7 +103,7 @@ fn set_and_unset_edit_one_key_and_keep_the_rest() {
         "https://a.example.com/api/scim/v2",
     ]));
     expect_status(&out, 0, "set");
-    let out = run(analyst(h).args(["--profile", "staging", "config", "unset", "agent"]));
+    let out = run(analyst(h).args(["config", "unset", "agent", "--profile", "staging"]));
     expect_status(&out, 0, "unset");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(

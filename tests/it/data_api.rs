@@ -174,8 +174,8 @@ fn unsigned_and_wrongly_signed_tokens_are_refused_with_403() {
 fn limit_cancels_the_running_query_on_the_emulator() {
     let home = tempfile::tempdir().unwrap();
     let out = run(analyst(home.path()).args([
-        "-v",
         "sql",
+        "-v",
         "--demo",
         "--limit",
         "5",

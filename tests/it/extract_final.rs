@@ -87,7 +87,10 @@ fn json_and_yaml_print_the_whole_message() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "-o table: extract-final writes text, json, yaml",
+            "invalid value 'table' for '--output",
+        ))
+        .stderr(predicate::str::contains(
+            "[possible values: text, json, yaml]",
         ));
 }
 

@@ -158,20 +158,20 @@ fn hostile_local_input_is_a_usage_error_naming_the_culprit() {
         (chat(&["-"]), 2, vec!["stdin"]),
         (chat(&[]), 2, vec!["message"]),
         (
-            vec!["--config".into(), bj.into(), "chat".into(), "x".into()],
+            vec!["chat".into(), "--config".into(), bj.into(), "x".into()],
             2,
             vec!["bad.json"],
         ),
         (
-            vec!["--config".into(), d.into(), "chat".into(), "x".into()],
+            vec!["chat".into(), "--config".into(), d.into(), "x".into()],
             2,
             vec!["adir"],
         ),
         (
             vec![
+                "chat".into(),
                 "--profile".into(),
                 "nope".into(),
-                "chat".into(),
                 "--url".into(),
                 url.into(),
                 "x".into(),

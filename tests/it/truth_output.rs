@@ -322,8 +322,8 @@ fn very_verbose_masks_credential_headers_in_responses() {
             .env("ANALYST_API_KEY", "sk-1")
             .env("ANALYST_SCIM_TOKEN", "tok-1")
             .env("ANALYST_EXTERNAL_ID", "bot")
-            .arg("-vv")
             .args(&command)
+            .arg("-vv")
             .output()
             .unwrap();
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
@@ -422,7 +422,7 @@ fn dry_run_prints_each_request_as_one_json_object() {
     ];
     for (args, method, path, body) in cases {
         for format in ["json", "ndjson"] {
-            let (code, out, err) = dry(h, &[&["--dry-run", "-o", format][..], args].concat());
+            let (code, out, err) = dry(h, &[args, &["--dry-run", "-o", format][..]].concat());
             assert_eq!(code, 0, "{args:?} {format}: {err}");
             if format == "ndjson" {
                 assert_eq!(out.lines().count(), 1, "one line: {out}");
@@ -450,13 +450,13 @@ fn scim_dry_run_prints_one_object_per_request() {
     let (code, out, err) = dry(
         h,
         &[
-            "--dry-run",
-            "-o",
-            "json",
             "scim",
             "patch",
             "7",
             "--deactivate",
+            "--dry-run",
+            "-o",
+            "json",
         ],
     );
     assert_eq!(code, 0, "{err}");
@@ -470,7 +470,7 @@ fn scim_dry_run_prints_one_object_per_request() {
     );
     // Several: an array with -o json, one line each with -o ndjson; a lookup has no body.
     let args = ["scim", "patch", "7", "--user-name", "ann@x", "--deactivate"];
-    let (code, out, err) = dry(h, &[&["--dry-run", "-o", "json"][..], &args].concat());
+    let (code, out, err) = dry(h, &[&args[..], &["--dry-run", "-o", "json"]].concat());
     assert_eq!(code, 0, "{err}");
     let all: Value = serde_json::from_str(&out).unwrap();
     let all = all.as_array().expect("an array for several requests");
@@ -483,7 +483,7 @@ fn scim_dry_run_prints_one_object_per_request() {
             .unwrap()
             .ends_with("/Users/<id of ann@x>")
     );
-    let (code, out, err) = dry(h, &[&["--dry-run", "-o", "ndjson"][..], &args].concat());
+    let (code, out, err) = dry(h, &[&args[..], &["--dry-run", "-o", "ndjson"]].concat());
     assert_eq!(code, 0, "{err}");
     let lines: Vec<Value> = out
         .lines()
@@ -495,14 +495,14 @@ fn scim_dry_run_prints_one_object_per_request() {
 #[test]
 fn dry_run_text_is_unchanged_without_a_json_format() {
     let home = tempfile::tempdir().unwrap();
-    let (code, out, err) = dry(&home, &["--dry-run", "state", "--chat-id", "c1"]);
+    let (code, out, err) = dry(&home, &["state", "--chat-id", "c1", "--dry-run"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("POST http://127.0.0.1:9/"), "{out}");
     assert!(out.contains("authorization: ***"), "{out}");
 }
 
 #[test]
-fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
+fn options_a_command_does_not_take_are_usage_errors() {
     let home = tempfile::tempdir().unwrap();
     let h = &home;
     let saved = home.path().join("saved.ndjson");
@@ -515,7 +515,7 @@ fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
             "extract-final",
         ),
         (
-            &["--dry-run", "completions", "bash"],
+            &["completions", "bash", "--dry-run"],
             "--dry-run",
             "completions",
         ),
@@ -549,7 +549,7 @@ fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
         ),
         (&["serve", "--profile", "p"], "--profile", "serve"),
         // -v shows request and response diagnostics: a command that sends nothing has none.
-        (&["-v", "extract-final", saved], "-v", "extract-final"),
+        (&["extract-final", saved, "-v"], "-v", "extract-final"),
         (&["completions", "bash", "-vv"], "-v", "completions"),
         // --replay renders a saved stream without contacting the service.
         (
@@ -562,7 +562,7 @@ fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
             "MESSAGE",
             "chat --replay",
         ),
-        (&["-v", "chat", "--replay", saved], "-v", "chat --replay"),
+        (&["chat", "--replay", saved, "-v"], "-v", "chat --replay"),
         (
             &["chat", "--replay", saved, "--idle-timeout", "5s"],
             "--idle-timeout",
@@ -584,13 +584,13 @@ fn global_options_that_mean_nothing_to_a_command_are_usage_errors() {
         );
     }
     // What they mean something to still works.
-    let (code, out, _) = dry(h, &["-q", "--color", "never", "extract-final", saved]);
+    let (code, out, _) = dry(h, &["extract-final", saved, "-q", "--color", "never"]);
     assert_eq!((code, out.as_str()), (0, "Books lead.\n"));
     let (code, out, err) = dry(h, &["chat", "--replay", saved, "-o", "final", "-q"]);
     assert_eq!((code, out.as_str()), (0, "Books lead.\n"), "{err}");
-    let (code, _, err) = dry(h, &["-v", "serve", "--listen", "999.0.0.1:0"]);
-    assert!(!err.contains("means nothing"), "{code}: {err}");
-    let (code, _, err) = dry(h, &["--dry-run", "-o", "json", "abort", "--chat-id", "c1"]);
+    let (code, _, err) = dry(h, &["serve", "--listen", "999.0.0.1:0", "-v"]);
+    assert!(!err.contains("unexpected argument"), "{code}: {err}");
+    let (code, _, err) = dry(h, &["abort", "--chat-id", "c1", "--dry-run", "-o", "json"]);
     assert_eq!(code, 0, "{err}");
 }
 
