@@ -3,17 +3,19 @@
 
 use super::{Frame, WIDTH, axis_lines, axis_title, color, decimals, esc, text, text_w, y_grid};
 use crate::render::chart::Chart;
-use crate::render::numbers::{axis_labels, compact, format_number, nice_ticks};
+use crate::render::numbers::{AxisFormat, format_number, nice_ticks};
 use crate::render::table::cut;
 use std::fmt::Write;
 
-/// What both orientations of bars share: the value scale with its ticks, the decimals values
-/// are shown with, and the category labels cut to length with the widest one's width.
+/// What both orientations of bars share: the value scale with its ticks, the one format of
+/// its tick and value labels, the decimals the full values (in each bar's tooltip) are shown
+/// with, and the category labels cut to length with the widest one's width.
 struct BarScale {
     ticks: Vec<f64>,
     tick_labels: Vec<String>,
     vlo: f64,
     vhi: f64,
+    format: AxisFormat,
     dec: usize,
     cut_labels: Vec<String>,
     label_w: f64,
@@ -31,11 +33,14 @@ pub(super) fn bars(
     let (lo, hi) = chart.value_range();
     let ticks = nice_ticks(lo, hi, 5);
     let cut_labels: Vec<String> = labels.iter().map(|l| cut(l, 28)).collect();
+    let totals = (0..labels.len()).map(|i| values.iter().map(|v| v[i]).sum());
+    let format = AxisFormat::of_ticks(&ticks).with_values(totals);
     let scale = BarScale {
         vlo: ticks[0],
         vhi: *ticks.last().unwrap_or(&hi),
-        tick_labels: axis_labels(&ticks),
+        tick_labels: ticks.iter().map(|&t| format.format(t)).collect(),
         ticks,
+        format,
         dec: decimals(values.iter().flatten().copied()),
         label_w: cut_labels
             .iter()
@@ -143,7 +148,7 @@ fn horizontal_bars(
             10.0,
             "start",
             " class=\"value\"",
-            &format_number(total, sc.dec),
+            &sc.format.format(total),
         );
     }
     axis_lines(svg, &f, Some(x(0.0_f64.clamp(vlo, vhi))), None);
@@ -211,7 +216,7 @@ fn vertical_bars(
     for (i, l) in sc.cut_labels.iter().enumerate() {
         let cx = f.left + band * (i as f64 + 0.5);
         let total: f64 = values.iter().map(|v| v[i]).sum();
-        let value = compact(total);
+        let value = sc.format.format(total);
         if text_w(&value, 10.0) < band {
             text(
                 svg,
