@@ -1,7 +1,12 @@
 //! Bar charts as SVG: horizontal bars for long category names, vertical columns otherwise,
-//! stacked or grouped by series.
+//! stacked or grouped by series. Category labels stay level (see the parent module): under
+//! their columns, on two staggered rows when one is too narrow, or beside sideways bars when
+//! even two rows are.
 
-use super::{Frame, WIDTH, axis_lines, axis_title, color, decimals, esc, text, text_w, y_grid};
+use super::{
+    Frame, TOP, WIDTH, axis_lines, axis_title, color, decimals, esc, left_axis_title, text, text_w,
+    y_grid,
+};
 use crate::render::chart::Chart;
 use crate::render::numbers::{AxisFormat, format_number, nice_ticks};
 use crate::render::table::cut;
@@ -19,6 +24,16 @@ struct BarScale {
     dec: usize,
     cut_labels: Vec<String>,
     label_w: f64,
+}
+
+impl BarScale {
+    /// The width of the widest tick label, at 11 px.
+    fn tick_w(&self) -> f64 {
+        self.tick_labels
+            .iter()
+            .map(|l| text_w(l, 11.0))
+            .fold(0.0, f64::max)
+    }
 }
 
 /// Bars along the spec's orientation; returns the height used.
@@ -48,10 +63,37 @@ pub(super) fn bars(
             .fold(0.0, f64::max),
         cut_labels,
     };
-    if horizontal {
+    let columns = Columns::new(&scale, labels.len(), legend_w);
+    if horizontal || columns.rows > 2 {
         horizontal_bars(svg, chart, labels, values, &scale, legend_w)
     } else {
-        vertical_bars(svg, chart, labels, values, &scale, legend_w)
+        vertical_bars(svg, chart, labels, values, &scale, &columns)
+    }
+}
+
+/// Where vertical columns go: the frame's left and right, each column's band, and on how many
+/// staggered rows the category labels fit under them (more than two: the bars go sideways).
+struct Columns {
+    left: f64,
+    right: f64,
+    band: f64,
+    rows: usize,
+}
+
+impl Columns {
+    fn new(sc: &BarScale, n: usize, legend_w: f64) -> Columns {
+        let left = 16.0 + sc.tick_w() + 8.0;
+        let right = WIDTH - legend_w - 16.0;
+        let band = (right - left) / n.max(1) as f64;
+        // A row of labels a column apart fits labels one band wide; staggered on two rows,
+        // neighbours on a row are two bands apart.
+        let rows = ((sc.label_w + 6.0) / band).ceil().max(1.0) as usize;
+        Columns {
+            left,
+            right,
+            band,
+            rows,
+        }
     }
 }
 
@@ -97,10 +139,10 @@ fn horizontal_bars(
     let (vlo, vhi) = (sc.vlo, sc.vhi);
     let band = 26.0;
     let f = Frame {
-        left: 24.0 + sc.label_w + 12.0,
+        left: 16.0 + sc.label_w + 12.0,
         right: WIDTH - legend_w - 70.0,
-        top: 48.0,
-        bottom: 48.0 + band * labels.len().max(1) as f64,
+        top: TOP,
+        bottom: TOP + band * labels.len().max(1) as f64,
     };
     let x = |v: f64| f.left + (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.right - f.left);
     for (t, l) in sc.ticks.iter().zip(&sc.tick_labels) {
@@ -127,7 +169,7 @@ fn horizontal_bars(
         let y = f.top + band * i as f64 + 4.0;
         let _ = writeln!(
             svg,
-            r#"<rect class="bar" x="{:.2}" y="{y:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
+            r#"<rect class="bar" x="{:.2}" y="{y:.2}" width="{:.2}" height="{:.2}" fill="{}" stroke="none"><title>{}: {}</title></rect>"#,
             a.min(b),
             (b - a).abs(),
             band - 8.0,
@@ -156,43 +198,31 @@ fn horizontal_bars(
         svg,
         (f.left + f.right) / 2.0,
         f.bottom + 36.0,
-        false,
+        "middle",
         &chart.y_title,
     );
-    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.x_title);
+    left_axis_title(svg, &f, &chart.x_title);
     f.bottom + 52.0
 }
 
-/// Columns up from the bottom, with value ticks on the left; category labels turned when
-/// they do not fit under their column.
+/// Columns up from the bottom, with value ticks on the left; category labels on two staggered
+/// rows when they do not fit under their column on one.
 fn vertical_bars(
     svg: &mut String,
     chart: &Chart,
     labels: &[String],
     values: &[Vec<f64>],
     sc: &BarScale,
-    legend_w: f64,
+    cols: &Columns,
 ) -> f64 {
     let (vlo, vhi) = (sc.vlo, sc.vhi);
-    let tick_w = sc
-        .tick_labels
-        .iter()
-        .map(|l| text_w(l, 11.0))
-        .fold(0.0, f64::max);
-    let left = 36.0 + tick_w + 8.0;
-    let right = WIDTH - legend_w - 16.0;
-    let band = (right - left) / labels.len().max(1) as f64;
-    let turn = sc.label_w + 6.0 > band;
-    let label_h = if turn {
-        (sc.label_w * 0.72 + 12.0).min(170.0)
-    } else {
-        18.0
-    };
+    let band = cols.band;
+    let label_h = 18.0 + 14.0 * (cols.rows - 1) as f64;
     let f = Frame {
-        left,
-        right,
-        top: 48.0,
-        bottom: 48.0 + 300.0,
+        left: cols.left,
+        right: cols.right,
+        top: TOP,
+        bottom: TOP + 300.0,
     };
     let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
     y_grid(svg, &f, &sc.ticks, &sc.tick_labels, &y);
@@ -202,7 +232,7 @@ fn vertical_bars(
         let (a, b) = (y(from), y(to));
         let _ = writeln!(
             svg,
-            r#"<rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
+            r#"<rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}" stroke="none"><title>{}: {}</title></rect>"#,
             f.left + band * i as f64 + pad,
             a.min(b),
             band - 2.0 * pad,
@@ -228,45 +258,25 @@ fn vertical_bars(
                 &value,
             );
         }
-        column_label(svg, cx, f.bottom, turn, l);
-    }
-    axis_lines(svg, &f, None, Some(y(0.0_f64.clamp(vlo, vhi))));
-    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.y_title);
-    axis_title(
-        svg,
-        (f.left + f.right) / 2.0,
-        f.bottom + label_h + 22.0,
-        false,
-        &chart.x_title,
-    );
-    f.bottom + label_h + 36.0
-}
-
-/// A category's label under its column at `cx`, turned 45 degrees when `turn`.
-fn column_label(svg: &mut String, cx: f64, bottom: f64, turn: bool, l: &str) {
-    if turn {
-        let ly = bottom + 14.0;
-        text(
-            svg,
-            cx + 3.0,
-            ly,
-            11.0,
-            "end",
-            &format!(
-                " class=\"label\" transform=\"rotate(-45 {:.1} {ly:.1})\"",
-                cx + 3.0
-            ),
-            l,
-        );
-    } else {
+        let row = i % cols.rows;
         text(
             svg,
             cx,
-            bottom + 16.0,
+            f.bottom + 16.0 + 14.0 * row as f64,
             11.0,
             "middle",
             " class=\"label\"",
             l,
         );
     }
+    axis_lines(svg, &f, None, Some(y(0.0_f64.clamp(vlo, vhi))));
+    left_axis_title(svg, &f, &chart.y_title);
+    axis_title(
+        svg,
+        (f.left + f.right) / 2.0,
+        f.bottom + label_h + 22.0,
+        "middle",
+        &chart.x_title,
+    );
+    f.bottom + label_h + 36.0
 }
