@@ -1,6 +1,6 @@
 //! Numbers, dates and names as people read them: thousands separators, a fixed number of
 //! decimals per column, dates without a zero time part, `categories_name` as "Categories name",
-//! and short axis labels (`1.2M`).
+//! and axis labels in one unit and precision per axis (`0.4M, 0.8M, 1.2M`).
 
 use serde_json::Value;
 
@@ -66,56 +66,88 @@ pub fn format_number(x: f64, decimals: usize) -> String {
     out
 }
 
-/// A short label for an axis: `950`, `12.5k`, `1.2M`, `3B`; small numbers keep a few digits.
-pub fn compact(x: f64) -> String {
-    let a = x.abs();
-    let (v, unit) = if a >= 1e9 {
-        (x / 1e9, "B")
-    } else if a >= 1e6 {
-        (x / 1e6, "M")
-    } else if a >= 1e4 {
-        (x / 1e3, "k")
-    } else {
-        (x, "")
-    };
-    let text = if unit.is_empty() && a < 1e4 && a.fract() == 0.0 {
-        format_number(v, 0)
-    } else {
-        let t = format!("{v:.2}");
-        t.trim_end_matches('0').trim_end_matches('.').to_owned()
-    };
-    if text == "-0" {
-        "0".into()
-    } else {
-        text + unit
+/// How every number on one value axis is written, its ticks and the values drawn against it:
+/// one unit (`k`, `M`, `B` or none) chosen from the largest, and one number of decimals, so
+/// that a chart never shows `1.19M` beside `926.3k` and `734.95k`. Zero is written `0`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AxisFormat {
+    scale: f64,
+    unit: &'static str,
+    decimals: usize,
+}
+
+impl AxisFormat {
+    /// The format for `ticks` (round values, as [`nice_ticks`] makes them): the unit of the
+    /// largest, and as many decimals as tell the ticks apart.
+    pub fn of_ticks(ticks: &[f64]) -> AxisFormat {
+        let largest = ticks.iter().fold(0.0_f64, |m, t| m.max(t.abs()));
+        // Below 10,000 the number itself reads better than a unit: `2,500`, not `2.5k`.
+        let (scale, unit) = if largest >= 1e9 {
+            (1e9, "B")
+        } else if largest >= 1e6 {
+            (1e6, "M")
+        } else if largest >= 1e4 {
+            (1e3, "k")
+        } else {
+            (1.0, "")
+        };
+        let scaled: Vec<f64> = ticks.iter().map(|t| t / scale).collect();
+        let decimals = (0..6).find(|&d| exact(&scaled, d)).unwrap_or(6);
+        AxisFormat {
+            scale,
+            unit,
+            decimals,
+        }
+    }
+
+    /// The same unit, with decimals enough to show `values` (drawn as labels beside the
+    /// ticks) to three significant digits of the largest, at most two, and no more than
+    /// they have: counts stay whole.
+    pub fn with_values(self, values: impl IntoIterator<Item = f64>) -> AxisFormat {
+        let values: Vec<f64> = values
+            .into_iter()
+            .filter(|v| v.is_finite())
+            .map(|v| v / self.scale)
+            .collect();
+        let largest = values.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        let int_digits = if largest < 1.0 {
+            1
+        } else {
+            largest.log10().floor() as usize + 1
+        };
+        let significant = 3usize.saturating_sub(int_digits).min(2);
+        let wanted = (0..significant)
+            .find(|&d| exact(&values, d))
+            .unwrap_or(significant);
+        AxisFormat {
+            decimals: self.decimals.max(wanted),
+            ..self
+        }
+    }
+
+    /// `x` in this format: `0.25M`, `1.00M`, `292k`, `0`.
+    pub fn format(&self, x: f64) -> String {
+        if x == 0.0 {
+            return "0".to_owned();
+        }
+        format_number(x / self.scale, self.decimals) + self.unit
     }
 }
 
-/// Labels for the ticks of an axis, as Vega's `~s` format writes them: `0, 2.5k, 5k, 10k`,
-/// `200k, 1.2M`; no trailing zeros.
+/// Whether every one of `values` is written exactly with `decimals` digits after the point.
+fn exact(values: &[f64], decimals: usize) -> bool {
+    let m = 10f64.powi(decimals as i32);
+    values.iter().all(|v| {
+        let x = v * m;
+        (x - x.round()).abs() < 1e-6 * x.abs().max(1.0)
+    })
+}
+
+/// Labels for the ticks of an axis in one format ([`AxisFormat::of_ticks`]): `0, 2,500,
+/// 5,000`, `0, 12.5k, 25.0k`, `0, 0.4M, 0.8M, 1.2M`.
 pub fn axis_labels(ticks: &[f64]) -> Vec<String> {
-    ticks
-        .iter()
-        .map(|&t| {
-            let a = t.abs();
-            let (v, unit) = if a >= 1e9 {
-                (t / 1e9, "B")
-            } else if a >= 1e6 {
-                (t / 1e6, "M")
-            } else if a >= 1e3 {
-                (t / 1e3, "k")
-            } else {
-                (t, "")
-            };
-            let text = format!("{v:.3}");
-            let text = text.trim_end_matches('0').trim_end_matches('.');
-            if text == "-0" || text.is_empty() {
-                "0".to_owned()
-            } else {
-                format!("{text}{unit}")
-            }
-        })
-        .collect()
+    let f = AxisFormat::of_ticks(ticks);
+    ticks.iter().map(|&t| f.format(t)).collect()
 }
 
 /// Whether a column type (`schema[].column_type`, or an annotation's `type`) is numeric.
@@ -318,26 +350,66 @@ mod tests {
     }
 
     #[test]
-    fn compact_labels() {
-        assert_eq!(compact(950.0), "950");
-        assert_eq!(compact(12_500.0), "12.5k");
-        assert_eq!(compact(2_767_850.4), "2.77M");
-        assert_eq!(compact(3e9), "3B");
-        assert_eq!(compact(0.25), "0.25");
-        assert_eq!(compact(-0.0), "0");
-    }
-
-    #[test]
     fn axis_labels_share_a_unit() {
         assert_eq!(
             axis_labels(&[0.0, 2500.0, 5000.0, 7500.0, 10000.0]),
-            ["0", "2.5k", "5k", "7.5k", "10k"]
+            ["0", "2.5k", "5.0k", "7.5k", "10.0k"]
         );
-        assert_eq!(axis_labels(&[0.0, 500.0, 1000.0]), ["0", "500", "1k"]);
-        assert_eq!(axis_labels(&[0.0, 0.25, 0.5]), ["0", "0.25", "0.5"]);
+        assert_eq!(axis_labels(&[0.0, 500.0, 1000.0]), ["0", "500", "1,000"]);
+        assert_eq!(axis_labels(&[0.0, 0.25, 0.5]), ["0", "0.25", "0.50"]);
         assert_eq!(
-            axis_labels(&[0.0, 2e5, 4e5, 1.2e6]),
-            ["0", "200k", "400k", "1.2M"]
+            axis_labels(&[0.0, 4e5, 8e5, 1.2e6]),
+            ["0", "0.4M", "0.8M", "1.2M"]
+        );
+        assert_eq!(axis_labels(&[-2e5, 0.0, 2e5]), ["-200k", "0", "200k"]);
+        assert_eq!(axis_labels(&[0.0, 1e6, 2e6, 3e6]), ["0", "1M", "2M", "3M"]);
+        assert_eq!(axis_labels(&[0.0, 2e-4, 4e-4]), ["0", "0.0002", "0.0004"]);
+    }
+
+    /// The chart: ticks every 250k up to 1.25M and bars of 1,192,711.44, 926,303.08
+    /// and 734,954.33 read `1.19M`, `926.3k`, `734.95k`; now every label of the chart is in M
+    /// with two decimals.
+    #[test]
+    fn one_precision_per_axis() {
+        let ticks = nice_ticks(0.0, 1_192_711.44, 5);
+        let values = [1_192_711.44, 926_303.08, 734_954.33, 147_184.16];
+        let f = AxisFormat::of_ticks(&ticks).with_values(values);
+        let labels: Vec<String> = ticks.iter().chain(&values).map(|&v| f.format(v)).collect();
+        assert_eq!(
+            labels,
+            [
+                "0", "0.25M", "0.50M", "0.75M", "1.00M", "1.25M", "1.19M", "0.93M", "0.73M",
+                "0.15M"
+            ]
+        );
+        for l in labels.iter().filter(|l| *l != "0") {
+            let (int, frac) = l.trim_end_matches('M').split_once('.').unwrap();
+            assert!(
+                l.ends_with('M') && frac.len() == 2 && !int.is_empty(),
+                "{l}"
+            );
+        }
+        // Ticks 100k apart with values near 290k: whole thousands.
+        let f = AxisFormat::of_ticks(&[0.0, 1e5, 2e5, 3e5]).with_values([292_430.0, 258_350.7]);
+        assert_eq!(f.format(3e5), "300k");
+        assert_eq!(f.format(292_430.0), "292k");
+        // Values keep no more decimals than they have: counts stay whole, round hundreds too.
+        let f = AxisFormat::of_ticks(&[-1e3, -5e2, 0.0, 5e2]).with_values([-1e3, 3e2, -5e2]);
+        assert_eq!(
+            (f.format(-1e3), f.format(3e2)),
+            ("-1,000".into(), "300".into())
+        );
+        let f = AxisFormat::of_ticks(&[0.0, 1e4, 2e4]).with_values([12_000.0, 8_500.0]);
+        assert_eq!(
+            (f.format(2e4), f.format(8_500.0)),
+            ("20.0k".into(), "8.5k".into())
+        );
+        let f = AxisFormat::of_ticks(&[0.0, 2.0, 4.0, 6.0, 8.0]).with_values([7.0, 3.0]);
+        assert_eq!((f.format(8.0), f.format(7.0)), ("8".into(), "7".into()));
+        let f = AxisFormat::of_ticks(&[0.0, 0.1, 0.2]).with_values([0.126]);
+        assert_eq!(
+            (f.format(0.2), f.format(0.126)),
+            ("0.20".into(), "0.13".into())
         );
     }
 

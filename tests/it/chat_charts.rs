@@ -238,7 +238,11 @@ fn svg_bars_follow_the_rows() {
         svg.contains(">Category</text>") && svg.contains(">Revenue</text>"),
         "axis titles"
     );
-    assert!(svg.contains(">3M</text>"), "ticks with formatted numbers");
+    // Ticks in the unit and decimals of the values on the bars (2.77M): one precision per axis.
+    assert!(
+        svg.contains(">3.00M</text>"),
+        "ticks with formatted numbers"
+    );
 }
 
 #[test]

@@ -4,6 +4,7 @@
 mod common;
 
 mod abort_cmd;
+mod chart_render;
 mod chat_body;
 mod chat_charts;
 mod chat_emulator;

@@ -1,7 +1,16 @@
 //! Charts as SVG, written directly (no browser, no font or raster library): title, axes with
 //! round ticks and formatted numbers, axis titles, bars / lines / areas / points / pie slices,
-//! and a legend for series. Text widths are estimated, so labels are cut or turned rather than
-//! left to overlap. Bars are drawn in [`bars`], lines, areas, points and pies in [`plot`].
+//! and a legend for series. Text widths are estimated, so labels are cut, staggered or the bars
+//! laid sideways rather than left to overlap. Bars are drawn in [`bars`], lines, areas, points
+//! and pies in [`plot`].
+//!
+//! The same picture in a browser, librsvg (`rsvg-convert`) and ImageMagick's own renderer
+//! (`convert`, MSVG): every element carries plain presentation attributes (no CSS, no `em`,
+//! colours as `#rrggbb`) and an explicit `stroke="none"` where it has no outline, because MSVG
+//! otherwise outlines shapes and text in black; and no text is transformed, because MSVG turns
+//! `rotate(a cx cy)` about the origin (off the page) and other rotations the wrong way. Axis
+//! titles therefore sit level, the value axis's above its ticks. `class` attributes only name
+//! the parts for tests and readers; nothing styles them.
 
 use super::{Body, Chart, Mark};
 use crate::render::table::cut;
@@ -19,7 +28,14 @@ const PALETTE: [&str; 10] = [
     "#9d755d", "#bab0ac",
 ];
 const WIDTH: f64 = 760.0;
-const FONT: &str = "font-family=\"Helvetica, Arial, sans-serif\"";
+/// The top of an axis frame: under the title, with the value axis's title above it.
+const TOP: f64 = 64.0;
+/// Where the title of the axis at the left edge (values, or categories of sideways bars)
+/// starts, level, above the frame.
+const AXIS_TITLE_X: f64 = 10.0;
+const FONT: &str = "font-family=\"Helvetica, Arial, 'Liberation Sans', 'DejaVu Sans', sans-serif\"";
+/// The colour of all text but the labels on pie slices.
+const INK: &str = "#333333";
 
 fn color(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
@@ -47,10 +63,27 @@ pub fn esc(s: &str) -> String {
     o
 }
 
+/// A line of text with its anchor at (`x`, `y`) on the baseline, in the ink colour.
 fn text(svg: &mut String, x: f64, y: f64, size: f64, anchor: &str, extra: &str, s: &str) {
+    text_in(svg, INK, x, y, size, anchor, extra, s);
+}
+
+/// A line of text in `fill` (a `#rrggbb`): position, size in pixels (unitless, as SVG's user
+/// units are), anchor, font and colour as plain attributes, and `stroke="none"` (see above).
+#[allow(clippy::too_many_arguments)]
+fn text_in(
+    svg: &mut String,
+    fill: &str,
+    x: f64,
+    y: f64,
+    size: f64,
+    anchor: &str,
+    extra: &str,
+    s: &str,
+) {
     let _ = writeln!(
         svg,
-        r##"<text x="{x:.1}" y="{y:.1}" font-size="{size}" text-anchor="{anchor}" {FONT} fill="#333"{extra}>{}</text>"##,
+        r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" text-anchor="{anchor}" {FONT} fill="{fill}" stroke="none"{extra}>{}</text>"#,
         esc(s)
     );
 }
@@ -69,9 +102,9 @@ fn open(height: f64, title: Option<&str>) -> String {
     let mut svg = String::new();
     let _ = writeln!(
         svg,
-        r#"<?xml version="1.0" encoding="UTF-8"?>
+        r##"<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}">
-<rect class="background" width="100%" height="100%" fill="white"/>"#
+<rect class="background" x="0" y="0" width="{WIDTH}" height="{height:.0}" fill="#ffffff" stroke="none"/>"##
     );
     if let Some(t) = title {
         text(
@@ -208,7 +241,7 @@ fn legend(svg: &mut String, chart: &Chart, items: &[String], title: Option<&str>
             if matches!(chart.mark, Mark::Line | Mark::Point) {
                 let _ = writeln!(
                     svg,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}"/>"#,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}" stroke="none"/>"#,
                     x + 6.0,
                     y - 4.0,
                     color(i)
@@ -216,7 +249,7 @@ fn legend(svg: &mut String, chart: &Chart, items: &[String], title: Option<&str>
             } else {
                 let _ = writeln!(
                     svg,
-                    r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
+                    r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}" stroke="none"/>"#,
                     y - 10.0,
                     color(i)
                 );
@@ -258,14 +291,23 @@ fn y_grid(svg: &mut String, f: &Frame, ticks: &[f64], labels: &[String], y: &dyn
     }
 }
 
-/// A bold axis title centred at (`x`, `y`), turned to read upwards when `upright`.
-fn axis_title(svg: &mut String, x: f64, y: f64, upright: bool, s: &str) {
-    let extra = if upright {
-        format!(" font-weight=\"bold\" transform=\"rotate(-90 {x:.0} {y:.1})\"")
-    } else {
-        " font-weight=\"bold\"".to_owned()
-    };
-    text(svg, x, y, 12.0, "middle", &extra, s);
+/// A bold axis title, level, anchored at (`x`, `y`).
+fn axis_title(svg: &mut String, x: f64, y: f64, anchor: &str, s: &str) {
+    text(
+        svg,
+        x,
+        y,
+        12.0,
+        anchor,
+        " font-weight=\"bold\" class=\"axis-title\"",
+        s,
+    );
+}
+
+/// The title of the axis at the left edge, level above the frame's top-left corner: where it
+/// reads without turning the head, and needs no rotated text.
+fn left_axis_title(svg: &mut String, f: &Frame, s: &str) {
+    axis_title(svg, AXIS_TITLE_X, f.top - 14.0, "start", s);
 }
 
 /// The two axis lines; `zero_x`/`zero_y` move the baseline to zero.

@@ -1,22 +1,39 @@
 //! Bar charts as SVG: horizontal bars for long category names, vertical columns otherwise,
-//! stacked or grouped by series.
+//! stacked or grouped by series. Category labels stay level (see the parent module): under
+//! their columns, on two staggered rows when one is too narrow, or beside sideways bars when
+//! even two rows are.
 
-use super::{Frame, WIDTH, axis_lines, axis_title, color, decimals, esc, text, text_w, y_grid};
+use super::{
+    Frame, TOP, WIDTH, axis_lines, axis_title, color, decimals, esc, left_axis_title, text, text_w,
+    y_grid,
+};
 use crate::render::chart::Chart;
-use crate::render::numbers::{axis_labels, compact, format_number, nice_ticks};
+use crate::render::numbers::{AxisFormat, format_number, nice_ticks};
 use crate::render::table::cut;
 use std::fmt::Write;
 
-/// What both orientations of bars share: the value scale with its ticks, the decimals values
-/// are shown with, and the category labels cut to length with the widest one's width.
+/// What both orientations of bars share: the value scale with its ticks, the one format of
+/// its tick and value labels, the decimals the full values (in each bar's tooltip) are shown
+/// with, and the category labels cut to length with the widest one's width.
 struct BarScale {
     ticks: Vec<f64>,
     tick_labels: Vec<String>,
     vlo: f64,
     vhi: f64,
+    format: AxisFormat,
     dec: usize,
     cut_labels: Vec<String>,
     label_w: f64,
+}
+
+impl BarScale {
+    /// The width of the widest tick label, at 11 px.
+    fn tick_w(&self) -> f64 {
+        self.tick_labels
+            .iter()
+            .map(|l| text_w(l, 11.0))
+            .fold(0.0, f64::max)
+    }
 }
 
 /// Bars along the spec's orientation; returns the height used.
@@ -31,11 +48,14 @@ pub(super) fn bars(
     let (lo, hi) = chart.value_range();
     let ticks = nice_ticks(lo, hi, 5);
     let cut_labels: Vec<String> = labels.iter().map(|l| cut(l, 28)).collect();
+    let totals = (0..labels.len()).map(|i| values.iter().map(|v| v[i]).sum());
+    let format = AxisFormat::of_ticks(&ticks).with_values(totals);
     let scale = BarScale {
         vlo: ticks[0],
         vhi: *ticks.last().unwrap_or(&hi),
-        tick_labels: axis_labels(&ticks),
+        tick_labels: ticks.iter().map(|&t| format.format(t)).collect(),
         ticks,
+        format,
         dec: decimals(values.iter().flatten().copied()),
         label_w: cut_labels
             .iter()
@@ -43,10 +63,37 @@ pub(super) fn bars(
             .fold(0.0, f64::max),
         cut_labels,
     };
-    if horizontal {
+    let columns = Columns::new(&scale, labels.len(), legend_w);
+    if horizontal || columns.rows > 2 {
         horizontal_bars(svg, chart, labels, values, &scale, legend_w)
     } else {
-        vertical_bars(svg, chart, labels, values, &scale, legend_w)
+        vertical_bars(svg, chart, labels, values, &scale, &columns)
+    }
+}
+
+/// Where vertical columns go: the frame's left and right, each column's band, and on how many
+/// staggered rows the category labels fit under them (more than two: the bars go sideways).
+struct Columns {
+    left: f64,
+    right: f64,
+    band: f64,
+    rows: usize,
+}
+
+impl Columns {
+    fn new(sc: &BarScale, n: usize, legend_w: f64) -> Columns {
+        let left = 16.0 + sc.tick_w() + 8.0;
+        let right = WIDTH - legend_w - 16.0;
+        let band = (right - left) / n.max(1) as f64;
+        // A row of labels a column apart fits labels one band wide; staggered on two rows,
+        // neighbours on a row are two bands apart.
+        let rows = ((sc.label_w + 6.0) / band).ceil().max(1.0) as usize;
+        Columns {
+            left,
+            right,
+            band,
+            rows,
+        }
     }
 }
 
@@ -92,10 +139,10 @@ fn horizontal_bars(
     let (vlo, vhi) = (sc.vlo, sc.vhi);
     let band = 26.0;
     let f = Frame {
-        left: 24.0 + sc.label_w + 12.0,
+        left: 16.0 + sc.label_w + 12.0,
         right: WIDTH - legend_w - 70.0,
-        top: 48.0,
-        bottom: 48.0 + band * labels.len().max(1) as f64,
+        top: TOP,
+        bottom: TOP + band * labels.len().max(1) as f64,
     };
     let x = |v: f64| f.left + (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.right - f.left);
     for (t, l) in sc.ticks.iter().zip(&sc.tick_labels) {
@@ -122,7 +169,7 @@ fn horizontal_bars(
         let y = f.top + band * i as f64 + 4.0;
         let _ = writeln!(
             svg,
-            r#"<rect class="bar" x="{:.2}" y="{y:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
+            r#"<rect class="bar" x="{:.2}" y="{y:.2}" width="{:.2}" height="{:.2}" fill="{}" stroke="none"><title>{}: {}</title></rect>"#,
             a.min(b),
             (b - a).abs(),
             band - 8.0,
@@ -143,7 +190,7 @@ fn horizontal_bars(
             10.0,
             "start",
             " class=\"value\"",
-            &format_number(total, sc.dec),
+            &sc.format.format(total),
         );
     }
     axis_lines(svg, &f, Some(x(0.0_f64.clamp(vlo, vhi))), None);
@@ -151,43 +198,31 @@ fn horizontal_bars(
         svg,
         (f.left + f.right) / 2.0,
         f.bottom + 36.0,
-        false,
+        "middle",
         &chart.y_title,
     );
-    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.x_title);
+    left_axis_title(svg, &f, &chart.x_title);
     f.bottom + 52.0
 }
 
-/// Columns up from the bottom, with value ticks on the left; category labels turned when
-/// they do not fit under their column.
+/// Columns up from the bottom, with value ticks on the left; category labels on two staggered
+/// rows when they do not fit under their column on one.
 fn vertical_bars(
     svg: &mut String,
     chart: &Chart,
     labels: &[String],
     values: &[Vec<f64>],
     sc: &BarScale,
-    legend_w: f64,
+    cols: &Columns,
 ) -> f64 {
     let (vlo, vhi) = (sc.vlo, sc.vhi);
-    let tick_w = sc
-        .tick_labels
-        .iter()
-        .map(|l| text_w(l, 11.0))
-        .fold(0.0, f64::max);
-    let left = 36.0 + tick_w + 8.0;
-    let right = WIDTH - legend_w - 16.0;
-    let band = (right - left) / labels.len().max(1) as f64;
-    let turn = sc.label_w + 6.0 > band;
-    let label_h = if turn {
-        (sc.label_w * 0.72 + 12.0).min(170.0)
-    } else {
-        18.0
-    };
+    let band = cols.band;
+    let label_h = 18.0 + 14.0 * (cols.rows - 1) as f64;
     let f = Frame {
-        left,
-        right,
-        top: 48.0,
-        bottom: 48.0 + 300.0,
+        left: cols.left,
+        right: cols.right,
+        top: TOP,
+        bottom: TOP + 300.0,
     };
     let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
     y_grid(svg, &f, &sc.ticks, &sc.tick_labels, &y);
@@ -197,7 +232,7 @@ fn vertical_bars(
         let (a, b) = (y(from), y(to));
         let _ = writeln!(
             svg,
-            r#"<rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}"><title>{}: {}</title></rect>"#,
+            r#"<rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}" stroke="none"><title>{}: {}</title></rect>"#,
             f.left + band * i as f64 + pad,
             a.min(b),
             band - 2.0 * pad,
@@ -211,7 +246,7 @@ fn vertical_bars(
     for (i, l) in sc.cut_labels.iter().enumerate() {
         let cx = f.left + band * (i as f64 + 0.5);
         let total: f64 = values.iter().map(|v| v[i]).sum();
-        let value = compact(total);
+        let value = sc.format.format(total);
         if text_w(&value, 10.0) < band {
             text(
                 svg,
@@ -223,45 +258,25 @@ fn vertical_bars(
                 &value,
             );
         }
-        column_label(svg, cx, f.bottom, turn, l);
-    }
-    axis_lines(svg, &f, None, Some(y(0.0_f64.clamp(vlo, vhi))));
-    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.y_title);
-    axis_title(
-        svg,
-        (f.left + f.right) / 2.0,
-        f.bottom + label_h + 22.0,
-        false,
-        &chart.x_title,
-    );
-    f.bottom + label_h + 36.0
-}
-
-/// A category's label under its column at `cx`, turned 45 degrees when `turn`.
-fn column_label(svg: &mut String, cx: f64, bottom: f64, turn: bool, l: &str) {
-    if turn {
-        let ly = bottom + 14.0;
-        text(
-            svg,
-            cx + 3.0,
-            ly,
-            11.0,
-            "end",
-            &format!(
-                " class=\"label\" transform=\"rotate(-45 {:.1} {ly:.1})\"",
-                cx + 3.0
-            ),
-            l,
-        );
-    } else {
+        let row = i % cols.rows;
         text(
             svg,
             cx,
-            bottom + 16.0,
+            f.bottom + 16.0 + 14.0 * row as f64,
             11.0,
             "middle",
             " class=\"label\"",
             l,
         );
     }
+    axis_lines(svg, &f, None, Some(y(0.0_f64.clamp(vlo, vhi))));
+    left_axis_title(svg, &f, &chart.y_title);
+    axis_title(
+        svg,
+        (f.left + f.right) / 2.0,
+        f.bottom + label_h + 22.0,
+        "middle",
+        &chart.x_title,
+    );
+    f.bottom + label_h + 36.0
 }

@@ -1,7 +1,8 @@
 //! Lines, areas and points over an x scale, and pie (arc) charts, as SVG.
 
 use super::{
-    FONT, Frame, WIDTH, axis_lines, axis_title, color, decimals, esc, text, text_w, y_grid,
+    Frame, TOP, WIDTH, axis_lines, axis_title, color, decimals, esc, left_axis_title, text,
+    text_in, text_w, y_grid,
 };
 use crate::render::chart::{Chart, Mark, XScale, x_candidates};
 use crate::render::numbers::{axis_labels, format_number, nice_ticks};
@@ -51,7 +52,7 @@ pub(super) fn pie(
             let large = if sweep > std::f64::consts::PI { 1 } else { 0 };
             let _ = writeln!(
                 svg,
-                r#"<path class="arc" d="M{x0:.2},{y0:.2} A{r},{r} 0 {large} 1 {x1:.2},{y1:.2} L{u1:.2},{v1:.2} A{ri:.2},{ri:.2} 0 {large} 0 {u0:.2},{v0:.2} Z" fill="{}" stroke="white" stroke-width="1.5"><title>{}</title></path>"#,
+                r##"<path class="arc" d="M{x0:.2},{y0:.2} A{r},{r} 0 {large} 1 {x1:.2},{y1:.2} L{u1:.2},{v1:.2} A{ri:.2},{ri:.2} 0 {large} 0 {u0:.2},{v0:.2} Z" fill="{}" stroke="#ffffff" stroke-width="1.5"><title>{}</title></path>"##,
                 color(i),
                 esc(&title)
             );
@@ -61,7 +62,7 @@ pub(super) fn pie(
             let large = if sweep > std::f64::consts::PI { 1 } else { 0 };
             let _ = writeln!(
                 svg,
-                r#"<path class="arc" d="M{cx:.2},{cy:.2} L{x0:.2},{y0:.2} A{r},{r} 0 {large} 1 {x1:.2},{y1:.2} Z" fill="{}" stroke="white" stroke-width="1.5"><title>{}</title></path>"#,
+                r##"<path class="arc" d="M{cx:.2},{cy:.2} L{x0:.2},{y0:.2} A{r},{r} 0 {large} 1 {x1:.2},{y1:.2} Z" fill="{}" stroke="#ffffff" stroke-width="1.5"><title>{}</title></path>"##,
                 color(i),
                 esc(&title)
             );
@@ -78,9 +79,15 @@ pub(super) fn pie(
     }
     let _ = writeln!(svg, "</g>");
     for (x, y, s) in inner {
-        let _ = writeln!(
+        text_in(
             svg,
-            r#"<text x="{x:.1}" y="{y:.1}" font-size="12" text-anchor="middle" {FONT} fill="white" font-weight="bold">{s}</text>"#
+            "#ffffff",
+            x,
+            y,
+            12.0,
+            "middle",
+            " font-weight=\"bold\" class=\"share\"",
+            &s,
         );
     }
     let legend_h = 76.0 + 20.0 * labels.len() as f64;
@@ -106,10 +113,10 @@ pub(super) fn plot(
     let (xlo, xhi) = chart.x_range();
     let band = matches!(xs, XScale::Band(_));
     let f = Frame {
-        left: 36.0 + tick_w + 8.0,
+        left: 16.0 + tick_w + 8.0,
         right: WIDTH - legend_w - 24.0,
-        top: 48.0,
-        bottom: 348.0,
+        top: TOP,
+        bottom: TOP + 300.0,
     };
     let (xlo, xhi) = if band {
         (xlo - 0.5, xhi + 0.5)
@@ -124,19 +131,23 @@ pub(super) fn plot(
         }
     };
     let y = |v: f64| f.bottom - (v - vlo) / (vhi - vlo).max(f64::EPSILON) * (f.bottom - f.top);
+    // Areas first and the grid over them: their fills are solid (see `tint`), so a grid
+    // under them would be hidden.
+    if chart.mark == Mark::Area {
+        areas(svg, points, &x, &y, y(0.0_f64.clamp(vlo, vhi)));
+    }
     y_grid(svg, &f, &ticks, &tick_labels, &y);
     // x ticks: the data's dates or categories, as many as fit; round numbers for a linear x.
     let candidates = x_candidates(xs, points, (xlo, xhi), 6, |l| cut(l, 20));
     x_ticks(svg, &f, &candidates, &x);
-    let base = y(0.0_f64.clamp(vlo, vhi));
-    series_marks(svg, chart.mark, points, &x, &y, base);
+    lines_and_points(svg, chart.mark, points, &x, &y);
     axis_lines(svg, &f, None, None);
-    axis_title(svg, 16.0, (f.top + f.bottom) / 2.0, true, &chart.y_title);
+    left_axis_title(svg, &f, &chart.y_title);
     axis_title(
         svg,
         (f.left + f.right) / 2.0,
         f.bottom + 42.0,
-        false,
+        "middle",
         &chart.x_title,
     );
     let legend_h = 76.0 + 20.0 * chart.series.len() as f64;
@@ -172,59 +183,91 @@ fn x_ticks(svg: &mut String, f: &Frame, candidates: &[(f64, String)], x: &dyn Fn
     }
 }
 
-/// Each series as an area, a line and points (points only when there are few or the mark is
-/// a point); `base` is the y of zero that areas close down to.
-fn series_marks(
+/// A series' points as an SVG path.
+fn path_of(pts: &[(f64, f64)], x: &dyn Fn(f64) -> f64, y: &dyn Fn(f64) -> f64) -> String {
+    let parts: Vec<String> = pts
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b))| format!("{}{:.2},{:.2}", if i == 0 { "M" } else { "L" }, x(a), y(b)))
+        .collect();
+    parts.join(" ")
+}
+
+/// Each series' area down to `base` (the y of zero), in a pale solid tint of its colour.
+fn areas(
     svg: &mut String,
-    mark: Mark,
     points: &[Vec<(f64, f64)>],
     x: &dyn Fn(f64) -> f64,
     y: &dyn Fn(f64) -> f64,
     base: f64,
 ) {
+    let _ = writeln!(svg, r#"<g class="areas">"#);
+    for (s, pts) in points.iter().enumerate().filter(|(_, p)| p.len() > 1) {
+        let _ = writeln!(
+            svg,
+            r#"<path class="area" d="{} L{:.2},{base:.2} L{:.2},{base:.2} Z" fill="{}" stroke="none"/>"#,
+            path_of(pts, x, y),
+            x(pts[pts.len() - 1].0),
+            x(pts[0].0),
+            tint(color(s), 0.35)
+        );
+    }
+    let _ = writeln!(svg, "</g>");
+}
+
+/// Each series as a line and points (points only when there are few or the mark is a point).
+fn lines_and_points(
+    svg: &mut String,
+    mark: Mark,
+    points: &[Vec<(f64, f64)>],
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+) {
     let _ = writeln!(svg, r#"<g class="marks">"#);
     for (s, pts) in points.iter().enumerate() {
-        let path: Vec<String> = pts
-            .iter()
-            .enumerate()
-            .map(|(i, &(a, b))| {
-                format!("{}{:.2},{:.2}", if i == 0 { "M" } else { "L" }, x(a), y(b))
-            })
-            .collect();
-        if mark == Mark::Area && pts.len() > 1 {
-            let _ = writeln!(
-                svg,
-                r#"<path class="area" d="{} L{:.2},{base:.2} L{:.2},{base:.2} Z" fill="{}" fill-opacity="0.35"/>"#,
-                path.join(" "),
-                x(pts[pts.len() - 1].0),
-                x(pts[0].0),
-                color(s)
-            );
-        }
         if mark != Mark::Point && pts.len() > 1 {
             let _ = writeln!(
                 svg,
                 r#"<path class="line" d="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
-                path.join(" "),
+                path_of(pts, x, y),
                 color(s)
             );
         }
         if mark == Mark::Point || pts.len() <= 40 {
-            let (r, op) = if mark == Mark::Point {
-                (4.0, "0.7")
+            let (r, fill) = if mark == Mark::Point {
+                (4.0, tint(color(s), 0.7))
             } else {
-                (2.5, "1")
+                (2.5, color(s).to_owned())
             };
             for &(a, b) in pts {
                 let _ = writeln!(
                     svg,
-                    r#"<circle class="point" cx="{:.2}" cy="{:.2}" r="{r}" fill="{}" fill-opacity="{op}"/>"#,
+                    r#"<circle class="point" cx="{:.2}" cy="{:.2}" r="{r}" fill="{fill}" stroke="none"/>"#,
                     x(a),
                     y(b),
-                    color(s)
                 );
             }
         }
     }
     let _ = writeln!(svg, "</g>");
+}
+
+/// `#rrggbb` at `alpha` over white, as a solid colour: ImageMagick's renderer ignores
+/// `fill-opacity` and `opacity` and would draw the colour at full strength.
+fn tint(hex: &str, alpha: f64) -> String {
+    let channel = |i: usize| {
+        let c = u8::from_str_radix(&hex[1 + 2 * i..3 + 2 * i], 16).unwrap_or(0) as f64;
+        (c * alpha + 255.0 * (1.0 - alpha)).round() as u8
+    };
+    format!("#{:02x}{:02x}{:02x}", channel(0), channel(1), channel(2))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tints_are_solid_colours_over_white() {
+        assert_eq!(super::tint("#4c78a8", 1.0), "#4c78a8");
+        assert_eq!(super::tint("#4c78a8", 0.0), "#ffffff");
+        assert_eq!(super::tint("#000000", 0.5), "#808080");
+    }
 }
