@@ -10,6 +10,8 @@
 //! turns), BENCH_CHATS (1000) the concurrent chats, BENCH_USERS (10000) the SCIM users,
 //! BENCH_CASES (200) the eval cases. BENCH_BASELINE names another build of `analyst` (an older
 //! commit's) to run in the same turns, for a row that says whether this one is slower.
+//! BENCH_DOC=PAGE writes the command, the machine and the table between the page's
+//! `<!-- bench-table:begin -->` and `<!-- bench-table:end -->` markers (docs/performance-streams.md).
 //! Needs `jq`, `curl` and `wc` on PATH. The engine's own figures (dataset build, answer
 //! latency) are in `cargo bench --bench engine`.
 
@@ -26,7 +28,7 @@ mod relay;
 #[path = "support/streams.rs"]
 mod streams;
 
-use measure::{Row, median, ms, print_table};
+use measure::{Row, median, ms};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -651,6 +653,7 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
+    let load_at_start = measure::load_average();
     let wanted = |name: &str| {
         filter.is_empty()
             || filter
@@ -706,5 +709,39 @@ fn main() {
         rt.block_on(emu.shutdown());
     }
     println!();
-    print_table(&rows);
+    let table = measure::table(&rows);
+    print!("{table}");
+    if let Ok(page) = std::env::var("BENCH_DOC") {
+        // The command as it was run, its knobs included, and the machine, above the table.
+        let knobs: Vec<String> = ["BENCH_MB", "BENCH_PAIRS", "BENCH_RUNS"]
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v} ")))
+            .collect();
+        let baseline = std::env::var("BENCH_BASELINE")
+            .map(|_| "BENCH_BASELINE=<older build> ".to_owned())
+            .unwrap_or_default();
+        let text = format!(
+            "Measured by `BENCH_DOC={page} {}{baseline}cargo bench --bench compare -- {}` on {} \
+             (at the start: {load_at_start}), rustc {}:\n\n{table}",
+            knobs.concat(),
+            filter.join(" "),
+            measure::machine(),
+            rustc_version(),
+        );
+        match measure::write_into_page(&page, &text) {
+            Ok(()) => eprintln!("table written into {page}"),
+            Err(e) => eprintln!("BENCH_DOC: {e}"),
+        }
+    }
+}
+
+/// `rustc --version`'s number, for the page.
+fn rustc_version() -> String {
+    std::process::Command::new("rustc")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|v| v.split_whitespace().nth(1).map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
 }

@@ -160,13 +160,14 @@ pub struct Row {
     pub met: bool,
 }
 
-/// Print the rows as a Markdown table (ready for the README).
-pub fn print_table(rows: &[Row]) {
-    println!("| Figure | analyst | Peer | Ratio | Target | Met |");
-    println!("|---|---|---|---|---|---|");
+/// The rows as a Markdown table.
+pub fn table(rows: &[Row]) -> String {
+    let mut t = String::from(
+        "| Figure | analyst | Peer | Ratio | Target | Met |\n|---|---|---|---|---|---|\n",
+    );
     for r in rows {
-        println!(
-            "| {} | {} | {} | {} | {} | {} |",
+        t += &format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
             r.figure,
             r.ours,
             r.peer,
@@ -175,6 +176,60 @@ pub fn print_table(rows: &[Row]) {
             if r.met { "yes" } else { "NO" }
         );
     }
+    t
+}
+
+/// The machine a run is on, as a page states it: cores (`nproc`), the CPU's model name and
+/// the load average (from /proc, so the shared machine's other work shows beside the figures).
+pub fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map_or("unknown CPU".to_owned(), |m| m.trim().to_owned());
+    let flags = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("flags"))
+        .unwrap_or_default();
+    let has = |f: &str| flags.split_whitespace().any(|x| x == f);
+    let simd = if has("avx512vbmi2") {
+        "AVX-512 VBMI2"
+    } else if has("avx2") {
+        "AVX2, no AVX-512 VBMI2"
+    } else {
+        "SSE2"
+    };
+    format!(
+        "{cores} cores, {model} ({simd}), at the end: load average {}",
+        load_average()
+    )
+}
+
+/// The 1-minute load average (/proc/loadavg).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Replace what lies between `<!-- bench-table:begin -->` and `<!-- bench-table:end -->` in the
+/// page at `path` by `text` (the markers stay), so that one command regenerates the page's table.
+pub fn write_into_page(path: &str, text: &str) -> std::io::Result<()> {
+    const BEGIN: &str = "<!-- bench-table:begin -->";
+    const END: &str = "<!-- bench-table:end -->";
+    let page = std::fs::read_to_string(path)?;
+    // Markers on lines of their own: the page's prose may name them.
+    let line = |marker: &str| page.find(&format!("\n{marker}\n")).map(|i| i + 1);
+    let (Some(b), Some(e)) = (line(BEGIN), line(END)) else {
+        return Err(std::io::Error::other(format!(
+            "{path}: no {BEGIN} ... {END} markers"
+        )));
+    };
+    let updated = format!("{}{BEGIN}\n{text}{}", &page[..b], &page[e..]);
+    std::fs::write(path, updated)
 }
 
 /// Milliseconds with two decimals.

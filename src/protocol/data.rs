@@ -62,16 +62,27 @@ pub trait RowSink {
     fn width(&self) -> usize;
     /// One row; `false` stops the parse (enough rows, or the output failed).
     fn row(&mut self, cells: &[Cell<'_>]) -> bool;
-    /// The output, when rows are wanted as csv records appended to it: the fast path then
-    /// writes each row there (as `csv.rs` does) and calls [`RowSink::csv_row`] instead
-    /// of [`RowSink::row`]. `None` (the default): rows come as cells.
-    fn csv_buffer(&mut self) -> Option<&mut Vec<u8>> {
+    /// The output, when rows are wanted appended to it as csv records or ndjson objects: the
+    /// fast path then writes each row there (as `csv.rs` does, or as `render/rows.rs` writes
+    /// ndjson) and calls [`RowSink::direct_row`] instead of [`RowSink::row`]. `None` (the
+    /// default): rows come as cells.
+    fn direct(&mut self) -> Option<Direct<'_>> {
         None
     }
-    /// A row was appended to [`RowSink::csv_buffer`]; as [`RowSink::row`], `false` stops.
-    fn csv_row(&mut self) -> bool {
+    /// A row was appended to the buffer of [`RowSink::direct`]; as [`RowSink::row`], `false`
+    /// stops.
+    fn direct_row(&mut self) -> bool {
         true
     }
+}
+
+/// A sink's output that the fast path appends whole rows to (see [`RowSink::direct`]).
+pub enum Direct<'a> {
+    /// Rows as csv records.
+    Csv(&'a mut Vec<u8>),
+    /// Rows as ndjson objects; each column's `"name":` as JSON, in order (a column past them
+    /// is `"columnN":`).
+    Ndjson(&'a mut Vec<u8>, &'a [Vec<u8>]),
 }
 
 /// What a line said besides its rows.

@@ -7,11 +7,11 @@
 //!
 //! csv as `protocol/data/csv.rs` writes it. Output is gathered in a buffer handed to the output when
 //! it passes 64 KiB and at every [`RowWriter::flush`]; csv rows can also be appended to it
-//! straight from the data API's lines ([`RowWriter::csv_buffer`]).
+//! straight from the data API's lines, and so can ndjson rows ([`RowWriter::direct`]).
 
 use super::table;
-use crate::protocol::data::Cell;
 use crate::protocol::data::csv;
+use crate::protocol::data::{Cell, Direct};
 use crate::protocol::tool::Column;
 use crate::term::Style;
 use anyhow::Result;
@@ -93,15 +93,22 @@ impl<W: Write> RowWriter<W> {
         &mut self.buf
     }
 
-    /// csv: the buffer a row's record may be appended to directly (then [`Self::csv_row`]),
-    /// while a result is open; `None` for the other formats.
-    pub fn csv_buffer(&mut self) -> Option<&mut Vec<u8>> {
-        (self.opts.format == RowFormat::Csv && self.open).then_some(&mut self.buf)
+    /// csv and ndjson: the buffer a row may be appended to directly (then
+    /// [`Self::direct_row`]), while a result is open; `None` for the other formats.
+    pub fn direct(&mut self) -> Option<Direct<'_>> {
+        if !self.open {
+            return None;
+        }
+        match self.opts.format {
+            RowFormat::Csv => Some(Direct::Csv(&mut self.buf)),
+            RowFormat::Ndjson => Some(Direct::Ndjson(&mut self.buf, &self.keys)),
+            _ => None,
+        }
     }
 
-    /// A record was appended to [`Self::csv_buffer`]: it counts as a row.
+    /// A row was appended to [`Self::direct`]'s buffer: it counts as a row.
     #[inline]
-    pub fn csv_row(&mut self) -> Result<()> {
+    pub fn direct_row(&mut self) -> Result<()> {
         self.rows += 1;
         self.spill()
     }

@@ -5,7 +5,7 @@
 use crate::client::body::{Ended, read_body};
 use crate::client::data::{DataClient, request_id};
 use crate::exit::{Status, fail};
-use crate::protocol::data::{Cell, QueryRequest, RowSink, read_line};
+use crate::protocol::data::{Cell, Direct, QueryRequest, RowSink, read_line};
 use crate::protocol::tool::Column;
 use crate::render::rows::RowWriter;
 use crate::stream::lines::{Framed, Lines};
@@ -101,16 +101,16 @@ impl<W: Write> RowSink for Answer<'_, W> {
         self.enough()
     }
 
-    fn csv_buffer(&mut self) -> Option<&mut Vec<u8>> {
+    fn direct(&mut self) -> Option<Direct<'_>> {
         // Rows before any schema go through `row`, which makes one up.
         if self.failed.is_some() || !self.schema {
             return None;
         }
-        self.writer.csv_buffer()
+        self.writer.direct()
     }
 
-    fn csv_row(&mut self) -> bool {
-        if let Err(e) = self.writer.csv_row() {
+    fn direct_row(&mut self) -> bool {
+        if let Err(e) = self.writer.direct_row() {
             self.failed = Some(e);
             return false;
         }

@@ -7,7 +7,7 @@
 //! give back, so not allocated row after row), `null` is null, and `true`, `false` and numbers
 //! are borrowed as their JSON text, exactly as sent (`4.50` stays `4.50`, `1e5` stays `1e5`).
 //!
-//! A sink that takes csv ([`RowSink::csv_buffer`], `analyst sql -o csv`) gets each row appended
+//! A sink that takes csv ([`RowSink::direct`], `analyst sql -o csv`) gets each row appended
 //! to its output as a record instead, by the rules of `render/csv.rs`: a string without escapes
 //! is copied as it is, quoted when a `,` was seen in the same pass that found its end (it can
 //! hold no `"`, CR or LF), one with escapes is decoded straight into the output. The ends of
@@ -20,7 +20,7 @@
 //! once all of it was read, as the serde path does.
 
 use super::csv;
-use super::{Cell, LineInfo, RowSink};
+use super::{Cell, Direct, LineInfo, RowSink};
 use std::borrow::Cow;
 
 /// What the fast path made of a line.
@@ -286,21 +286,30 @@ impl<'l> Scanner<'l> {
         let mut cells: Vec<Cell<'l>> = Vec::with_capacity(sink.width());
         // Decoded strings given back by the rows before, for the next ones.
         let mut pool: Vec<String> = Vec::new();
+        // ndjson: a string with escapes, decoded to be escaped again as serde_json does.
+        let mut decoded = String::new();
         if self.peek() == Some(b']') {
             self.pos += 1;
         } else {
             loop {
                 self.eat_byte(b'[')?;
-                let go = match sink.csv_buffer() {
-                    Some(out) => {
-                        let start = out.len();
-                        if let Err(Bail) = self.csv_row(out) {
-                            // Not a row the fast path writes: the serde path will.
-                            out.truncate(start);
-                            return Err(Bail);
-                        }
+                let go = match sink.direct() {
+                    Some(direct) => {
+                        let appended = match direct {
+                            Direct::Csv(out) => {
+                                let start = out.len();
+                                self.csv_row(out).inspect_err(|_| out.truncate(start))
+                            }
+                            Direct::Ndjson(out, keys) => {
+                                let start = out.len();
+                                self.ndjson_row(out, keys, &mut decoded)
+                                    .inspect_err(|_| out.truncate(start))
+                            }
+                        };
+                        // Not a row the fast path writes: the serde path will.
+                        appended?;
                         *rows += 1;
-                        sink.csv_row()
+                        sink.direct_row()
                     }
                     None => {
                         for cell in cells.drain(..) {
@@ -387,6 +396,91 @@ impl<'l> Scanner<'l> {
                 }
                 _ => return Err(Bail),
             }
+        }
+    }
+
+    /// A row as an ndjson object appended to `out` (as `render/rows.rs` writes a row of
+    /// cells: `"name":value` in column order, strings as serde_json writes them, other values
+    /// as sent), after its `[`, through its `]`. On [`Bail`] the caller takes back what was
+    /// appended.
+    fn ndjson_row(
+        &mut self,
+        out: &mut Vec<u8>,
+        keys: &[Vec<u8>],
+        decoded: &mut String,
+    ) -> Result<(), Bail> {
+        out.push(b'{');
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            out.extend_from_slice(b"}\n");
+            return Ok(());
+        }
+        let mut i = 0;
+        loop {
+            if i > 0 {
+                out.push(b',');
+            }
+            match keys.get(i) {
+                Some(k) => out.extend_from_slice(k),
+                None => out.extend_from_slice(format!("\"column{}\":", i + 1).as_bytes()),
+            }
+            i += 1;
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    self.ndjson_string(out, decoded)?;
+                }
+                Some(b'n') => {
+                    self.literal(b"null", Cell::Null)?;
+                    out.extend_from_slice(b"null");
+                }
+                Some(b't') => {
+                    self.literal(b"true", Cell::Null)?;
+                    out.extend_from_slice(b"true");
+                }
+                Some(b'f') => {
+                    self.literal(b"false", Cell::Null)?;
+                    out.extend_from_slice(b"false");
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    let start = self.pos;
+                    self.number()?;
+                    out.extend_from_slice(&self.b[start..self.pos]);
+                }
+                _ => return Err(Bail),
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    out.extend_from_slice(b"}\n");
+                    return Ok(());
+                }
+                _ => return Err(Bail),
+            }
+        }
+    }
+
+    /// A string as JSON, after its opening quote, through its closing one. Without escapes
+    /// its bytes, quotes included, are copied as they are: they hold no `"`, `\` or control
+    /// character, so serde_json would write them unchanged. With escapes it is decoded, then
+    /// written by serde_json (whose escapes may differ from the sender's: `\/`, `\u00e9`).
+    #[inline]
+    fn ndjson_string(&mut self, out: &mut Vec<u8>, decoded: &mut String) -> Result<(), Bail> {
+        let start = self.pos;
+        let (stop, _) = find_string_stop_comma(self.b, start);
+        match self.b.get(stop) {
+            Some(b'"') => {
+                self.pos = stop + 1;
+                out.extend_from_slice(&self.b[start - 1..=stop]);
+                Ok(())
+            }
+            Some(b'\\') => {
+                decoded.clear();
+                self.escaped(start, stop, decoded)?;
+                serde_json::to_writer(&mut *out, decoded.as_str()).map_err(|_| Bail)
+            }
+            _ => Err(Bail),
         }
     }
 

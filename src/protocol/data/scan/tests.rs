@@ -1,13 +1,14 @@
 //! The fast path against the serde path: on random `{data}` lines and on hostile ones (cut,
 //! mutated, invalid UTF-8, bad escapes), [`read_line`] hands the sink exactly the rows the serde
-//! path alone hands it, in the same calls, and returns the same answer or the same error; and a
-//! sink that takes csv gets the bytes the `csv` crate writes for the serde path's rows.
+//! path alone hands it, in the same calls, and returns the same answer or the same error; a
+//! sink that takes csv gets the bytes the `csv` crate writes for the serde path's rows, and one
+//! that takes ndjson the bytes serde_json writes for them.
 //!
 //! A seeded PRNG, so a failure names its case and replays. `DATASCAN_CASES` (default 6000 per
 //! generator) asks for more, `DATASCAN_SEED` for another sequence:
 //! `DATASCAN_CASES=200000 cargo test --release --lib protocol::data`.
 
-use super::super::{Cell, LineInfo, RowSink, read_line, read_serde};
+use super::super::{Cell, Direct, LineInfo, RowSink, read_line, read_serde};
 use crate::protocol::tool::Column;
 
 use crate::testkit::{Rng, env};
@@ -22,6 +23,8 @@ struct Record {
     rows: usize,
     /// Rows wanted as csv, here.
     csv: Option<Vec<u8>>,
+    /// Rows wanted as ndjson, here, with these keys (`"name":`).
+    ndjson: Option<(Vec<u8>, Vec<Vec<u8>>)>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -55,6 +58,10 @@ impl RowSink for Record {
     }
     fn row(&mut self, cells: &[Cell<'_>]) -> bool {
         self.rows += 1;
+        if let Some((out, keys)) = &mut self.ndjson {
+            ndjson_reference(out, keys, cells);
+            return self.stop_after != Some(self.rows);
+        }
         match &mut self.csv {
             // As `RowWriter` writes a row handed as cells.
             Some(out) => {
@@ -66,13 +73,36 @@ impl RowSink for Record {
         }
         self.stop_after != Some(self.rows)
     }
-    fn csv_buffer(&mut self) -> Option<&mut Vec<u8>> {
-        self.csv.as_mut()
+    fn direct(&mut self) -> Option<Direct<'_>> {
+        if let Some((out, keys)) = &mut self.ndjson {
+            return Some(Direct::Ndjson(out, keys));
+        }
+        self.csv.as_mut().map(Direct::Csv)
     }
-    fn csv_row(&mut self) -> bool {
+    fn direct_row(&mut self) -> bool {
         self.rows += 1;
         self.stop_after != Some(self.rows)
     }
+}
+
+/// A row of cells as `render/rows.rs` writes ndjson, by serde_json alone.
+fn ndjson_reference(out: &mut Vec<u8>, keys: &[Vec<u8>], cells: &[Cell<'_>]) {
+    out.push(b'{');
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match keys.get(i) {
+            Some(k) => out.extend_from_slice(k),
+            None => out.extend_from_slice(format!("\"column{}\":", i + 1).as_bytes()),
+        }
+        match c {
+            Cell::Null => out.extend_from_slice(b"null"),
+            Cell::Json(t) => out.extend_from_slice(t.as_bytes()),
+            Cell::Text(t) => serde_json::to_writer(&mut *out, t.as_ref()).unwrap(),
+        }
+    }
+    out.extend_from_slice(b"}\n");
 }
 
 type Outcome = (Result<LineInfo, String>, Record);
@@ -130,6 +160,33 @@ fn check(line: &[u8], stop_after: Option<usize>, case: &str) -> bool {
     }
     let reference = reference.into_inner().unwrap();
     let written = sink.csv.unwrap_or_default();
+    // As ndjson, two keys for rows of any width: the serde path's rows by serde_json.
+    let keys = vec![b"\"a\":".to_vec(), b"\"b\\\"\":".to_vec()];
+    let mut nd_reference = b"{}\n".to_vec();
+    for event in &slow.1.events {
+        if let Event::Row(cells) = event {
+            ndjson_reference(&mut nd_reference, &keys, cells);
+        }
+    }
+    let mut nd = Record {
+        names: vec!["a".into(), "b".into(), "c".into()],
+        stop_after,
+        ndjson: Some((b"{}\n".to_vec(), keys)),
+        ..Record::default()
+    };
+    let nd_result = read_line(line, &mut nd).map_err(|e| e.to_string());
+    let nd_written = nd.ndjson.map(|(out, _)| out).unwrap_or_default();
+    if nd_result != slow.0 || nd_written != nd_reference || nd.rows != slow.1.rows {
+        eprintln!(
+            "{case}: the fast path's ndjson differs on {:?}\n  fast: {:?} {:?}\n  serde: {:?} {:?}",
+            String::from_utf8_lossy(line),
+            nd_result,
+            String::from_utf8_lossy(&nd_written),
+            slow.0,
+            String::from_utf8_lossy(&nd_reference),
+        );
+        return false;
+    }
     if result != slow.0 || written != reference || sink.rows != slow.1.rows {
         eprintln!(
             "{case}: the fast path's csv differs on {:?}\n  fast: {:?} {:?}\n  serde: {:?} {:?}",
