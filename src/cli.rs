@@ -586,6 +586,9 @@ pub struct ServeArgs {
     /// A user attribute of --token-for's token (repeat; several values of one name: any of them)
     #[arg(long = "attr", value_name = "NAME=VALUE", requires = "token_for")]
     pub attrs: Vec<String>,
+    /// Also start with N synthetic SCIM users (user000001@example.com, ...; for paging tests)
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(..=200_000))]
+    pub scim_users: u32,
 }
 
 /// `analyst sql`.

@@ -164,7 +164,8 @@ fn check_globals(command: &Command, g: &GlobalArgs) -> Result<()> {
             "it reads no settings from the config file",
         ),
         (
-            g.config.is_some() && !takes.settings,
+            // `serve --config` reads the users and groups it starts with.
+            g.config.is_some() && !takes.settings && !matches!(command, Command::Serve(_)),
             "--config",
             "it reads no settings from the config file",
         ),
