@@ -38,18 +38,18 @@ fn check_group_if_match(headers: &HeaderMap, group: &ScimGroup) -> Result<(), Re
     check_if_match(headers, &group.etag(), |tag| group.matches(tag))
 }
 
-/// The page a query asks for, from cached matches (as for users).
-fn list_groups(shared: &Shared, query: &Query) -> Response {
-    let mut world = shared.world();
+/// The matches of a query among groups (places in creation order), cached until the next
+/// write, as for users.
+pub(super) fn matched_groups(shared: &Shared, world: &mut World, query: &Query) -> Arc<Vec<u64>> {
     let generation = (world.scim.generation(), world.groups.generation());
     let World {
         scim,
         groups,
         scim_lists,
         ..
-    } = &mut *world;
+    } = world;
     let root = &shared.scim_root;
-    let matched = scim_lists.matches(query.list_key("Groups"), generation, || {
+    scim_lists.matches(query.list_key("Groups"), generation, || {
         if query.filter.is_none() && !query.sorted() {
             return groups.seqs().map(|(seq, _)| seq).collect();
         }
@@ -60,9 +60,16 @@ fn list_groups(shared: &Shared, query: &Query) -> Response {
             .collect();
         query.sort_with(&mut found, |(_, g)| g);
         found.into_iter().map(|(seq, _)| seq).collect()
-    });
+    })
+}
+
+/// The page a query asks for.
+fn list_groups(shared: &Shared, query: &Query) -> Response {
+    let mut world = shared.world();
+    let matched = matched_groups(shared, &mut world, query);
     scim_http::list_page(shared, query, &matched, |seq| {
-        Some(groups.by_seq(seq)?.render(root, scim, groups))
+        let g = world.groups.by_seq(seq)?;
+        Some(g.render(&shared.scim_root, &world.scim, &world.groups))
     })
 }
 

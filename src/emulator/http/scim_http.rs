@@ -143,17 +143,17 @@ pub(super) fn resource(
 
 /// The ListResponse of a page: `totalResults` counts every match, `Resources` holds at most
 /// `count` of them from `startIndex` (1-based); `count=0` asks for the total alone.
-pub(super) fn list_page(
+pub(super) fn list_page<T: Copy>(
     shared: &Shared,
     query: &Query,
-    matched: &[u64],
-    render: impl Fn(u64) -> Option<Value>,
+    matched: &[T],
+    render: impl Fn(T) -> Option<Value>,
 ) -> Response {
     let from = (query.start - 1).min(matched.len());
     let to = from.saturating_add(query.count).min(matched.len());
     let page: Vec<Value> = matched[from..to]
         .iter()
-        .filter_map(|&seq| render(seq))
+        .filter_map(|&item| render(item))
         .map(|r| on_the_wire(shared, query.project(r)))
         .collect();
     let body = json!({

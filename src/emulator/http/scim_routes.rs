@@ -68,7 +68,7 @@ pub(crate) async fn list(
     run().unwrap_or_else(|r| r)
 }
 
-/// `POST /Users/.search` (and `POST /.search`, which searches users only): a SearchRequest.
+/// `POST /Users/.search`: a SearchRequest.
 pub(crate) async fn search(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -83,19 +83,17 @@ pub(crate) async fn search(
     run.await.unwrap_or_else(|r| r)
 }
 
-/// The page a query asks for. The matches of a query are computed once and cached until the
-/// next write, so a client walking every page pays for one pass, not one per page.
-fn list_users(shared: &Shared, query: &Query) -> Response {
-    let mut world = shared.world();
+/// The matches of a query among users (places in creation order), cached until the next write.
+fn matched_users(shared: &Shared, world: &mut World, query: &Query) -> Arc<Vec<u64>> {
     let generation = (world.scim.generation(), world.groups.generation());
     let World {
         scim,
         groups,
         scim_lists,
         ..
-    } = &mut *world;
+    } = world;
     let root = &shared.scim_root;
-    let matched = scim_lists.matches(query.list_key("Users"), generation, || {
+    scim_lists.matches(query.list_key("Users"), generation, || {
         if query.filter.is_none() && !query.sorted() {
             return scim.seqs().map(|(seq, _)| seq).collect();
         }
@@ -106,11 +104,55 @@ fn list_users(shared: &Shared, query: &Query) -> Response {
             .collect();
         query.sort_with(&mut found, |(_, u)| u);
         found.into_iter().map(|(seq, _)| seq).collect()
-    });
-    scim_http::list_page(shared, query, &matched, |seq| {
-        let u = scim.by_seq(seq)?;
-        Some(u.render(root, groups.groups_of(&u.id, root)))
     })
+}
+
+/// The page a query asks for. The matches of a query are computed once and cached until the
+/// next write, so a client walking every page pays for one pass, not one per page.
+fn list_users(shared: &Shared, query: &Query) -> Response {
+    let mut world = shared.world();
+    let matched = matched_users(shared, &mut world, query);
+    scim_http::list_page(shared, query, &matched, |seq| {
+        let u = world.scim.by_seq(seq)?;
+        Some(rendered(shared, &world, u))
+    })
+}
+
+/// `POST /.search`: a SearchRequest over every resource type, users then groups (each in
+/// its own order).
+pub(crate) async fn search_all(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let run = async {
+        auth::scim_caller(&headers, &shared.account_keys())?;
+        let body = json_object(body).await?;
+        let query = Query::from_search_request(&body).map_err(scim_http::bad_query)?;
+        let mut world = shared.world();
+        let users = matched_users(&shared, &mut world, &query);
+        let groups = scim_group_routes::matched_groups(&shared, &mut world, &query);
+        let both: Vec<(bool, u64)> = users
+            .iter()
+            .map(|&s| (true, s))
+            .chain(groups.iter().map(|&s| (false, s)))
+            .collect();
+        let root = &shared.scim_root;
+        Ok::<_, Response>(scim_http::list_page(
+            &shared,
+            &query,
+            &both,
+            |(user, seq)| {
+                if user {
+                    world.scim.by_seq(seq).map(|u| rendered(&shared, &world, u))
+                } else {
+                    let g = world.groups.by_seq(seq)?;
+                    Some(g.render(root, &world.scim, &world.groups))
+                }
+            },
+        ))
+    };
+    run.await.unwrap_or_else(|r| r)
 }
 
 /// `GET /Users/{id}`.
@@ -232,7 +274,7 @@ pub(crate) fn router() -> Router<Arc<Shared>> {
     Router::new()
         .route("/Users", only(get(list).post(create)))
         .route("/Users/.search", only(post(search)))
-        .route("/.search", only(post(search)))
+        .route("/.search", only(post(search_all)))
         .route(
             "/Users/{id}",
             only(get(get_one).put(replace).patch(patch).delete(delete)),
