@@ -416,6 +416,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--data-secret-file', '--data-secret-file', [CompletionResultType]::ParameterName, 'Read the HS256 secret of tokens (data API, token auth) from FILE (generated when absent)')
             [CompletionResult]::new('--token-for', '--token-for', [CompletionResultType]::ParameterName, 'Print a data API token for USER signed with --data-secret-file''s secret, and exit')
             [CompletionResult]::new('--attr', '--attr', [CompletionResultType]::ParameterName, 'A user attribute of --token-for''s token (repeat; several values of one name: any of them)')
+            [CompletionResult]::new('--scim-users', '--scim-users', [CompletionResultType]::ParameterName, 'Also start with N synthetic SCIM users (user000001@example.com, ...; for paging tests)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')

@@ -1790,7 +1790,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__serve)
-            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --write-sample --pace --fault --dialect --today --data-secret-file --token-for --attr --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-o -v -q -h --listen --account --agent --api-key-file --scim-token-file --model --data --write-sample --pace --fault --dialect --today --data-secret-file --token-for --attr --scim-users --output --color --verbose --quiet --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1853,6 +1853,10 @@ _analyst() {
                     return 0
                     ;;
                 --attr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scim-users)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -400,6 +400,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --data-secret-file 'Read the HS256 secret of tokens (data API, token auth) from FILE (generated when absent)'
             cand --token-for 'Print a data API token for USER signed with --data-secret-file''s secret, and exit'
             cand --attr 'A user attribute of --token-for''s token (repeat; several values of one name: any of them)'
+            cand --scim-users 'Also start with N synthetic SCIM users (user000001@example.com, ...; for paging tests)'
             cand -o 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
             cand --output 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)'
             cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'

@@ -441,6 +441,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand serve" -l today -d 'The 
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l data-secret-file -d 'Read the HS256 secret of tokens (data API, token auth) from FILE (generated when absent)' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l token-for -d 'Print a data API token for USER signed with --data-secret-file\'s secret, and exit' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l attr -d 'A user attribute of --token-for\'s token (repeat; several values of one name: any of them)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l scim-users -d 'Also start with N synthetic SCIM users (user000001@example.com, ...; for paging tests)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s o -l output -d 'Output format (which ones a command takes is in its help; the default depends on whether stdout is a terminal)' -r -f -a "text\t'Human-readable text (chat, extract-final)'
 ndjson\t'Raw lines as received (chat, state, scim patch)'
 json\t'One JSON document'

@@ -586,7 +586,7 @@ mod tests {
         assert!(m(r#"name.familyName co "ens""#));
         assert!(m(r#"userName sw "bj""#) && m(r#"userName ew ".COM""#));
         assert!(m(r#"userName ne "x""#) && !m(r#"userName ne "bjensen@example.com""#));
-        assert!(m("title pr") == false, "an empty string is not present");
+        assert!(!m("title pr"), "an empty string is not present");
         assert!(m("name pr") && m("emails pr") && !m("nickName pr"));
         assert!(m("loginCount gt 6") && m("loginCount ge 7") && !m("loginCount lt 7"));
         assert!(m("loginCount le 7.0") && m("loginCount eq 7"));

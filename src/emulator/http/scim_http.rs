@@ -171,8 +171,11 @@ pub(super) fn list_page<T: Copy>(
 /// one query at a time, and bounds memory at a few MB over 100,000 users.
 #[derive(Debug, Default)]
 pub(crate) struct ListCache {
-    entries: VecDeque<(String, (u64, u64), Arc<Vec<u64>>)>,
+    entries: VecDeque<Cached>,
 }
+
+/// A query's key, the stores' generations it was computed at, and its matches.
+type Cached = (String, (u64, u64), Arc<Vec<u64>>);
 
 const CACHED_LISTS: usize = 8;
 
