@@ -53,10 +53,19 @@ pub(super) fn matched_groups(shared: &Shared, world: &mut World, query: &Query) 
         if query.filter.is_none() && !query.sorted() {
             return groups.seqs().map(|(seq, _)| seq).collect();
         }
+        let keep = |g: &Value| query.filter.as_ref().is_none_or(|f| f.matches(g));
+        if !query.sorted() {
+            // One rendered resource at a time: 100,000 at once would be ~300 MB.
+            return groups
+                .seqs()
+                .filter(|(_, g)| keep(&g.render(root, scim, groups)))
+                .map(|(seq, _)| seq)
+                .collect();
+        }
         let mut found: Vec<(u64, Value)> = groups
             .seqs()
             .map(|(seq, g)| (seq, g.render(root, scim, groups)))
-            .filter(|(_, g)| query.filter.as_ref().is_none_or(|f| f.matches(g)))
+            .filter(|(_, g)| keep(g))
             .collect();
         query.sort_with(&mut found, |(_, g)| g);
         found.into_iter().map(|(seq, _)| seq).collect()

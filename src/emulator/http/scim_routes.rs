@@ -97,10 +97,19 @@ fn matched_users(shared: &Shared, world: &mut World, query: &Query) -> Arc<Vec<u
         if query.filter.is_none() && !query.sorted() {
             return scim.seqs().map(|(seq, _)| seq).collect();
         }
+        let keep = |u: &Value| query.filter.as_ref().is_none_or(|f| f.matches(u));
+        if !query.sorted() {
+            // One rendered resource at a time: 100,000 at once would be ~300 MB.
+            return scim
+                .seqs()
+                .filter(|(_, u)| keep(&u.render(root, groups.groups_of(&u.id, root))))
+                .map(|(seq, _)| seq)
+                .collect();
+        }
         let mut found: Vec<(u64, Value)> = scim
             .seqs()
             .map(|(seq, u)| (seq, u.render(root, groups.groups_of(&u.id, root))))
-            .filter(|(_, u)| query.filter.as_ref().is_none_or(|f| f.matches(u)))
+            .filter(|(_, u)| keep(u))
             .collect();
         query.sort_with(&mut found, |(_, u)| u);
         found.into_iter().map(|(seq, _)| seq).collect()
