@@ -292,6 +292,13 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
         out,
         "                (internal users: --internal-id USERNAME)"
     )?;
+    if args.scim_users > 0 {
+        writeln!(
+            out,
+            "                (and {} synthetic users, user000001@example.com ...)",
+            args.scim_users
+        )?;
+    }
     for (i, g) in r.groups.iter().enumerate() {
         let label = if i == 0 { "SCIM groups" } else { "" };
         writeln!(out, "  {label:<14}id {}  {}", g.id, g.display_name)?;

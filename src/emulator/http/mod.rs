@@ -3,7 +3,7 @@
 //! driver ([`turn`]) and stream fan-out ([`chat_stream`]) over [`threads`]; auth ([`auth`]) and
 //! ephemeral users ([`external_users`]); the data query API ([`data_routes`]); SCIM (Users in
 //! [`scim_routes`] over [`scim_store`] and [`scim_patch`], Groups in [`scim_group_routes`] over
-//! [`scim_groups`], both through [`scim_http`] and [`scim_query`]; filters in [`scim_filter`],
+//! [`scim_groups`] and [`scim_group_patch`], both through [`scim_http`] and [`scim_query`]; filters in [`scim_filter`],
 //! PATCH paths in [`scim_path`]; the users and groups at start in [`scim_seed`]; discovery in
 //! [`scim_discovery`] from [`scim_schema`]);
 //! fault injection ([`faults`]) and the clock ([`clock`]). It imports `emulator::engine` for
@@ -23,6 +23,7 @@ mod responses;
 mod router;
 mod scim_discovery;
 mod scim_filter;
+mod scim_group_patch;
 mod scim_group_routes;
 mod scim_groups;
 mod scim_http;

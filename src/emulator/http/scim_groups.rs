@@ -1,14 +1,12 @@
 //! The SCIM group store (RFC 7643 section 4.2): groups with a displayName and members (users,
-//! or other groups), versions for ETags, and membership PATCH (RFC 7644 section 3.5.2) in the
-//! forms clients send: `add` to `members`, `remove` at `members[value eq "ID"]`, `replace`
-//! of `displayName` or of all `members`, and `remove` of `members` to empty the group.
+//! or other groups), versions for ETags; PATCH applies its operations through
+//! `scim_group_patch`.
 
 use super::clock::Clock;
 use super::ids::uuid;
-use super::scim_path::{Path, parse_path};
 use super::scim_schema::GROUP_URN;
 use super::scim_store::{ScimStore, WriteError};
-use crate::protocol::scim::{Op, Operation};
+use crate::protocol::scim::Operation;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -23,7 +21,7 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Kind::User => "User",
             Kind::Group => "Group",
@@ -138,10 +136,10 @@ impl ScimGroup {
 }
 
 /// The writable attributes of a group, checked.
-struct Fields {
-    display_name: String,
-    external_id: Option<String>,
-    members: Vec<Member>,
+pub(super) struct Fields {
+    pub(super) display_name: String,
+    pub(super) external_id: Option<String>,
+    pub(super) members: Vec<Member>,
 }
 
 /// All groups, listed in creation order.
@@ -154,7 +152,7 @@ pub(crate) struct GroupStore {
     generation: u64,
 }
 
-fn invalid(detail: String) -> WriteError {
+pub(super) fn invalid(detail: String) -> WriteError {
     (400, Some("invalidValue"), detail)
 }
 
@@ -162,7 +160,7 @@ fn not_found() -> WriteError {
     (404, None, "group not found".into())
 }
 
-fn key<'a>(map: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+pub(super) fn key<'a>(map: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
     map.iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
         .map(|(_, v)| v)
@@ -387,7 +385,7 @@ impl GroupStore {
     /// Members from a value: `[{value, type?}]` (one object is taken as a list of one). Each
     /// `value` must be the id of a user or of another group: a membership of nobody would
     /// answer success and mean nothing.
-    fn members_of(
+    pub(super) fn members_of(
         &self,
         value: &Value,
         group_id: &str,
@@ -443,174 +441,78 @@ impl GroupStore {
             })
             .collect()
     }
-
-    fn apply(
-        &self,
-        fields: &mut Fields,
-        op: &Operation,
-        id: &str,
-        users: &ScimStore,
-    ) -> Result<(), WriteError> {
-        let Some(raw) = &op.path else {
-            let Some(Value::Object(values)) = &op.value else {
-                return Err(match op.op {
-                    Op::Remove => (400, Some("noTarget"), "remove needs a path".into()),
-                    _ => invalid("a path-less operation needs an object value".into()),
-                });
-            };
-            for (k, v) in values
-                .iter()
-                .filter(|(k, _)| !k.eq_ignore_ascii_case("schemas"))
-            {
-                let path = group_path(k)?;
-                self.apply_at(fields, op.op, &path, Some(v), id, users)?;
-            }
-            return Ok(());
-        };
-        let path = group_path(raw)?;
-        self.apply_at(fields, op.op, &path, op.value.as_ref(), id, users)
-    }
-
-    fn apply_at(
-        &self,
-        fields: &mut Fields,
-        op: Op,
-        path: &Path,
-        value: Option<&Value>,
-        id: &str,
-        users: &ScimStore,
-    ) -> Result<(), WriteError> {
-        let attr = path.attr.as_str();
-        let is = |name: &str| attr.eq_ignore_ascii_case(name);
-        if ["id", "meta", "schemas"].iter().any(|r| is(r)) {
-            return Err((400, Some("mutability"), format!("{attr} is read-only")));
-        }
-        let needs_value = || {
-            value
-                .filter(|v| !v.is_null())
-                .ok_or_else(|| invalid(format!("{op} {attr} needs a value")))
-        };
-        if is("displayName") || is("externalId") {
-            if path.filter.is_some() || path.sub.is_some() {
-                return Err((
-                    400,
-                    Some("invalidPath"),
-                    format!("{attr} is a simple attribute"),
-                ));
-            }
-            let text = match op {
-                Op::Remove => None,
-                _ => match needs_value()? {
-                    Value::String(s) => Some(s.clone()),
-                    other => return Err(invalid(format!("{attr} must be a string, not {other}"))),
-                },
-            };
-            if is("externalId") {
-                fields.external_id = text;
-            } else {
-                fields.display_name = text.ok_or_else(|| {
-                    (
-                        400,
-                        Some("mutability"),
-                        "displayName is required and cannot be removed".into(),
-                    )
-                })?;
-            }
-            return Ok(());
-        }
-        if !is("members") {
-            return Err((
-                400,
-                Some("invalidPath"),
-                format!(
-                    "{attr:?} is not an attribute of the Group schema (displayName, members, externalId)"
-                ),
-            ));
-        }
-        if path.sub.is_some() {
-            return Err((
-                400,
-                Some("invalidPath"),
-                "members' sub-attributes are immutable: add or remove whole members".into(),
-            ));
-        }
-        let rendered = |m: &Member| json!({"value": m.value, "type": m.kind.name()});
-        match (op, &path.filter) {
-            (Op::Add, None) => {
-                for m in self.members_of(needs_value()?, id, users)? {
-                    if !fields.members.contains(&m) {
-                        fields.members.push(m);
-                    }
-                }
-            }
-            (Op::Replace, None) => fields.members = self.members_of(needs_value()?, id, users)?,
-            (Op::Remove, None) => match value.filter(|v| !v.is_null()) {
-                // With a value (as Azure AD sends it): just those members.
-                Some(v) => {
-                    let named: Vec<String> = member_values(v);
-                    fields.members.retain(|m| !named.contains(&m.value));
-                }
-                None => fields.members.clear(),
-            },
-            (Op::Remove, Some(filter)) => {
-                // Removing a member who is not there leaves the group as it is: the outcome
-                // the caller wants holds.
-                fields.members.retain(|m| !filter.matches(&rendered(m)));
-            }
-            (Op::Replace, Some(filter)) => {
-                let before = fields.members.len();
-                fields.members.retain(|m| !filter.matches(&rendered(m)));
-                if fields.members.len() == before {
-                    return Err((400, Some("noTarget"), "no member matches the filter".into()));
-                }
-                for m in self.members_of(needs_value()?, id, users)? {
-                    if !fields.members.contains(&m) {
-                        fields.members.push(m);
-                    }
-                }
-            }
-            (Op::Add, Some(_)) => {
-                return Err((
-                    400,
-                    Some("invalidPath"),
-                    "add takes the path members (a filter selects existing members)".into(),
-                ));
-            }
-        }
-        Ok(())
-    }
 }
 
-/// The `value`s named in a remove's value: `[{"value": ID}]`, `{"value": ID}` or `"ID"`.
-fn member_values(v: &Value) -> Vec<String> {
-    let one = |i: &Value| match i {
-        Value::String(s) => Some(s.clone()),
-        Value::Object(o) => key(o, "value").and_then(Value::as_str).map(str::to_owned),
-        _ => None,
-    };
-    match v {
-        Value::Array(items) => items.iter().filter_map(one).collect(),
-        other => one(other).into_iter().collect(),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::scim::PatchOp;
 
-/// A PATCH path of the Group schema: `displayName`, `members`, `members[value eq "ID"]`,
-/// optionally prefixed with the Group schema's URN.
-fn group_path(raw: &str) -> Result<Path, WriteError> {
-    let prefix = format!("{GROUP_URN}:");
-    let inner = match raw.trim() {
-        r if r.len() > prefix.len() && r[..prefix.len()].eq_ignore_ascii_case(&prefix) => {
-            &r[prefix.len()..]
-        }
-        r => r,
-    };
-    let path = parse_path(inner).map_err(|e| (400, Some(e.scim_type), e.detail))?;
-    if path.ext.is_some() {
-        return Err((
-            400,
-            Some("invalidPath"),
-            format!("path {raw:?}: groups have no schema extensions"),
-        ));
+    fn ops(v: Value) -> Vec<Operation> {
+        PatchOp::from_document(&json!({
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            "Operations": v,
+        }))
+        .unwrap()
+        .operations
     }
-    Ok(path)
+
+    fn attrs(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn membership_changes_bump_the_version_and_no_ops_do_not() {
+        let clock = Clock::manual(0);
+        let users = ScimStore::seeded(&clock);
+        let ids: Vec<String> = users.all().map(|u| u.id.clone()).collect();
+        let mut groups = GroupStore::default();
+        let g = groups
+            .create(
+                &attrs(json!({"displayName": "G"})),
+                Some("g".into()),
+                &users,
+                &clock,
+            )
+            .unwrap();
+        assert_eq!(g.etag(), "W/\"1\"");
+        let add = ops(
+            json!([{"op": "Add", "path": "members", "value": [{"value": ids[0]}, {"value": ids[1]}]}]),
+        );
+        assert_eq!(
+            groups.patch("g", &add, &users, &clock).unwrap().etag(),
+            "W/\"2\""
+        );
+        assert_eq!(
+            groups.patch("g", &add, &users, &clock).unwrap().etag(),
+            "W/\"2\""
+        );
+        let urn_path = format!("{GROUP_URN}:members[value eq \"{}\"]", ids[0]);
+        let remove = ops(json!([{"op": "remove", "path": urn_path}]));
+        let g = groups.patch("g", &remove, &users, &clock).unwrap();
+        assert_eq!((g.members().len(), g.etag().as_str()), (1, "W/\"3\""));
+        assert!(groups.patch("g", &remove, &users, &clock).is_ok());
+        // All or nothing: the add before a bad member is not kept.
+        let mixed = ops(json!([
+            {"op": "add", "path": "members", "value": [{"value": ids[2]}]},
+            {"op": "add", "path": "members", "value": [{"value": "ghost"}]},
+        ]));
+        let err = groups.patch("g", &mixed, &users, &clock).unwrap_err();
+        assert_eq!((err.0, err.1), (400, Some("invalidValue")));
+        assert!(!groups.get("g").unwrap().has_member(&ids[2]));
+        let by_value =
+            ops(json!([{"op": "remove", "path": "members", "value": [{"value": ids[1]}]}]));
+        assert!(
+            groups
+                .patch("g", &by_value, &users, &clock)
+                .unwrap()
+                .members()
+                .is_empty()
+        );
+        let ext = ops(json!([{"op": "replace", "path": "urn:x:y:displayName", "value": "Z"}]));
+        assert_eq!(
+            groups.patch("g", &ext, &users, &clock).unwrap_err().1,
+            Some("invalidPath")
+        );
+    }
 }
