@@ -385,6 +385,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format of the start-up report (default: text)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format of the start-up report (default: text)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--scim-users', '--scim-users', [CompletionResultType]::ParameterName, 'Also start with N synthetic SCIM users (user000001@example.com, ...; for paging tests)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'A YAML or JSON document whose `users:` and `groups:` are the SCIM users and groups to start with, instead of the sample''s')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log a line per request answered on stderr (repeat for more)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log a line per request answered on stderr (repeat for more)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')

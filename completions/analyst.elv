@@ -369,6 +369,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -o 'Output format of the start-up report (default: text)'
             cand --output 'Output format of the start-up report (default: text)'
             cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --scim-users 'Also start with N synthetic SCIM users (user000001@example.com, ...; for paging tests)'
+            cand --config 'A YAML or JSON document whose `users:` and `groups:` are the SCIM users and groups to start with, instead of the sample''s'
             cand -v 'Log a line per request answered on stderr (repeat for more)'
             cand --verbose 'Log a line per request answered on stderr (repeat for more)'
             cand -q 'No spinner, progress bar or hints on stderr'

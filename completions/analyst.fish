@@ -360,6 +360,8 @@ json\t''"
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)' -r -f -a "auto\t'Colour when writing to a terminal'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l scim-users -d 'Also start with N synthetic SCIM users (user000001@example.com, ...; for paging tests)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand serve" -l config -d 'A YAML or JSON document whose `users:` and `groups:` are the SCIM users and groups to start with, instead of the sample\'s' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s v -l verbose -d 'Log a line per request answered on stderr (repeat for more)'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s q -l quiet -d 'No spinner, progress bar or hints on stderr'
 complete -c analyst -n "__fish_analyst_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -658,6 +658,13 @@ pub struct ServeArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub look: LookArgs,
+    /// Also start with N synthetic SCIM users (user000001@example.com, ...; for paging tests)
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(..=200_000))]
+    pub scim_users: u32,
+    /// A YAML or JSON document whose `users:` and `groups:` are the SCIM users and groups to
+    /// start with, instead of the sample's
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
 }
 
 /// `analyst sql`.

@@ -27,10 +27,11 @@ pub fn run(ctx: &Ctx, args: ServeArgs) -> Result<Status> {
     if let Some(path) = &args.write_sample {
         return write_sample(ctx, path, &args);
     }
-    let opts = ServeOptions {
+    let mut opts = ServeOptions {
         log: ctx.global.verbose,
         ..options(&args)?
     };
+    opts.scim = scim_seed(args.config.as_deref(), args.scim_users as usize)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -122,6 +123,7 @@ fn options(args: &ServeArgs) -> Result<ServeOptions> {
         today: today_arg(args.today.as_deref())?,
         dialect: args.dialect.into(),
         log: 0,
+        scim: server::ScimSeed::default(),
     })
 }
 
@@ -203,6 +205,22 @@ fn non_empty(flag: &str, value: &str) -> Result<String> {
     })
 }
 
+/// The SCIM users and groups to start with: the `users:` and `groups:` of the `--config`
+/// document (only the flag: `ANALYST_CONFIG` names the client's settings), and `--scim-users`.
+fn scim_seed(config: Option<&std::path::Path>, synthetic: usize) -> Result<server::ScimSeed> {
+    let mut seed = match config {
+        None => server::ScimSeed::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| usage(format!("--config: cannot read {}: {e}", path.display())))?;
+            server::ScimSeed::from_document(&text)
+                .map_err(|e| usage(format!("--config {}: {e:#}", path.display())))?
+        }
+    };
+    seed.synthetic_users = synthetic;
+    Ok(seed)
+}
+
 /// `127.0.0.1:8787`, `[::1]:0`, or a host name such as `localhost:8787`.
 fn listen_addr(s: &str) -> Result<SocketAddr> {
     if let Ok(addr) = s.parse() {
@@ -234,6 +252,7 @@ fn summary(r: &Running, args: &ServeArgs) -> serde_json::Value {
         "listen": r.addr.to_string(),
         "attributes": r.attributes,
         "users": r.users.iter().map(|u| json!({"id": u.id, "userName": u.user_name, "active": u.active})).collect::<Vec<_>>(),
+        "groups": r.groups.iter().map(|g| json!({"id": g.id, "displayName": g.display_name})).collect::<Vec<_>>(),
         "faults": args.faults,
     })
 }
@@ -273,6 +292,17 @@ fn write_text(out: &mut impl Write, r: &Running, args: &ServeArgs) -> Result<()>
         out,
         "                (internal users: --internal-id USERNAME)"
     )?;
+    if args.scim_users > 0 {
+        writeln!(
+            out,
+            "                (and {} synthetic users, user000001@example.com ...)",
+            args.scim_users
+        )?;
+    }
+    for (i, g) in r.groups.iter().enumerate() {
+        let label = if i == 0 { "SCIM groups" } else { "" };
+        writeln!(out, "  {label:<14}id {}  {}", g.id, g.display_name)?;
+    }
     writeln!(out, "  Attributes    {attributes}")?;
     if !args.faults.is_empty() {
         writeln!(out, "  Faults        {}", args.faults.join("  "))?;

@@ -52,6 +52,7 @@ mod serve_data;
 mod serve_faults;
 mod serve_log;
 mod serve_scim;
+mod serve_scim_groups;
 mod serve_stream;
 mod serve_users;
 mod sql_failures;

@@ -1,7 +1,7 @@
 //! `analyst serve`'s SCIM endpoint checked by a compliance checker no one here wrote:
 //! scim2-tester (PyPI, from the python-scim project), installed by `.ci/install-scim2-server`
 //! into the venv of scim2-server. The checker discovers the server through its discovery
-//! endpoints, then creates, reads, searches, replaces, patches and deletes users.
+//! endpoints, then creates, reads, searches, replaces, patches and deletes users and groups.
 //! `tests/fixtures/scim2_tester_driver.py` runs it and prints the results as JSON; at least
 //! 90% of the checks that ran must pass, and the failing ones are printed.
 //!
@@ -88,8 +88,26 @@ fn scim2_tester_passes_at_least_90_percent() {
             r["reason"].as_str().unwrap_or("")
         ));
     }
-    // Discovery working is what lets the tester reach the Users checks at all.
+    // Discovery working is what lets the tester reach the Users and Groups checks at all.
     assert!(ran.len() >= 50, "only {} checks ran: {report}", ran.len());
+    for kind in ["User", "Group"] {
+        let of_kind: Vec<&&Value> = ran.iter().filter(|r| r["resourceType"] == kind).collect();
+        let ok = of_kind
+            .iter()
+            .filter(|r| passes(r["status"].as_str().unwrap_or("")))
+            .count();
+        say(&format!("  {kind}: {ok}/{} pass", of_kind.len()));
+        assert!(
+            of_kind.len() >= 10,
+            "only {} {kind} checks ran",
+            of_kind.len()
+        );
+        assert!(
+            ok * 10 >= of_kind.len() * 8,
+            "{kind}: {ok}/{} pass",
+            of_kind.len()
+        );
+    }
     assert!(
         passed * 10 >= ran.len() * 9,
         "{passed}/{} checks pass, below 90%",

@@ -396,14 +396,18 @@ async fn discovery_endpoints() {
         .collect();
     assert_eq!(
         ids,
-        ["urn:ietf:params:scim:schemas:core:2.0:User", ENTERPRISE]
+        [
+            "urn:ietf:params:scim:schemas:core:2.0:User",
+            "urn:ietf:params:scim:schemas:core:2.0:Group",
+            ENTERPRISE
+        ]
     );
     let one = srv
         .scim("GET", &format!("/Schemas/{ENTERPRISE}"), None)
         .await;
     assert_eq!(body_json(one).await["name"], "EnterpriseUser");
     let types = body_json(srv.scim("GET", "/ResourceTypes", None).await).await;
-    assert_eq!(types["totalResults"], 1);
+    assert_eq!(types["totalResults"], 2, "User and Group");
     let user = body_json(srv.scim("GET", "/ResourceTypes/User", None).await).await;
     assert_eq!(user["endpoint"], "/Users");
     assert_eq!(user["schemaExtensions"][0]["schema"], ENTERPRISE);

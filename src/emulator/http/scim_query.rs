@@ -2,7 +2,7 @@
 //! `filter`, `sortBy`/`sortOrder`, `startIndex`/`count` and `attributes`/`excludedAttributes`,
 //! from a query string or a SearchRequest body, and the projection of a rendered resource.
 
-use super::scim_path::{Filter, attr_segments, values_at};
+use super::scim_filter::{Filter, attr_segments, values_at};
 use super::scim_schema::MAX_RESULTS;
 use crate::protocol::scim::SEARCH_REQUEST_URN;
 use serde_json::{Map, Value};
@@ -15,6 +15,8 @@ pub(crate) type QueryError = (&'static str, String);
 #[derive(Debug, Default)]
 pub(crate) struct Query {
     pub filter: Option<Filter>,
+    /// The filter as sent, a key of cached matches.
+    filter_text: String,
     /// 1-based, as on the wire.
     pub start: usize,
     pub count: usize,
@@ -70,8 +72,10 @@ impl Query {
         };
         match key {
             "filter" => {
-                let parsed = Filter::parse(&text()?).map_err(|why| ("invalidFilter", why))?;
+                let t = text()?;
+                let parsed = Filter::parse(&t).map_err(|why| ("invalidFilter", why))?;
                 self.filter = Some(parsed);
+                self.filter_text = t;
             }
             // RFC 7644 3.4.2.4: below 1 counts as 1; a negative count as 0.
             "startIndex" => self.start = number()?.max(1) as usize,
@@ -131,10 +135,31 @@ impl Query {
         Ok(q)
     }
 
+    /// Whether the answer is in another order than creation order.
+    pub(crate) fn sorted(&self) -> bool {
+        self.sort_by.is_some()
+    }
+
+    /// What identifies the matches of this query among resources of `kind` (paging and the
+    /// projection aside): the key of cached list results.
+    pub(crate) fn list_key(&self, kind: &str) -> String {
+        format!(
+            "{kind}\u{0}{}\u{0}{:?}\u{0}{}",
+            self.filter_text, self.sort_by, self.descending
+        )
+    }
+
     /// Sort rendered resources by `sortBy` (none: creation order, as stored).
+    #[cfg(test)]
     pub(crate) fn sort(&self, resources: &mut [Value]) {
+        self.sort_with(resources, |v| v);
+    }
+
+    /// Sort items by the rendered resource each holds (stable: ties keep creation order).
+    pub(crate) fn sort_with<T>(&self, items: &mut [T], resource: impl Fn(&T) -> &Value) {
         let Some(path) = &self.sort_by else { return };
-        resources.sort_by(|a, b| {
+        items.sort_by(|a, b| {
+            let (a, b) = (resource(a), resource(b));
             let order = compare(sort_key(a, path), sort_key(b, path));
             if self.descending {
                 order.reverse()

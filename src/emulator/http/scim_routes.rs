@@ -1,120 +1,58 @@
 //! SCIM `Users` over HTTP: GET (by id and filtered list), `.search`, POST, PUT, PATCH and
-//! DELETE, with ETags and `If-Match`, and the router of the whole SCIM root. Every body is
-//! `application/scim+json`.
+//! DELETE, with ETags and `If-Match`, and the router of the whole SCIM root (Groups are in
+//! `scim_group_routes`). Every body is `application/scim+json`.
 
 // Handlers return `Result<_, Response>` so `?` can answer early; the error is built once per
 // request and handed straight to axum, so boxing it would cost an allocation for nothing.
 #![allow(clippy::result_large_err)]
 
 use super::auth;
-use super::responses::{scim_error, scim_json};
 use super::scim_discovery;
-use super::scim_query::{Query, QueryError};
-use super::scim_store::{ScimUser, WriteError};
-use super::shared::{Shared, read_body};
-use crate::protocol::scim::{LIST_RESPONSE_URN, PatchOp};
+use super::scim_group_routes;
+use super::scim_http::{
+    self, Outcome, check_if_match, json_object, patch_op, query_of, resource, write_error,
+};
+use super::scim_query::Query;
+use super::scim_store::ScimUser;
+use super::shared::{Shared, World};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 
-const MAX_BODY: usize = 1 << 20;
-
-type Outcome = Result<Response, Response>;
-
-fn status(code: u16) -> StatusCode {
-    StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-}
-
-fn write_error((code, scim_type, detail): WriteError) -> Response {
-    scim_error(status(code), scim_type, &detail)
-}
-
 fn not_found(id: &str) -> Response {
-    scim_error(
-        StatusCode::NOT_FOUND,
-        None,
-        &format!("user {id:?} not found"),
+    scim_http::not_found("user", id)
+}
+
+/// A user as sent: rendered with its groups.
+fn rendered(shared: &Shared, world: &World, user: &ScimUser) -> Value {
+    let root = &shared.scim_root;
+    user.render(root, world.groups.groups_of(&user.id, root))
+}
+
+fn user_resource(
+    shared: &Shared,
+    world: &World,
+    user: &ScimUser,
+    code: StatusCode,
+    query: &Query,
+) -> Response {
+    resource(
+        shared,
+        rendered(shared, world, user),
+        &user.etag(),
+        code,
+        query,
     )
 }
 
-fn resource(shared: &Shared, user: &ScimUser, code: StatusCode, query: &Query) -> Response {
-    let body = on_the_wire(shared, query.project(user.render(&shared.scim_root)));
-    scim_json(code, &body, Some(&user.etag()))
-}
-
-/// A rendered User as this dialect sends it: as stored, or (`legacy`) with `active` as the
-/// string `"True"`/`"False"` and `meta`'s keys in PascalCase, as some servers write them.
-/// Filters and sorting read the stored form; only the answer changes.
-fn on_the_wire(shared: &Shared, mut user: Value) -> Value {
-    if !shared.dialect.scim_variants() {
-        return user;
-    }
-    if let Some(active) = user.get("active").and_then(Value::as_bool) {
-        user["active"] = Value::String(if active { "True" } else { "False" }.into());
-    }
-    if let Some(Value::Object(meta)) = user.get_mut("meta") {
-        let pascal = std::mem::take(meta)
-            .into_iter()
-            .map(|(k, v)| {
-                let mut c = k.chars();
-                let first = c.next().map(|f| f.to_ascii_uppercase());
-                (first.into_iter().chain(c).collect::<String>(), v)
-            })
-            .collect();
-        *meta = pascal;
-    }
-    user
-}
-
-/// 412 when `If-Match` names another version.
-fn check_if_match(headers: &HeaderMap, user: &ScimUser) -> Result<(), Response> {
-    match headers
-        .get(header::IF_MATCH)
-        .map(|v| v.to_str().unwrap_or(""))
-    {
-        Some(tag) if !user.matches(tag) => Err(scim_error(
-            StatusCode::PRECONDITION_FAILED,
-            None,
-            &format!(
-                "If-Match {tag:?} does not match the current version {}",
-                user.etag()
-            ),
-        )),
-        _ => Ok(()),
-    }
-}
-
-async fn json_object(body: Body) -> Result<Map<String, Value>, Response> {
-    let bytes = read_body(body, MAX_BODY)
-        .await
-        .map_err(|code| scim_error(code, None, "the body is larger than 1 MiB"))?;
-    match serde_json::from_slice(&bytes) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(scim_error(
-            StatusCode::BAD_REQUEST,
-            Some("invalidSyntax"),
-            "the body must be a JSON object",
-        )),
-        Err(e) => Err(scim_error(
-            StatusCode::BAD_REQUEST,
-            Some("invalidSyntax"),
-            &format!("the body is not JSON: {e}"),
-        )),
-    }
-}
-
-fn bad_query((scim_type, detail): QueryError) -> Response {
-    scim_error(StatusCode::BAD_REQUEST, Some(scim_type), &detail)
-}
-
-/// The projection (`attributes`, `excludedAttributes`) a request's query string asks for.
-fn projection(query: &Option<String>) -> Result<Query, Response> {
-    Query::from_query_string(query.as_deref().unwrap_or("")).map_err(bad_query)
+/// 412 when `If-Match` names another version of the user.
+fn check_user_if_match(headers: &HeaderMap, user: &ScimUser) -> Result<(), Response> {
+    check_if_match(headers, &user.etag(), |tag| user.matches(tag))
 }
 
 /// `GET /Users?filter=&sortBy=&sortOrder=&startIndex=&count=&attributes=&excludedAttributes=`.
@@ -125,12 +63,12 @@ pub(crate) async fn list(
 ) -> Response {
     let run = || -> Outcome {
         auth::scim_caller(&headers, &shared.account_keys())?;
-        Ok(list_users(&shared, &projection(&query)?))
+        Ok(list_users(&shared, &query_of(&query)?))
     };
     run().unwrap_or_else(|r| r)
 }
 
-/// `POST /Users/.search` (and `POST /.search`: users are the only resources): a SearchRequest.
+/// `POST /Users/.search`: a SearchRequest.
 pub(crate) async fn search(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -139,38 +77,91 @@ pub(crate) async fn search(
     let run = async {
         auth::scim_caller(&headers, &shared.account_keys())?;
         let body = json_object(body).await?;
-        let query = Query::from_search_request(&body).map_err(bad_query)?;
+        let query = Query::from_search_request(&body).map_err(scim_http::bad_query)?;
         Ok::<_, Response>(list_users(&shared, &query))
     };
     run.await.unwrap_or_else(|r| r)
 }
 
+/// The matches of a query among users (places in creation order), cached until the next write.
+fn matched_users(shared: &Shared, world: &mut World, query: &Query) -> Arc<Vec<u64>> {
+    let generation = (world.scim.generation(), world.groups.generation());
+    let World {
+        scim,
+        groups,
+        scim_lists,
+        ..
+    } = world;
+    let root = &shared.scim_root;
+    scim_lists.matches(query.list_key("Users"), generation, || {
+        if query.filter.is_none() && !query.sorted() {
+            return scim.seqs().map(|(seq, _)| seq).collect();
+        }
+        let keep = |u: &Value| query.filter.as_ref().is_none_or(|f| f.matches(u));
+        if !query.sorted() {
+            // One rendered resource at a time: 100,000 at once would be ~300 MB.
+            return scim
+                .seqs()
+                .filter(|(_, u)| keep(&u.render(root, groups.groups_of(&u.id, root))))
+                .map(|(seq, _)| seq)
+                .collect();
+        }
+        let mut found: Vec<(u64, Value)> = scim
+            .seqs()
+            .map(|(seq, u)| (seq, u.render(root, groups.groups_of(&u.id, root))))
+            .filter(|(_, u)| keep(u))
+            .collect();
+        query.sort_with(&mut found, |(_, u)| u);
+        found.into_iter().map(|(seq, _)| seq).collect()
+    })
+}
+
+/// The page a query asks for. The matches of a query are computed once and cached until the
+/// next write, so a client walking every page pays for one pass, not one per page.
 fn list_users(shared: &Shared, query: &Query) -> Response {
-    let mut matched: Vec<Value> = {
-        let world = shared.world();
-        world
-            .scim
-            .all()
-            .map(|u| u.render(&shared.scim_root))
-            .filter(|u| query.filter.as_ref().is_none_or(|f| f.matches(u)))
-            .collect()
+    let mut world = shared.world();
+    let matched = matched_users(shared, &mut world, query);
+    scim_http::list_page(shared, query, &matched, |seq| {
+        let u = world.scim.by_seq(seq)?;
+        Some(rendered(shared, &world, u))
+    })
+}
+
+/// `POST /.search`: a SearchRequest over every resource type, users then groups (each in
+/// its own order).
+pub(crate) async fn search_all(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let run = async {
+        auth::scim_caller(&headers, &shared.account_keys())?;
+        let body = json_object(body).await?;
+        let query = Query::from_search_request(&body).map_err(scim_http::bad_query)?;
+        let mut world = shared.world();
+        let users = matched_users(&shared, &mut world, &query);
+        let groups = scim_group_routes::matched_groups(&shared, &mut world, &query);
+        let both: Vec<(bool, u64)> = users
+            .iter()
+            .map(|&s| (true, s))
+            .chain(groups.iter().map(|&s| (false, s)))
+            .collect();
+        let root = &shared.scim_root;
+        Ok::<_, Response>(scim_http::list_page(
+            &shared,
+            &query,
+            &both,
+            |(user, seq)| {
+                if user {
+                    world.scim.by_seq(seq).map(|u| rendered(&shared, &world, u))
+                } else {
+                    let g = world.groups.by_seq(seq)?;
+                    Some(g.render(root, &world.scim, &world.groups))
+                }
+            },
+        ))
     };
-    query.sort(&mut matched);
-    let total = matched.len();
-    let page: Vec<Value> = matched
-        .into_iter()
-        .skip(query.start - 1)
-        .take(query.count)
-        .map(|u| on_the_wire(shared, query.project(u)))
-        .collect();
-    let body = json!({
-        "schemas": [LIST_RESPONSE_URN],
-        "totalResults": total,
-        "startIndex": query.start,
-        "itemsPerPage": page.len(),
-        "Resources": page,
-    });
-    scim_json(StatusCode::OK, &body, None)
+    run.await.unwrap_or_else(|r| r)
 }
 
 /// `GET /Users/{id}`.
@@ -182,10 +173,10 @@ pub(crate) async fn get_one(
 ) -> Response {
     let run = || -> Outcome {
         auth::scim_caller(&headers, &shared.account_keys())?;
-        let query = projection(&query)?;
+        let query = query_of(&query)?;
         let world = shared.world();
         let user = world.scim.get(&id).ok_or_else(|| not_found(&id))?;
-        Ok(resource(&shared, user, StatusCode::OK, &query))
+        Ok(user_resource(&shared, &world, user, StatusCode::OK, &query))
     };
     run().unwrap_or_else(|r| r)
 }
@@ -199,14 +190,17 @@ pub(crate) async fn create(
 ) -> Response {
     let run = async {
         auth::scim_caller(&headers, &shared.account_keys())?;
-        let query = projection(&query)?;
+        let query = query_of(&query)?;
         let attrs = json_object(body).await?;
         let mut world = shared.world();
-        let user = world
+        let id = world
             .scim
             .create(attrs, &shared.clock)
-            .map_err(write_error)?;
-        let mut resp = resource(&shared, user, StatusCode::CREATED, &query);
+            .map_err(write_error)?
+            .id
+            .clone();
+        let user = world.scim.get(&id).ok_or_else(|| not_found(&id))?;
+        let mut resp = user_resource(&shared, &world, user, StatusCode::CREATED, &query);
         let location = format!("{}/Users/{}", shared.scim_root, user.id);
         if let Ok(v) = HeaderValue::from_str(&location) {
             resp.headers_mut().insert(header::LOCATION, v);
@@ -226,15 +220,16 @@ pub(crate) async fn replace(
 ) -> Response {
     let run = async {
         auth::scim_caller(&headers, &shared.account_keys())?;
-        let query = projection(&query)?;
+        let query = query_of(&query)?;
         let attrs = json_object(body).await?;
         let mut world = shared.world();
-        check_if_match(&headers, world.scim.get(&id).ok_or_else(|| not_found(&id))?)?;
-        let user = world
+        check_user_if_match(&headers, world.scim.get(&id).ok_or_else(|| not_found(&id))?)?;
+        world
             .scim
             .replace(&id, attrs, &shared.clock)
             .map_err(write_error)?;
-        Ok::<_, Response>(resource(&shared, user, StatusCode::OK, &query))
+        let user = world.scim.get(&id).ok_or_else(|| not_found(&id))?;
+        Ok::<_, Response>(user_resource(&shared, &world, user, StatusCode::OK, &query))
     };
     run.await.unwrap_or_else(|r| r)
 }
@@ -249,25 +244,16 @@ pub(crate) async fn patch(
 ) -> Response {
     let run = async {
         auth::scim_caller(&headers, &shared.account_keys())?;
-        let query = projection(&query)?;
-        let doc = Value::Object(json_object(body).await?);
-        let ops = PatchOp::from_document(&doc).map_err(|why| {
-            let scim_type = if why.contains("needs a value") {
-                "invalidValue"
-            } else if why.contains("needs a path") {
-                "noTarget"
-            } else {
-                "invalidSyntax"
-            };
-            scim_error(StatusCode::BAD_REQUEST, Some(scim_type), &why)
-        })?;
+        let query = query_of(&query)?;
+        let ops = patch_op(body).await?;
         let mut world = shared.world();
-        check_if_match(&headers, world.scim.get(&id).ok_or_else(|| not_found(&id))?)?;
-        let user = world
+        check_user_if_match(&headers, world.scim.get(&id).ok_or_else(|| not_found(&id))?)?;
+        world
             .scim
             .patch(&id, &ops.operations, &shared.clock)
             .map_err(write_error)?;
-        Ok::<_, Response>(resource(&shared, user, StatusCode::OK, &query))
+        let user = world.scim.get(&id).ok_or_else(|| not_found(&id))?;
+        Ok::<_, Response>(user_resource(&shared, &world, user, StatusCode::OK, &query))
     };
     run.await.unwrap_or_else(|r| r)
 }
@@ -281,14 +267,15 @@ pub(crate) async fn delete(
     let run = || -> Outcome {
         auth::scim_caller(&headers, &shared.account_keys())?;
         let mut world = shared.world();
-        check_if_match(&headers, world.scim.get(&id).ok_or_else(|| not_found(&id))?)?;
+        check_user_if_match(&headers, world.scim.get(&id).ok_or_else(|| not_found(&id))?)?;
         world.scim.delete(&id);
+        world.groups.drop_member(&id, &shared.clock);
         Ok(StatusCode::NO_CONTENT.into_response())
     };
     run().unwrap_or_else(|r| r)
 }
 
-/// Every SCIM route, relative to the SCIM root: Users, search, discovery; any other path is
+/// Every SCIM route, relative to the SCIM root: Users, Groups, search, discovery; any other path is
 /// a SCIM 404 and any other method a SCIM 405.
 pub(crate) fn router() -> Router<Arc<Shared>> {
     let only =
@@ -296,10 +283,24 @@ pub(crate) fn router() -> Router<Arc<Shared>> {
     Router::new()
         .route("/Users", only(get(list).post(create)))
         .route("/Users/.search", only(post(search)))
-        .route("/.search", only(post(search)))
+        .route("/.search", only(post(search_all)))
         .route(
             "/Users/{id}",
             only(get(get_one).put(replace).patch(patch).delete(delete)),
+        )
+        .route(
+            "/Groups",
+            only(get(scim_group_routes::list).post(scim_group_routes::create)),
+        )
+        .route("/Groups/.search", only(post(scim_group_routes::search)))
+        .route(
+            "/Groups/{id}",
+            only(
+                get(scim_group_routes::get_one)
+                    .put(scim_group_routes::replace)
+                    .patch(scim_group_routes::patch)
+                    .delete(scim_group_routes::delete),
+            ),
         )
         .route(
             "/ServiceProviderConfig",

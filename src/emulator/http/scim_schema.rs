@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 /// Largest page of a list, announced as `filter.maxResults`.
 pub(crate) const MAX_RESULTS: usize = 1_000;
 
+/// The core Group schema (RFC 7643 section 4.2).
+pub(crate) const GROUP_URN: &str = "urn:ietf:params:scim:schemas:core:2.0:Group";
+
 /// One attribute definition (RFC 7643 section 7), built with the defaults of section 2.2.
 struct Attr {
     name: &'static str,
@@ -234,7 +237,7 @@ fn user_attributes() -> Vec<Attr> {
             multi: true,
             ..complex(
                 "groups",
-                "The groups the user belongs to (the emulator serves no groups).",
+                "The groups the user belongs to directly (change them with PATCH /Groups/{id}).",
                 vec![
                     string("value", "The identifier of the User's group."),
                     Attr {
@@ -270,6 +273,45 @@ fn user_attributes() -> Vec<Attr> {
             attr("value", "binary", "The value of an X.509 certificate."),
             &[],
         ),
+    ]
+}
+
+/// The core Group schema's attributes: `displayName` and `members`, whose `value`, `$ref`
+/// and `type` name a user or a group and whose `display` the server fills in.
+fn group_attributes() -> Vec<Attr> {
+    let immutable = |a: Attr| Attr {
+        mutability: "immutable",
+        ..a
+    };
+    vec![
+        Attr {
+            required: true,
+            uniqueness: "server",
+            ..string("displayName", "A human-readable name for the Group.")
+        },
+        Attr {
+            multi: true,
+            ..complex(
+                "members",
+                "A list of members of the Group.",
+                vec![
+                    immutable(string("value", "Identifier of the member of this Group.")),
+                    immutable(Attr {
+                        refs: &["User", "Group"],
+                        ..attr(
+                            "$ref",
+                            "reference",
+                            "The URI of the corresponding 'User' or 'Group' resource.",
+                        )
+                    }),
+                    read_only(string("display", "The member's name, for display.")),
+                    immutable(Attr {
+                        canonical: &["User", "Group"],
+                        ..string("type", "The type of the member: User or Group.")
+                    }),
+                ],
+            )
+        },
     ]
 }
 
@@ -342,10 +384,12 @@ fn meta(root: &str, resource_type: &str, path: &str) -> Value {
     json!({"resourceType": resource_type, "location": format!("{root}{path}")})
 }
 
-/// Every schema served, each with its `meta`: the core User and the enterprise extension.
+/// Every schema served, each with its `meta`: the core User, the core Group and the
+/// enterprise extension.
 pub(crate) fn schemas(root: &str) -> Vec<Value> {
     [
         (USER_URN, "User", "User Account", user_attributes()),
+        (GROUP_URN, "Group", "Group", group_attributes()),
         (
             ENTERPRISE_USER_URN,
             "EnterpriseUser",
@@ -367,9 +411,10 @@ pub(crate) fn schemas(root: &str) -> Vec<Value> {
     .collect()
 }
 
-/// Every resource type served: User, with the enterprise extension.
+/// Every resource type served: User, with the enterprise extension, and Group.
 pub(crate) fn resource_types(root: &str) -> Vec<Value> {
-    vec![json!({
+    vec![
+        json!({
         "schemas": [RESOURCE_TYPE_URN],
         "id": "User",
         "name": "User",
@@ -378,7 +423,18 @@ pub(crate) fn resource_types(root: &str) -> Vec<Value> {
         "schema": USER_URN,
         "schemaExtensions": [{"schema": ENTERPRISE_USER_URN, "required": false}],
         "meta": meta(root, "ResourceType", "/ResourceTypes/User"),
-    })]
+        }),
+        json!({
+            "schemas": [RESOURCE_TYPE_URN],
+            "id": "Group",
+            "name": "Group",
+            "endpoint": "/Groups",
+            "description": "Group",
+            "schema": GROUP_URN,
+            "schemaExtensions": [],
+            "meta": meta(root, "ResourceType", "/ResourceTypes/Group"),
+        }),
+    ]
 }
 
 /// `/ServiceProviderConfig`: what the emulator really does.

@@ -9,8 +9,8 @@ use crate::protocol::scim::{ENTERPRISE_USER_URN, Operation, USER_URN};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
 
-/// SCIM users held at once (a bound on memory).
-pub(crate) const MAX_USERS: usize = 100_000;
+/// SCIM users held at once (a bound on memory: about 1 KB each).
+pub(crate) const MAX_USERS: usize = 200_000;
 
 /// One stored user.
 #[derive(Clone, Debug)]
@@ -51,8 +51,8 @@ impl ScimUser {
         })
     }
 
-    /// The resource as sent on the wire.
-    pub fn render(&self, scim_root: &str) -> Value {
+    /// The resource as sent on the wire, with its `groups` (read-only, from the group store).
+    pub fn render(&self, scim_root: &str, groups: Vec<Value>) -> Value {
         let mut out = Map::new();
         // The core schema, then each extension the user has attributes of (their keys are URNs).
         let mut schemas = vec![json!(USER_URN)];
@@ -65,6 +65,9 @@ impl ScimUser {
         out.insert("schemas".into(), Value::Array(schemas));
         out.insert("id".into(), json!(self.id));
         out.extend(self.attrs.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if !groups.is_empty() {
+            out.insert("groups".into(), Value::Array(groups));
+        }
         out.insert(
             "meta".into(),
             json!({
@@ -94,6 +97,8 @@ pub(crate) struct ScimStore {
     /// Lowercased userName -> id, so chat's internal-user lookup does not scan.
     by_name: HashMap<String, String>,
     next_seq: u64,
+    /// Bumped by every change, so cached list results know when they are stale.
+    generation: u64,
 }
 
 impl ScimStore {
@@ -137,6 +142,52 @@ impl ScimStore {
         self.by_seq.values()
     }
 
+    /// Users in creation order, with their places.
+    pub fn seqs(&self) -> impl Iterator<Item = (u64, &ScimUser)> {
+        self.by_seq.iter().map(|(s, u)| (*s, u))
+    }
+
+    /// A user by its place in creation order (see [`ScimStore::seqs`]).
+    pub fn by_seq(&self, seq: u64) -> Option<&ScimUser> {
+        self.by_seq.get(&seq)
+    }
+
+    /// How many users there are.
+    pub fn len(&self) -> usize {
+        self.by_seq.len()
+    }
+
+    /// Changes so far (a cache key).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Create a user with a chosen id (a `--config` document's), else a fresh one.
+    pub fn create_with_id(
+        &mut self,
+        attrs: Map<String, Value>,
+        id: Option<String>,
+        clock: &Clock,
+    ) -> Result<&ScimUser, WriteError> {
+        if let Some(id) = &id
+            && (id.trim().is_empty() || self.get(id).is_some())
+        {
+            return Err((409, Some("uniqueness"), format!("id {id:?} is taken")));
+        }
+        let user = self.create(attrs, clock)?;
+        let Some(id) = id else {
+            let id = user.id.clone();
+            return self.get(&id).ok_or_else(not_found);
+        };
+        let old = user.id.clone();
+        let seq = self.seq_of.remove(&old).ok_or_else(not_found)?;
+        self.seq_of.insert(id.clone(), seq);
+        let user = self.by_seq.get_mut(&seq).ok_or_else(not_found)?;
+        user.id = id.clone();
+        self.by_name.insert(user.user_name().to_lowercase(), id);
+        Ok(user)
+    }
+
     /// Create a user from a POST body's attributes.
     pub fn create(
         &mut self,
@@ -161,6 +212,7 @@ impl ScimStore {
         };
         let seq = self.next_seq;
         self.next_seq += 1;
+        self.generation += 1;
         self.seq_of.insert(user.id.clone(), seq);
         self.by_name
             .insert(user.user_name().to_lowercase(), user.id.clone());
@@ -203,6 +255,7 @@ impl ScimStore {
             return false;
         };
         self.by_name.remove(&user.user_name().to_lowercase());
+        self.generation += 1;
         true
     }
 
@@ -220,6 +273,7 @@ impl ScimStore {
             .insert(user.user_name().to_lowercase(), user.id.clone());
         user.version += 1;
         user.last_modified = clock.rfc3339();
+        self.generation += 1;
         Ok(user)
     }
 
@@ -285,7 +339,8 @@ fn take_password_and_extension(attrs: &mut Map<String, Value>) -> Result<(), Wri
     Ok(())
 }
 
-/// Drops nulls, empty extensions and the read-only `id`, `meta` and `schemas`.
+/// Drops nulls, empty extensions and the read-only `id`, `meta`, `schemas` and `groups` (a
+/// user's groups are what the groups say: `PATCH /Groups/{id}` changes them).
 fn drop_unassigned(attrs: &mut Map<String, Value>) {
     attrs.retain(|k, v| {
         let empty_extension = k.len() > 4
@@ -293,7 +348,7 @@ fn drop_unassigned(attrs: &mut Map<String, Value>) {
             && v.as_object().is_some_and(Map::is_empty);
         !v.is_null()
             && !empty_extension
-            && !["id", "meta", "schemas"]
+            && !["id", "meta", "schemas", "groups"]
                 .iter()
                 .any(|r| r.eq_ignore_ascii_case(k))
     });

@@ -5,6 +5,7 @@ use super::external_users::ExternalUsers;
 use super::faults::Faults;
 use super::ids::random_hex;
 use super::router::router;
+pub use super::scim_seed::ScimSeed;
 use super::scim_store::ScimStore;
 use super::shared::{Shared, World};
 use super::threads::Threads;
@@ -54,6 +55,8 @@ pub struct ServeOptions {
     pub dialect: Dialect,
     /// Request log on stderr: 0 none, 1 one line per request, 2 also bodies (secrets masked).
     pub log: u8,
+    /// The SCIM users and groups at start (default: the sample's).
+    pub scim: ScimSeed,
 }
 
 impl ServeOptions {
@@ -74,6 +77,7 @@ impl ServeOptions {
             today: None,
             dialect: Dialect::Seed,
             log: 0,
+            scim: ScimSeed::default(),
         }
     }
 }
@@ -87,6 +91,15 @@ pub struct SeededUser {
     pub user_name: String,
     /// Whether it may chat.
     pub active: bool,
+}
+
+/// A SCIM group the server starts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeededGroup {
+    /// SCIM id.
+    pub id: String,
+    /// displayName.
+    pub display_name: String,
 }
 
 /// A started server. Dropping it stops the server too, without waiting.
@@ -112,8 +125,10 @@ pub struct Running {
     pub data_secret: String,
     /// User attributes that drive row-level security in the model.
     pub attributes: Vec<String>,
-    /// The SCIM users seeded at start.
+    /// The SCIM users seeded at start (synthetic ones, `--scim-users`, left out).
     pub users: Vec<SeededUser>,
+    /// The SCIM groups seeded at start.
+    pub groups: Vec<SeededGroup>,
     clock: Clock,
     shared: Arc<Shared>,
     stop: watch::Sender<bool>,
@@ -184,8 +199,18 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
     let data_secret = opts
         .data_secret
         .unwrap_or_else(|| format!("ds_{}", random_hex(24)));
-    let scim = ScimStore::seeded(&opts.clock);
-    let users = seeded_users(&scim);
+    let (scim, groups) = opts
+        .scim
+        .build(&opts.clock)
+        .context("the SCIM users and groups")?;
+    let users = seeded_users(&scim, scim.len() - opts.scim.synthetic_users);
+    let seeded_groups = groups
+        .all()
+        .map(|g| SeededGroup {
+            id: g.id.clone(),
+            display_name: g.display_name.clone(),
+        })
+        .collect();
     let attributes = engine.attribute_names();
     let (stop, shutdown) = watch::channel(false);
     let shared = Arc::new(Shared {
@@ -207,6 +232,8 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         shutdown: shutdown.clone(),
         world: Mutex::new(World {
             scim,
+            groups,
+            scim_lists: Default::default(),
             externals: ExternalUsers::default(),
             threads: Threads::default(),
         }),
@@ -224,6 +251,7 @@ pub async fn start(opts: ServeOptions) -> anyhow::Result<Running> {
         data_secret,
         attributes,
         users,
+        groups: seeded_groups,
         clock: opts.clock,
         shared,
         stop,
@@ -256,9 +284,10 @@ fn client_origin(addr: SocketAddr) -> String {
     format!("http://{host}")
 }
 
-/// The seeded SCIM users, as the tests see them.
-fn seeded_users(scim: &ScimStore) -> Vec<SeededUser> {
+/// The first `n` seeded SCIM users (the synthetic ones come after), as the tests see them.
+fn seeded_users(scim: &ScimStore, n: usize) -> Vec<SeededUser> {
     scim.all()
+        .take(n)
         .map(|u| SeededUser {
             id: u.id.clone(),
             user_name: u.user_name().to_owned(),

@@ -4,6 +4,8 @@
 use super::clock::Clock;
 use super::external_users::ExternalUsers;
 use super::faults::Faults;
+use super::scim_groups::GroupStore;
+use super::scim_http::ListCache;
 use super::scim_store::ScimStore;
 use super::threads::Threads;
 use crate::emulator::engine::Engine;
@@ -74,6 +76,9 @@ impl RunningQuery {
 /// The mutable state, behind one lock held only briefly (never across an await).
 pub(crate) struct World {
     pub scim: ScimStore,
+    pub groups: GroupStore,
+    /// Recent list matches of Users and Groups, so paging does not filter again.
+    pub scim_lists: ListCache,
     pub externals: ExternalUsers,
     pub threads: Threads,
 }
