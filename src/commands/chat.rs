@@ -141,7 +141,13 @@ async fn live(ctx: &Ctx, args: &ChatArgs, format: Format) -> Result<Status> {
             pipeline.stop();
             let flags = service_flags(ctx, args, demo_identity);
             let chat_id = tracker.chat_id.clone().or(plan.request.chat_id.clone());
-            interrupted(&svc, args.no_abort, chat_id, &flags, &mut sigint).await
+            // `state` takes no --demo: a demo thread is looked at again by continuing it (the
+            // demo keeps its threads between runs, this one's too).
+            let later = match args.demo {
+                false => Later::State(flags),
+                true => Later::Chat(continue_flags(ctx, args, demo_identity)),
+            };
+            interrupted(&svc, args.no_abort, chat_id, later, &mut sigint).await
         }
         // Refused before any stream: only the error. Refused later (a state read or a resend
         // answered 404, 400 busy...): the run ends as the others do, its document included.
@@ -192,13 +198,21 @@ fn backoff(ctx: &Ctx) -> Duration {
         .unwrap_or(BACKOFF)
 }
 
+/// How an interrupted thread is looked at again, with the flags that reach its service.
+enum Later {
+    /// `analyst state`.
+    State(String),
+    /// `analyst chat --demo ... --chat-id` (`state` has no `--demo`).
+    Chat(String),
+}
+
 /// The first Ctrl-C: abort the thread (unless `--no-abort`), say how to look at it later, and
 /// exit 130; a second Ctrl-C while the abort is on its way quits at once.
 async fn interrupted(
     svc: &Service,
     no_abort: bool,
     chat_id: Option<String>,
-    flags: &str,
+    later: Later,
     sigint: &mut tokio::signal::unix::Signal,
 ) -> Result<Status> {
     let Some(id) = chat_id else {
@@ -224,9 +238,14 @@ async fn interrupted(
             "analyst: interrupted; thread {id} goes on (--no-abort)"
         ));
     }
-    crate::term::diag(format_args!(
-        "analyst: look at it later with: analyst state{flags} --chat-id {id}"
-    ));
+    match later {
+        Later::State(flags) => crate::term::diag(format_args!(
+            "analyst: look at it later with: analyst state{flags} --chat-id {id}"
+        )),
+        Later::Chat(flags) => crate::term::diag(format_args!(
+            "analyst: continue it with: analyst chat{flags} --chat-id {id} MESSAGE"
+        )),
+    }
     Ok(Status::Interrupted)
 }
 

@@ -28,11 +28,19 @@ pub struct Demo {
 /// Start the emulator with its demo options, speaking `dialect`, with `today` fixed (`--today`),
 /// with the threads of earlier demo runs.
 pub async fn start(ctx: &Ctx, dialect: Dialect, today: Option<&str>) -> Result<Demo> {
-    let opts = ServeOptions {
+    let mut opts = ServeOptions {
         dialect,
         today: super::serve::today_arg(today)?,
         ..ServeOptions::demo()
     };
+    // Tests hold the demo's answer part-way (`ANALYST_TEST_DEMO_FAULT`, internal, a `serve
+    // --fault` spec) to press Ctrl-C during a stream without betting on its speed.
+    if let Some(spec) = ctx.env.get("ANALYST_TEST_DEMO_FAULT") {
+        let fault = spec
+            .parse()
+            .map_err(|e| usage(format!("ANALYST_TEST_DEMO_FAULT: {e}")))?;
+        opts.faults.push(fault);
+    }
     start_with(ctx, opts, true).await
 }
 

@@ -17,6 +17,7 @@ use crate::protocol::tool::{Tool, classify, parse_input, parse_result};
 use crate::render::chart::files::{self, Charts};
 use crate::render::chat::End;
 use crate::render::state_table::StateView;
+use crate::render::table::Titles;
 use crate::settings::DataSettings;
 use crate::stream::tracker::{Sink, Tracker};
 use crate::term::{diag, error};
@@ -48,6 +49,8 @@ struct Session {
     charts: Charts,
     /// The last answer's SQL queries, in order.
     sqls: Vec<String>,
+    /// Member titles the meta tool gave in this thread, for `/sql`'s table headers.
+    titles: Titles,
     /// What `/sql`'s `analyst sql` command needs to reach this service (` --demo`).
     service_flags: String,
     /// Where `/sql` runs a query, or why it cannot (no data API configured).
@@ -100,6 +103,7 @@ pub fn run(ctx: &Ctx, args: &ChatArgs) -> Result<Status> {
         raw: Vec::new(),
         charts: Charts::default(),
         sqls: Vec::new(),
+        titles: Titles::default(),
     };
     let mut editor = rustyline::DefaultEditor::new()?;
     let history = history_path(ctx);
@@ -206,6 +210,7 @@ fn command(ctx: &Ctx, svc: &Service, session: &mut Session, rt: &Runtime, cmd: &
             session.chat_id = None;
             session.charts = Charts::default();
             session.sqls.clear();
+            session.titles = Titles::default();
             let _ = writeln!(out, "A new thread starts with the next message.");
         }
         "state" => match &session.chat_id {
@@ -265,7 +270,13 @@ fn show_sql(ctx: &Ctx, session: &Session, rt: &Runtime, arg: &str, out: &mut imp
                         timezone: session.timezone.clone(),
                         cache: None,
                     };
-                    match rt.block_on(super::sql::table_to_stdout(ctx, data, &body, 100)) {
+                    match rt.block_on(super::sql::table_to_stdout(
+                        ctx,
+                        data,
+                        &body,
+                        100,
+                        &session.titles,
+                    )) {
                         Ok(Status::Success) => {}
                         Ok(_) => error("the rows above are not all of the result"),
                         Err(e) => error(format!("{e:#}")),
@@ -349,6 +360,7 @@ fn turn(
     let mut sink = TurnSink {
         pipeline,
         raw: &mut session.raw,
+        titles: &mut session.titles,
         charts: Charts::default(),
         sqls: Vec::new(),
     };
@@ -441,6 +453,7 @@ fn show_end(tracker: &Tracker, pipeline: &mut Pipeline, message_id: Option<&str>
 struct TurnSink<'a> {
     pipeline: Pipeline,
     raw: &'a mut Vec<u8>,
+    titles: &'a mut Titles,
     charts: Charts,
     sqls: Vec<String>,
 }
@@ -452,12 +465,18 @@ impl Sink for TurnSink<'_> {
             && let Some(result) = call.result.as_ref()
         {
             let input = call.input.as_ref().map(parse_input).unwrap_or_default();
-            if let Tool::Sql { input, result } = classify(&input, Some(&parse_result(result))) {
-                let sql = input
-                    .sql()
-                    .map(str::to_owned)
-                    .or_else(|| result.and_then(|r| r.sql_query.0));
-                self.sqls.extend(sql);
+            match classify(&input, Some(&parse_result(result))) {
+                Tool::Sql { input, result } => {
+                    let sql = input
+                        .sql()
+                        .map(str::to_owned)
+                        .or_else(|| result.and_then(|r| r.sql_query.0));
+                    self.sqls.extend(sql);
+                }
+                Tool::Meta {
+                    result: Some(meta), ..
+                } => self.titles.learn(&meta),
+                _ => {}
             }
             if let Some(f) = frame {
                 self.charts.see(f);

@@ -41,17 +41,115 @@ pub enum Format {
     Markdown,
 }
 
-/// A table that draws colour itself: cells are coloured with comfy-table's own `Cell::fg`, so
-/// column widths are measured on the plain text and escape codes never count as width. Colour
-/// follows `style` (our `--color`/`NO_COLOR` decision), not comfy-table's own look at stdout.
+/// The one table style of the tool, for every command's tables: columns two spaces apart, the
+/// header over a rule drawn per column, no other lines. It reads on a terminal and pastes as it
+/// is into a chat, an issue or a spreadsheet (split on runs of spaces), like `gh`, `kubectl` and
+/// `psql`'s plain tables; box drawing would paste as noise.
+///
+/// ```text
+/// Country  Revenue
+/// ───────  ─────────
+/// Germany  1,190,000
+/// France     926,300
+/// ```
+///
+/// Colour is comfy-table's own (`Cell::fg`), so widths are measured on the plain text and escape
+/// codes never count as width; it follows `style` (our `--color`/`NO_COLOR` decision), not
+/// comfy-table's own look at stdout. Headers go through [`headers`]; print with [`write_table`],
+/// which drops the trailing blanks of every line.
 pub fn table(style: Style) -> comfy_table::Table {
+    use comfy_table::{ContentLineStyle, LineStyle, TableStyle};
+    const PLAIN: TableStyle = TableStyle::new()
+        .header_lines(ContentLineStyle::none().junction(' '))
+        .header_separator(LineStyle::none().fill('─').junction(' '))
+        .content_lines(ContentLineStyle::none().junction(' '));
     let mut table = comfy_table::Table::new();
     if style.color {
         table.enforce_styling();
     } else {
         table.force_no_tty();
     }
+    table.load_style(PLAIN);
     table
+}
+
+/// Header cells: bold when colour is on, plain text otherwise.
+pub fn headers<I, S>(style: Style, names: I) -> Vec<comfy_table::Cell>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    names
+        .into_iter()
+        .map(|n| {
+            let cell = comfy_table::Cell::new(n.into());
+            if style.color {
+                cell.add_attribute(comfy_table::Attribute::Bold)
+            } else {
+                cell
+            }
+        })
+        .collect()
+}
+
+/// Write a [`table`]: one padding space on the right of each column (with the column gap, two
+/// spaces between columns), the blanks at the end of each line dropped.
+pub fn write_table(
+    out: &mut (impl Write + ?Sized),
+    table: &mut comfy_table::Table,
+) -> std::io::Result<()> {
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 1));
+    }
+    for line in table.lines() {
+        writeln!(out, "{}", trim_line_end(&line))?;
+    }
+    Ok(())
+}
+
+/// A table line without the blanks at its end, also those a closing colour code follows
+/// (`revenue \x1b[0m` -> `revenue\x1b[0m`).
+fn trim_line_end(line: &str) -> String {
+    let mut rest = line.trim_end();
+    let mut codes = Vec::new();
+    while let Some(at) = rest.rfind("\x1b[") {
+        let code = &rest[at..];
+        if !code.ends_with('m')
+            || code[2..code.len() - 1].contains(|c: char| !c.is_ascii_digit() && c != ';')
+        {
+            break;
+        }
+        codes.push(code);
+        rest = rest[..at].trim_end();
+    }
+    let mut out = rest.to_owned();
+    out.extend(codes.into_iter().rev());
+    out
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::trim_line_end;
+
+    #[test]
+    fn trailing_blanks_go_also_before_colour_codes() {
+        assert_eq!(trim_line_end("a  b  "), "a  b");
+        assert_eq!(
+            trim_line_end("\x1b[1ma\x1b[0m  \x1b[1mb \x1b[0m"),
+            "\x1b[1ma\x1b[0m  \x1b[1mb\x1b[0m"
+        );
+        assert_eq!(trim_line_end("x \x1b[0m \x1b[39m "), "x\x1b[0m\x1b[39m");
+        assert_eq!(trim_line_end("plain"), "plain");
+    }
+}
+
+/// [`write_table`] into a string (no newline after the last line).
+pub fn table_string(table: &mut comfy_table::Table) -> String {
+    let mut out = Vec::new();
+    write_table(&mut out, table).expect("writing to memory");
+    let mut s = String::from_utf8(out).expect("comfy-table writes UTF-8");
+    s.truncate(s.trim_end_matches('\n').len());
+    s
 }
 
 /// The output format: the one asked for if the command takes it, else the default for a

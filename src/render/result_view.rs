@@ -65,10 +65,21 @@ pub fn show(
     };
     let mut out = table::render(&data, &headers, sql, &opts);
     if view.charts
-        && let Some(c) = charted
-            .as_ref()
-            .and_then(|c| Chart::build(&c.spec, &c.data))
+        && let Some(charted) = charted.as_ref()
+        && let Some(mut c) = Chart::build(&charted.spec, &charted.data)
     {
+        // The table may be cut at --rows; the chart draws every row that arrived: say so,
+        // or a reader takes the two for the same rows.
+        let in_table = match view.rows {
+            0 => data.rows.len(),
+            n => n.min(data.rows.len()),
+        };
+        let in_chart = charted.data.rows.len();
+        if in_chart > in_table {
+            c.notes.push(format!(
+                "the chart draws all {in_chart} rows; the table above shows {in_table}"
+            ));
+        }
         out.push_str("\n\n");
         out.push_str(chart::term::draw(&c, view.width, style).trim_end_matches('\n'));
     }

@@ -45,6 +45,8 @@ pub struct RowOptions {
     pub table_rows: usize,
     /// table: colours.
     pub style: Style,
+    /// table: columns of the terminal it is fitted to.
+    pub width: usize,
     /// Several results: json an array, yaml a sequence.
     pub many: bool,
 }
@@ -59,7 +61,10 @@ pub struct RowWriter<W: Write> {
     /// ndjson: each column's `"name":` as JSON, made once per result.
     keys: Vec<Vec<u8>>,
     /// table: the rows kept.
-    kept: Vec<Vec<String>>,
+    kept: Vec<Vec<serde_json::Value>>,
+    /// table: the member titles its headers take (chat's `/sql`); without them, the column
+    /// names as the query gave them.
+    titles: Option<table::Titles>,
     rows: u64,
     results: usize,
     open: bool,
@@ -77,10 +82,18 @@ impl<W: Write> RowWriter<W> {
             columns: Vec::new(),
             keys: Vec::new(),
             kept: Vec::new(),
+            titles: None,
             rows: 0,
             results: 0,
             open: false,
         }
+    }
+
+    /// Tables head their columns with these titles, else the column names made readable, as
+    /// `chat` heads its result tables.
+    pub fn with_titles(mut self, titles: table::Titles) -> Self {
+        self.titles = Some(titles);
+        self
     }
 
     /// Rows written for the current result.
@@ -273,13 +286,8 @@ impl<W: Write> RowWriter<W> {
             RowFormat::Table => {
                 let room = self.opts.table_rows == 0 || self.kept.len() < self.opts.table_rows;
                 if room {
-                    // Control characters from the service shown, never sent to the terminal.
-                    self.kept.push(
-                        cells
-                            .iter()
-                            .map(|c| crate::term::visible(c.text().unwrap_or("")).into_owned())
-                            .collect(),
-                    );
+                    // Values, so that the table formats numbers and dates as chat's do.
+                    self.kept.push(cells.iter().map(cell_value).collect());
                 }
             }
         }
@@ -320,17 +328,45 @@ impl<W: Write> RowWriter<W> {
     }
 
     fn draw_table(&mut self) -> Result<()> {
-        let mut grid = table(self.opts.style);
-        grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
-        grid.set_header(self.columns.iter().enumerate().map(|(i, c)| {
-            c.name.0.as_deref().map_or_else(
-                || format!("column{}", i + 1),
-                |n| crate::term::visible(n).into_owned(),
-            )
-        }));
-        for row in self.kept.drain(..) {
-            grid.add_row(row);
-        }
+        // chat's table: numbers right-aligned with one precision a column, dates shortened,
+        // control characters shown, never sent to the terminal.
+        let fields: Vec<table::Field> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| table::Field {
+                name: c
+                    .name
+                    .0
+                    .clone()
+                    .unwrap_or_else(|| format!("column{}", i + 1)),
+                title: None,
+                kind: c.column_type.0.clone(),
+            })
+            .collect();
+        let headers: Vec<String> = fields
+            .iter()
+            .map(|f| match &self.titles {
+                Some(titles) => table::header(f, titles, &Default::default()),
+                None => f.name.clone(),
+            })
+            .collect();
+        let set = table::Dataset {
+            fields,
+            rows: std::mem::take(&mut self.kept),
+            total_rows: None,
+        };
+        let grid = table::render(
+            &set,
+            &headers,
+            None,
+            &table::TableOpts {
+                rows: 0,
+                width: self.opts.width,
+                style: self.opts.style,
+                sql_flags: None,
+            },
+        );
         let shown = (self.opts.table_rows as u64).min(self.rows);
         let count = if self.opts.table_rows == 0 || self.rows <= shown {
             format!("{} {}", self.rows, plural(self.rows))
@@ -421,6 +457,17 @@ fn write_array(out: &mut dyn Write, cells: &[Cell<'_>]) -> std::io::Result<()> {
     out.write_all(b"]")
 }
 
+/// A cell as a JSON value: a number stays a number, a string a string.
+fn cell_value(c: &Cell<'_>) -> serde_json::Value {
+    match c {
+        Cell::Null => serde_json::Value::Null,
+        Cell::Text(t) => serde_json::Value::String(t.to_string()),
+        Cell::Json(t) => {
+            serde_json::from_str(t).unwrap_or_else(|_| serde_json::Value::String(t.to_string()))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,6 +497,7 @@ mod tests {
                     header: true,
                     table_rows: 1,
                     style: Style::default(),
+                    width: 80,
                     many,
                 },
             );

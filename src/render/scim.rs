@@ -85,10 +85,10 @@ pub fn write_all(
 fn write_table(out: &mut impl Write, results: &[PatchResult], style: Style) -> Result<()> {
     use comfy_table::{Cell, Color};
     let mut table = table(style);
-    table
-        .load_style(comfy_table::presets::NOTHING)
-        .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
-        .set_header(["ID", "STATUS", "USERNAME", "ACTIVE", "ERROR"]);
+    table.set_header(super::headers(
+        style,
+        ["ID", "STATUS", "USERNAME", "ACTIVE", "ERROR"],
+    ));
     for r in results {
         let user = r.user.as_ref().and_then(User::from_value);
         let user_name = user
@@ -116,13 +116,7 @@ fn write_table(out: &mut impl Write, results: &[PatchResult], style: Style) -> R
             Cell::new(visible(r.error.as_deref().unwrap_or_default()).into_owned()),
         ]);
     }
-    // Columns two spaces apart and flush left, like `gh` and `kubectl` tables.
-    for column in table.column_iter_mut() {
-        column.set_padding((0, 2));
-    }
-    for line in table.lines() {
-        writeln!(out, "{}", line.trim_end())?;
-    }
+    super::write_table(out, &mut table)?;
     Ok(())
 }
 

@@ -168,20 +168,19 @@ impl StateView {
     pub fn write_table(&self, out: &mut impl Write, style: Style, width: usize) -> Result<()> {
         use comfy_table::{Cell, Color};
         let mut grid = table(style);
-        grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
         grid.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
         grid.set_width(u16::try_from(width).unwrap_or(u16::MAX));
-        grid.set_header(["sort", "role", "kind", "text"]);
+        grid.set_header(super::headers(style, ["SORT", "ROLE", "KIND", "TEXT"]));
         let rows = self.rows();
         // One line a message: the text is cut to what the other columns leave of the width
-        // (4 columns: 2 spaces of padding each and 5 rules), at most CELL_WIDTH.
+        // (4 columns: a padding space each and 3 gaps), at most CELL_WIDTH.
         let widest = |f: &dyn Fn(&Row) -> usize, header: usize| {
             rows.iter().map(f).max().unwrap_or(0).max(header)
         };
         let others = widest(&|r| r.sort.map_or(1, |s| s.to_string().len()), 4)
             + widest(&|r| r.role.chars().count(), 4)
             + widest(&|r| r.kind.len(), 4);
-        let room = width.saturating_sub(others + 13).clamp(20, CELL_WIDTH);
+        let room = width.saturating_sub(others + 7).clamp(20, CELL_WIDTH);
         for r in rows {
             let kind = Cell::new(r.kind);
             let text = Cell::new(crate::term::visible(&shorten(&r.text, room)).into_owned());
@@ -197,7 +196,7 @@ impl StateView {
                 text,
             ]);
         }
-        writeln!(out, "{grid}")?;
+        super::write_table(out, &mut grid)?;
         Ok(())
     }
 

@@ -249,21 +249,18 @@ pub fn render(
         })
         .collect();
     let mut grid = super::table(opts.style);
-    grid.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
     grid.set_content_arrangement(ContentArrangement::Dynamic);
     grid.set_width(opts.width.max(20) as u16);
-    grid.set_header((0..columns).map(|c| {
-        let h = headers
-            .get(c)
-            .cloned()
-            .unwrap_or_else(|| format!("Column {}", c + 1));
-        let cell = Cell::new(cut(&h, CELL_MAX));
-        if opts.style.color {
-            cell.add_attribute(comfy_table::Attribute::Bold)
-        } else {
-            cell
-        }
-    }));
+    grid.set_header(super::headers(
+        opts.style,
+        (0..columns).map(|c| {
+            let h = headers
+                .get(c)
+                .cloned()
+                .unwrap_or_else(|| format!("Column {}", c + 1));
+            cut(&crate::term::visible(&h), CELL_MAX)
+        }),
+    ));
     for row in rows {
         grid.add_row((0..columns).map(|c| {
             let v = row.get(c).unwrap_or(&Value::Null);
@@ -275,7 +272,7 @@ pub fn render(
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let mut out = grid.to_string();
+    let mut out = super::table_string(&mut grid);
     let total = set.total_rows.unwrap_or(set.rows.len() as i64).max(0) as usize;
     if total > shown {
         let more = total - shown;
@@ -462,7 +459,7 @@ mod tests {
                 sql_flags: Some(""),
             },
         );
-        assert!(out.contains("│ 2024-01-01 ┆ 43,166.60 │"), "{out}");
+        assert!(out.contains("\n2024-01-01  43,166.60\n"), "{out}");
         assert!(
             out.ends_with("… 499 more rows (500 in all); --rows 0 shows the 2 that arrived; all of them: analyst sql 'SELECT 1'"),
             "{out}"

@@ -77,6 +77,21 @@ fn sql_in_the_prompt_runs_the_last_answers_query() {
     };
     let (y2025, y2024) = (hand("2025"), hand("2024"));
     assert_ne!(y2025, y2024);
+    // As chat's tables show a number: grouped by thousands.
+    let group = |s: &str| {
+        let s = s.trim_end_matches(".0");
+        let (whole, decimals) = s.split_once('.').map_or((s, None), |(w, d)| (w, Some(d)));
+        let groups: Vec<String> = whole
+            .as_bytes()
+            .rchunks(3)
+            .rev()
+            .map(|c| String::from_utf8(c.to_vec()).unwrap())
+            .collect();
+        match decimals {
+            Some(d) => format!("{}.{d}", groups.join(",")),
+            None => groups.join(","),
+        }
+    };
     let mut cmd = prompt_cmd(home.path());
     cmd.args(["chat", "-i", "--demo"]);
     let mut pty = Pty::spawn(cmd);
@@ -88,7 +103,7 @@ fn sql_in_the_prompt_runs_the_last_answers_query() {
     pty.send("/sql 1\r");
     pty.expect("SQL 1 of 1:");
     pty.expect("'2024-01-01'");
-    pty.expect(&y2024);
+    pty.expect(&group(&y2024));
     pty.expect("1 row");
     pty.expect("From a shell: analyst sql --demo 'SELECT ");
     pty.expect("analyst> ");

@@ -7,7 +7,7 @@ use common::scripted::{analyst, text};
 use std::path::Path;
 
 /// The `analyst ...` commands a run's stderr offers, as shell text.
-fn hints(stderr: &str) -> Vec<String> {
+pub(crate) fn hints(stderr: &str) -> Vec<String> {
     let mut found = Vec::new();
     for line in stderr.lines() {
         let mut rest = line;
@@ -26,7 +26,7 @@ fn hints(stderr: &str) -> Vec<String> {
 }
 
 /// Run a hint as pasted into a shell (MESSAGE filled in), isolated as `home`.
-fn paste(home: &Path, hint: &str) -> std::process::Output {
+pub(crate) fn paste(home: &Path, hint: &str) -> std::process::Output {
     let line = hint
         .replacen("analyst ", "\"$0\" ", 1)
         .replace(" MESSAGE", " 'And in 2024?'");

@@ -159,3 +159,97 @@ fn tool_call_lines_fit_a_narrow_terminal() {
         "a cut SQL ends in an ellipsis:\n{screen}"
     );
 }
+
+/// Ctrl-C during a demo answer (held part-way by a test hook, so the press lands inside the
+/// stream for certain): exit 130, and the hint to look at the thread again works when pasted
+/// (`state` takes no `--demo`; the demo keeps its threads, so it is `chat --demo --chat-id`).
+#[test]
+fn ctrl_c_during_a_demo_answer_offers_a_hint_that_works_when_pasted() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = on_terminal(home.path(), BIN);
+    cmd.env("ANALYST_TEST_DEMO_FAULT", "hold-after=6").args([
+        "chat",
+        "--demo",
+        "--today",
+        "2026-06-30",
+        "-o",
+        "ndjson",
+        "Revenue 2025",
+    ]);
+    let mut pty = Pty::spawn(cmd);
+    // The sixth line is written after the first (which names the thread) was read.
+    pty.expect("\"sort\":5");
+    pty.send("\x03");
+    let seen = pty.seen.clone();
+    let status = pty.wait_status();
+    std::thread::sleep(Duration::from_millis(100));
+    let screen = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    assert_eq!(status.code(), Some(130), "{screen}");
+    let hints = super::contact_hints::hints(&screen);
+    assert_eq!(hints.len(), 1, "one hint:\n{screen}");
+    assert!(!hints[0].contains("state"), "{}", hints[0]);
+    let out = super::contact_hints::paste(home.path(), &hints[0]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}: {}",
+        hints[0],
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `/sql` in the prompt shows its rows as chat's own tables do: the model's titles over the
+/// columns, numbers grouped and right-aligned; and the chat's chart, which draws every row,
+/// says so when the table above it is cut.
+#[test]
+fn sql_in_the_prompt_shows_its_table_as_chat_does() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = on_terminal(home.path(), BIN);
+    cmd.args(["chat", "-i", "--demo", "--today", "2026-06-30"]);
+    let mut pty = Pty::spawn(cmd);
+    pty.expect("analyst> ");
+    pty.send("Revenue by country in 2025\r");
+    pty.expect("analyst> ");
+    let answer = screen_lines(&pty.screen());
+    let at = pty.screen().len();
+    assert!(
+        answer
+            .iter()
+            .any(|l| l.starts_with("the chart draws all 13 rows; the table above shows 10")),
+        "the chart says it draws more rows than the table:\n{}",
+        answer.join("\n")
+    );
+    pty.send("/sql\r");
+    pty.expect("From a shell:");
+    let screen = pty.screen();
+    let lines = screen_lines(&screen[at..]);
+    let header = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("Country"))
+        .unwrap_or_else(|| panic!("a titled header:\n{}", lines.join("\n")));
+    assert!(!header.contains("customers_country"), "{header}");
+    // Every row: a country, then its revenue grouped by thousands with two decimals, the
+    // numbers' right edges in one column.
+    let grouped = |s: &str| {
+        let (int, dec) = s.split_once('.').unwrap_or((s, ""));
+        dec.len() == 2
+            && int
+                .split(',')
+                .enumerate()
+                .all(|(i, g)| !g.is_empty() && g.len() <= 3 && (i == 0 || g.len() == 3))
+            && int.split(',').count() >= 2
+    };
+    let rows: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("Germany") || l.starts_with("France"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", lines.join("\n"));
+    let ends: Vec<usize> = rows.iter().map(|l| l.trim_end().chars().count()).collect();
+    assert_eq!(ends[0], ends[1], "right-aligned:\n{}", lines.join("\n"));
+    for row in rows {
+        let number = row.split_whitespace().last().unwrap();
+        assert!(grouped(number), "{number} in {row:?}");
+    }
+    pty.send("\x04");
+    assert_eq!(pty.wait(), 0);
+}

@@ -238,7 +238,7 @@ fn table_shows_control_characters_csv_and_json_keep_them() {
         "esc^[[31mRED^[[0m",
         "bell^G",
         "cr^M del^? csi^[[2J",
-        "lf^Jx",
+        "lf x",
         "name^[[1m",
     ] {
         assert!(table.contains(shown), "{shown}: {table}");

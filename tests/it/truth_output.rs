@@ -8,13 +8,6 @@ use crate::common;
 use common::scripted::{MID, analyst, cutoff, echo, happy, sql_tool, text};
 use serde_json::{Value, json};
 
-/// Lines of a boxed table (drawn with comfy-table's UTF-8 presets) found in `text`.
-fn boxed_lines(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter(|l| l.starts_with(['┌', '│', '╞', '├', '└']))
-        .collect()
-}
-
 // ----- item 9: state keeps the service's ids and sorts -----
 
 /// A `__state__` frame as the emulator sends it: LangChain entries, ids under `kwargs`.
@@ -76,17 +69,10 @@ fn state_messages_known_only_from_state_keep_their_ids_and_no_sort() {
         .success();
     let table = text(&out.get_output().stdout);
     // No renumbering in the table either: the sort cells say there is none.
-    for line in boxed_lines(&table).iter().skip(3) {
-        if line.starts_with('│') {
-            let sort = line
-                .trim_start_matches('│')
-                .split('┆')
-                .next()
-                .unwrap()
-                .trim();
-            assert_eq!(sort, "-", "{table}");
-        }
-    }
+    let sorts = common::table::parse(&table);
+    let sorts = sorts.column("SORT");
+    assert!(!sorts.is_empty(), "{table}");
+    assert!(sorts.iter().all(|s| *s == "-"), "{table}");
 }
 
 #[test]
@@ -125,20 +111,8 @@ fn state_messages_from_frames_keep_the_service_ids_and_sorts() {
         .assert()
         .success();
     let table = text(&out.get_output().stdout);
-    let sorts: Vec<String> = boxed_lines(&table)
-        .iter()
-        .skip(3)
-        .filter(|l| l.starts_with('│'))
-        .map(|l| {
-            l.trim_start_matches('│')
-                .split('┆')
-                .next()
-                .unwrap()
-                .trim()
-                .to_owned()
-        })
-        .collect();
-    assert_eq!(sorts, ["7", "9", "12"], "{table}");
+    let sorts = common::table::parse(&table).column("SORT").join(",");
+    assert_eq!(sorts, "7,9,12", "{table}");
 }
 
 // ----- item 11: tables line up with colour on -----
@@ -160,20 +134,6 @@ fn strip_ansi(s: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// Every line of a boxed table has the same display width (all test data is narrow text).
-fn assert_boxed_table_aligned(plain: &str, what: &str) {
-    let lines = boxed_lines(plain);
-    assert!(lines.len() >= 4, "{what}: no table in\n{plain}");
-    let width = lines[0].chars().count();
-    for l in &lines {
-        assert_eq!(
-            l.chars().count(),
-            width,
-            "{what}: misaligned row {l:?}\n{plain}"
-        );
-    }
 }
 
 #[test]
@@ -207,15 +167,9 @@ fn the_scim_table_lines_up_with_colour_on() {
     assert_eq!(strip_ansi(&coloured), plain, "colour moved the columns");
     // And the plain table lines up: every column starts where its header does (the status
     // column is never empty; any column is two spaces clear of the one before).
-    let lines: Vec<&str> = plain.lines().collect();
-    let status = lines[0].find("STATUS").unwrap();
-    for row in &lines[1..] {
-        assert!(row[status..].starts_with(['2', '4']), "{plain}");
-        for header in ["STATUS", "USERNAME", "ACTIVE", "ERROR"] {
-            let at = lines[0].find(header).unwrap();
-            assert!(row.len() <= at || &row[at - 2..at] == "  ", "{plain}");
-        }
-    }
+    common::table::assert_aligned(&plain, "scim table");
+    let table = common::table::parse(&plain);
+    assert_eq!(table.column("STATUS"), ["200", "404"], "{plain}");
 }
 
 #[test]
@@ -246,7 +200,7 @@ fn the_state_table_lines_up_with_colour_on() {
     let plain = run("never");
     assert!(coloured.contains("\x1b["), "{coloured:?}");
     assert_eq!(strip_ansi(&coloured), plain);
-    assert_boxed_table_aligned(&strip_ansi(&coloured), "state table");
+    common::table::assert_aligned(&strip_ansi(&coloured), "state table");
 }
 
 #[test]
@@ -259,7 +213,7 @@ fn chat_result_tables_line_up_with_colour_on() {
         .success();
     let coloured = text(&out.get_output().stdout);
     assert!(coloured.contains("\x1b["), "{coloured:?}");
-    assert_boxed_table_aligned(&strip_ansi(&coloured), "chat table");
+    common::table::assert_aligned(&strip_ansi(&coloured), "chat table");
 }
 
 // ----- item 12: -vv never shows a credential header -----

@@ -58,7 +58,10 @@ pub fn write(
         Format::Json | Format::Yaml => write_document(out, &document(results, findings), format)?,
         Format::Table => {
             let mut table = crate::render::table(style);
-            table.set_header(["CASE", "VERDICT", "SECONDS", "TOKENS", "FIRST FAILURE"]);
+            table.set_header(crate::render::headers(
+                style,
+                ["CASE", "VERDICT", "SECONDS", "TOKENS", "FIRST FAILURE"],
+            ));
             for r in results {
                 // Coloured by the table (its own styling), never by escapes in the text,
                 // which the table would count as width and misalign the row.
@@ -82,7 +85,7 @@ pub fn write(
                     ),
                 ]);
             }
-            writeln!(out, "{table}")?;
+            crate::render::write_table(out, &mut table)?;
         }
         Format::Markdown => write_markdown(out, results, findings)?,
         _ => {}
@@ -341,7 +344,7 @@ mod tests {
         .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\x1b["), "coloured: {text}");
-        // Every line is as wide on screen once the colour codes are taken out.
+        // Each column starts at the same place on screen once the colour codes are taken out.
         let plain = |l: &str| {
             let mut s = String::new();
             let mut chars = l.chars();
@@ -352,13 +355,19 @@ mod tests {
                     s.push(c);
                 }
             }
-            s.chars().count()
+            s
         };
-        let widths: Vec<usize> = text.lines().map(plain).collect();
-        assert!(
-            widths.windows(2).all(|w| w[0] == w[1]),
-            "{widths:?}\n{text}"
-        );
+        let lines: Vec<String> = text.lines().map(plain).collect();
+        for column in ["VERDICT", "SECONDS"] {
+            let at = lines[0].find(column).unwrap();
+            for row in &lines[2..] {
+                let cell = &row[at..];
+                assert!(
+                    !cell.starts_with(' ') && row[..at].ends_with("  "),
+                    "{column} at {at}:\n{text}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -228,6 +228,7 @@ async fn run_all(
             header: !args.no_header,
             table_rows: args.rows,
             style: ctx.out_style,
+            width: crate::term::out_width(&ctx.env),
             many: matches!(choice, Choice::All),
         },
     );
@@ -256,6 +257,7 @@ pub(super) async fn table_to_stdout(
     data: &DataSettings,
     body: &QueryRequest,
     rows: usize,
+    titles: &crate::render::table::Titles,
 ) -> Result<Status> {
     let client = DataClient::new(http(ctx)?, data)?;
     let mut writer = RowWriter::new(
@@ -265,9 +267,11 @@ pub(super) async fn table_to_stdout(
             header: true,
             table_rows: rows,
             style: ctx.out_style,
+            width: crate::term::out_width(&ctx.env),
             many: false,
         },
-    );
+    )
+    .with_titles(titles.clone());
     let run = run_of(ctx, &client, None);
     let status = run_query(&run, body, &mut writer).await;
     let finished = writer.finish();

@@ -192,8 +192,35 @@ impl MainBranch for Option<&str> {
     }
 }
 
+/// The sample's database as of `today`. Building it takes about a second of CPU (a debug
+/// build: 1 s; most of it SQLite inserting, indexing and analysing 24 MB). A process that starts
+/// an emulator a second time for the same `today` (a test harness starts hundreds, `eval`
+/// several) keeps the built database from then on and copies it for each later start; one that
+/// starts a single emulator (`chat --demo`, `serve`) never holds a second copy.
 fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    enum Kept {
+        /// Built once and let go.
+        Once,
+        /// Built again, and kept.
+        Built(rusqlite::Connection),
+    }
+    type ByToday = HashMap<Option<(i32, u32, u32)>, Kept>;
+    static SAMPLES: Mutex<Option<ByToday>> = Mutex::new(None);
+    // A panic elsewhere while the lock was held leaves nothing half-done here worth refusing.
+    let mut samples = SAMPLES.lock().unwrap_or_else(|e| e.into_inner());
+    let samples = samples.get_or_insert_with(HashMap::new);
+    if let Some(Kept::Built(conn)) = samples.get(&today) {
+        return Warehouse::from_memory(conn);
+    }
     let conn = rusqlite::Connection::open_in_memory()?;
     sample_data::build(&conn, today.map(super::dates::Date::new))?;
-    Warehouse::from_memory(&conn)
+    let warehouse = Warehouse::from_memory(&conn)?;
+    let kept = match samples.get(&today) {
+        None => Kept::Once,
+        Some(_) => Kept::Built(conn),
+    };
+    samples.insert(today, kept);
+    Ok(warehouse)
 }

@@ -21,6 +21,7 @@ pub mod scim;
 pub mod scripted;
 pub mod serve;
 pub mod sql;
+pub mod table;
 pub mod venv;
 
 /// A client builder for servers on loopback: reqwest 0.13 wants a TLS provider installed even
