@@ -156,6 +156,16 @@ pub(crate) fn write_dry_run(output: Option<Format>, requests: &[RequestLog]) -> 
     Ok(out.flush()?)
 }
 
+/// `$XDG_CACHE_HOME/analyst`, else `$HOME/.cache/analyst` (absolute paths only, as the XDG
+/// base directory specification asks).
+fn cache_dir(env: &Env) -> Option<std::path::PathBuf> {
+    let absolute = |v: String| Some(std::path::PathBuf::from(v)).filter(|p| p.is_absolute());
+    env.get("XDG_CACHE_HOME")
+        .and_then(absolute)
+        .or_else(|| env.get("HOME").and_then(absolute).map(|h| h.join(".cache")))
+        .map(|d| d.join("analyst"))
+}
+
 /// Run the parsed command line.
 pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
     use std::io::IsTerminal;
@@ -180,6 +190,11 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
     // itself from stdout; they draw on stderr, so our decision for stderr is the one to hold.
     console::set_colors_enabled(ctx.err_style.color);
     console::set_colors_enabled_stderr(ctx.err_style.color);
+    // The emulator's sample database is a cache: `$XDG_CACHE_HOME/analyst`, else
+    // `~/.cache/analyst`.
+    if let Some(dir) = cache_dir(&ctx.env) {
+        crate::emulator::server::keep_samples_in(dir);
+    }
     match cli.command {
         Command::ExtractFinal(args) => extract_final::run(&ctx, args),
         Command::Completions(args) => completions::run(args),

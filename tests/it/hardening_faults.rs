@@ -56,14 +56,16 @@ fn case(faults: &[&str], args: &[&str], code: i32, check: Check) -> Case {
     }
 }
 
-/// Run every case; collect all mismatches so one run shows the whole picture.
+/// Run every case; collect all mismatches so one run shows the whole picture. Cases run four
+/// at a time, each with its own emulator and home: most of a case is waiting (idle timeouts,
+/// delays, retry back-offs), which one at a time made this the slowest test of the suite.
 fn run_matrix(
     cases: Vec<Case>,
-    setup: impl Fn(&hs::Emulator, &std::path::Path, &mut Vec<String>),
+    setup: impl Fn(&hs::Emulator, &std::path::Path, &mut Vec<String>) + Sync,
 ) -> usize {
-    let home = tempfile::tempdir().unwrap();
-    let clean = hs::emulator(&[]);
     let expected = {
+        let home = tempfile::tempdir().unwrap();
+        let clean = hs::emulator(&[]);
         let out = hs::run(&mut hs::against(
             home.path(),
             &clean,
@@ -72,36 +74,23 @@ fn run_matrix(
         hs::expect_status(&out, 0, "fault-free");
         hs::outs(&out).0
     };
-    let mut failures = Vec::new();
     let n = cases.len();
-    for c in cases {
-        let faults: Vec<&str> = c.faults.iter().map(|s| s.as_str()).collect();
-        let emu = hs::emulator(&faults);
-        let mut args: Vec<String> = c.args.clone();
-        setup(&emu, home.path(), &mut args);
-        let argv: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-        let name = format!("{faults:?} {argv:?}");
-        let out = hs::run(&mut hs::against(home.path(), &emu, &argv));
-        let (stdout, stderr) = hs::outs(&out);
-        if stderr.contains("panicked") || out.status.code() != Some(c.code) {
-            failures.push(format!(
-                "{name}: exit {:?}, want {}\n  stderr: {}",
-                out.status.code(),
-                c.code,
-                stderr.trim()
-            ));
-            continue;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                while let Some(c) =
+                    cases.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    if let Err(e) = run_case(c, &setup, &expected) {
+                        failures.lock().unwrap().push(e);
+                    }
+                }
+            });
         }
-        let result = std::panic::catch_unwind(|| match c.check {
-            Check::Status => {}
-            Check::NoRepeats => hs::assert_no_repeats(&stdout, &name),
-            Check::Final => assert_eq!(stdout.trim(), expected.trim(), "{name}"),
-        });
-        if let Err(e) = result {
-            let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
-            failures.push(format!("{name}: {}", &msg[..msg.len().min(400)]));
-        }
-    }
+    });
+    let failures = failures.into_inner().unwrap();
     assert!(
         failures.is_empty(),
         "{} of {n} cases failed:\n{}",
@@ -109,6 +98,40 @@ fn run_matrix(
         failures.join("\n")
     );
     n
+}
+
+/// One case against a fresh emulator with its faults, in a home of its own.
+fn run_case(
+    c: &Case,
+    setup: &(impl Fn(&hs::Emulator, &std::path::Path, &mut Vec<String>) + Sync),
+    expected: &str,
+) -> Result<(), String> {
+    let home = tempfile::tempdir().unwrap();
+    let faults: Vec<&str> = c.faults.iter().map(|s| s.as_str()).collect();
+    let emu = hs::emulator(&faults);
+    let mut args: Vec<String> = c.args.clone();
+    setup(&emu, home.path(), &mut args);
+    let argv: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let name = format!("{faults:?} {argv:?}");
+    let out = hs::run(&mut hs::against(home.path(), &emu, &argv));
+    let (stdout, stderr) = hs::outs(&out);
+    if stderr.contains("panicked") || out.status.code() != Some(c.code) {
+        return Err(format!(
+            "{name}: exit {:?}, want {}\n  stderr: {}",
+            out.status.code(),
+            c.code,
+            stderr.trim()
+        ));
+    }
+    let result = std::panic::catch_unwind(|| match c.check {
+        Check::Status => {}
+        Check::NoRepeats => hs::assert_no_repeats(&stdout, &name),
+        Check::Final => assert_eq!(stdout.trim(), expected.trim(), "{name}"),
+    });
+    result.map_err(|e| {
+        let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+        format!("{name}: {}", &msg[..msg.len().min(400)])
+    })
 }
 
 use Check::*;

@@ -17,6 +17,7 @@ mod config_cmd;
 mod contact_hints;
 mod contact_tty;
 mod data_api;
+mod demo_cache;
 mod dialects;
 mod docs;
 mod doctor;

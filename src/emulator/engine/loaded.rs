@@ -192,11 +192,25 @@ impl MainBranch for Option<&str> {
     }
 }
 
-/// The sample's database as of `today`. Building it takes about a second of CPU (a debug
-/// build: 1 s; most of it SQLite inserting, indexing and analysing 24 MB). A process that starts
-/// an emulator a second time for the same `today` (a test harness starts hundreds, `eval`
-/// several) keeps the built database from then on and copies it for each later start; one that
-/// starts a single emulator (`chat --demo`, `serve`) never holds a second copy.
+/// Where built sample databases are kept between processes (set once, by the command layer,
+/// see [`keep_samples_in`]); unset, nothing is written.
+static SAMPLE_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Keep built sample databases in `dir` (a cache: `$XDG_CACHE_HOME/analyst`), so that the next
+/// process to start a demo on the same date opens the file instead of building it again. The
+/// first call wins.
+pub fn keep_samples_in(dir: PathBuf) {
+    let _ = SAMPLE_DIR.set(dir);
+}
+
+/// The sample's database as of `today`. Building it takes about a second of CPU in a debug
+/// build, a third of one in a release build (most of it SQLite inserting, indexing and
+/// analysing 24 MB), so it is built once and kept:
+/// - in the cache directory ([`keep_samples_in`]), a file per date and build of this program,
+///   opened read-only by every later process;
+/// - in memory, from the second start for the same date in one process on (a test harness
+///   starts hundreds, `eval` several); one that starts a single emulator (`chat --demo`,
+///   `serve`) never holds a second copy.
 fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse> {
     use std::collections::HashMap;
     use std::sync::Mutex;
@@ -214,13 +228,117 @@ fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse>
     if let Some(Kept::Built(conn)) = samples.get(&today) {
         return Warehouse::from_memory(conn);
     }
+    let file = SAMPLE_DIR
+        .get()
+        .and_then(|dir| sample_cache::file(dir, today));
+    if let Some(w) = file.as_deref().and_then(sample_cache::open) {
+        return Ok(w);
+    }
     let conn = rusqlite::Connection::open_in_memory()?;
     sample_data::build(&conn, today.map(super::dates::Date::new))?;
     let warehouse = Warehouse::from_memory(&conn)?;
+    if let Some(file) = &file {
+        sample_cache::write(&conn, file);
+    }
     let kept = match samples.get(&today) {
         None => Kept::Once,
         Some(_) => Kept::Built(conn),
     };
     samples.insert(today, kept);
     Ok(warehouse)
+}
+
+/// Sample databases kept as files: `sample-<build>-<date>.sqlite`, `<build>` telling this
+/// program's builds apart (its executable's size and time), so a changed generator never reads
+/// an old sample. Every failure is silent: the cache only saves time.
+mod sample_cache {
+    use super::Warehouse;
+    use std::path::{Path, PathBuf};
+
+    /// Files kept for one build: the dates used most recently.
+    const KEEP: usize = 4;
+
+    /// The file for `today` in `dir`, or `None` when this build cannot be told apart.
+    pub fn file(dir: &Path, today: Option<(i32, u32, u32)>) -> Option<PathBuf> {
+        let date = today.map_or("base".to_owned(), |(y, m, d)| {
+            format!("{y:04}-{m:02}-{d:02}")
+        });
+        Some(dir.join(format!("sample-{}-{date}.sqlite", build()?)))
+    }
+
+    fn build() -> Option<String> {
+        let exe = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+        let modified = exe
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some(format!("{:x}{:x}", exe.len(), modified.as_nanos()))
+    }
+
+    /// The kept file, opened read-only, if it is there and whole (files are renamed into place
+    /// only once written).
+    pub fn open(file: &Path) -> Option<Warehouse> {
+        if !file.is_file() {
+            return None;
+        }
+        let w = Warehouse::open_kept(file).ok()?;
+        // Touched, so the dates in use are the ones kept.
+        let _ = std::fs::File::options()
+            .append(true)
+            .open(file)
+            .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+        Some(w)
+    }
+
+    /// Write the built sample to `file` (through a temporary name and a rename, so a reader
+    /// never sees half a file), then leave only this build's most recent dates.
+    pub fn write(built: &rusqlite::Connection, file: &Path) {
+        let Some(dir) = file.parent() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let temp = dir.join(format!(".sample-{}.tmp", std::process::id()));
+        let _ = std::fs::remove_file(&temp);
+        let written = built
+            .execute("VACUUM INTO ?1", [temp.to_string_lossy()])
+            .is_ok()
+            && std::fs::rename(&temp, file).is_ok();
+        if !written {
+            let _ = std::fs::remove_file(&temp);
+            return;
+        }
+        prune(dir, file);
+    }
+
+    /// Remove other builds' samples, and this build's beyond the [`KEEP`] most recent.
+    fn prune(dir: &Path, kept: &Path) {
+        let Some(name) = kept.file_name().and_then(|n| n.to_str()) else {
+            return;
+        };
+        // `sample-<build>-`: the dates of this build.
+        let Some(ours) = name.rsplitn(4, '-').nth(3).map(|b| format!("{b}-")) else {
+            return;
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut mine = Vec::new();
+        for e in entries.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if !n.starts_with("sample-") || !n.ends_with(".sqlite") {
+                continue;
+            }
+            if n.starts_with(&ours) {
+                let at = e.metadata().and_then(|m| m.modified()).ok();
+                mine.push((at, e.path()));
+            } else {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+        mine.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (_, path) in mine.into_iter().skip(KEEP) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }

@@ -27,6 +27,6 @@ pub(crate) mod timeparse;
 pub mod warehouse;
 pub(crate) mod words;
 
-pub use loaded::Engine;
+pub use loaded::{Engine, keep_samples_in};
 pub use request::{AgentRequest, AgentRun, TurnMemory};
 pub use semantic::{CompileError, Compiled, QueryError, SecurityContext};

@@ -23,6 +23,7 @@ use tokio::task::JoinHandle;
 pub use super::clock::Clock;
 pub use super::faults::Fault;
 pub use super::threads::SavedThread;
+pub use crate::emulator::engine::keep_samples_in;
 
 /// How to run the emulator.
 #[derive(Clone, Debug)]

@@ -11,6 +11,12 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_STATE_HOME", home.join("state"))
+        // A cache shared by every test of the run: the demo's sample database is built once
+        // a date, not once a process (see `keep_samples_in`).
+        .env(
+            "XDG_CACHE_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/cache"),
+        )
         .env("ANALYST_TEST_BACKOFF_MS", "1")
         .env("NO_COLOR", "1");
     if let Some(path) = std::env::var_os("PATH") {
