@@ -20,9 +20,29 @@ pub use commands::completions::generated_files;
 
 use clap::{CommandFactory, FromArgMatches};
 
+/// clap's refusal of the command line; an option put before the command name (`analyst -v
+/// chat`) also gets the way to say it, which clap gives for long options only.
+fn refuse(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let before = args.first().filter(|a| a.starts_with('-') && a.len() > 1);
+    let command = cli::Cli::command();
+    let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+    let named = args.iter().find(|a| names.contains(&a.as_str()));
+    if let (ErrorKind::UnknownArgument, Some(option), Some(name)) = (e.kind(), before, named) {
+        let _ = e.print();
+        eprintln!("tip: options follow the command name: analyst {name} {option} ...");
+        std::process::exit(2);
+    }
+    e.exit()
+}
+
 /// Parse the command line, run the command, and return the process exit code.
 pub fn run() -> i32 {
-    let matches = cli::Cli::command().get_matches();
+    let matches = match cli::Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => refuse(e),
+    };
     let cli = match cli::Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

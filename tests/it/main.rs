@@ -42,6 +42,7 @@ mod hardening_input;
 mod hardening_pipes;
 mod hardening_secrets;
 mod hardening_server;
+mod help_per_command;
 mod mcp_client;
 mod mcp_stdio;
 mod scim_compliance;
