@@ -4,13 +4,14 @@ use super::Ctx;
 use crate::cli::{ExtractFinalArgs, Format};
 use crate::exit::{Status, fail, usage};
 use crate::render::{pick_format, write_document};
-use crate::stream::answer::{Answer, FinalTracker};
+use crate::stream::answer::{Answer, FinalTracker, InPlace, write_decoded};
 use crate::stream::ndjson::blocks::{self, ScanPlan};
 use crate::stream::ndjson::{self, Event};
 use crate::term::warn;
 use anyhow::Result;
 use serde_json::{Value, json};
 use std::io::{Seek, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// The first malformed line of an input, and how many there were.
@@ -32,6 +33,9 @@ struct Modes {
 /// What one input gave.
 struct Outcome {
     answer: Option<Answer>,
+    /// Instead of `answer`: the text of a complete frame, still in the file (text output of
+    /// a long line, see [`FinalTracker::text_in_place`]).
+    in_place: Option<(std::fs::File, InPlace)>,
     malformed: Malformed,
 }
 
@@ -80,6 +84,17 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
             Err(e) => return Err(e),
         };
         report_malformed(&name, &outcome.malformed);
+        if let Some((file, place)) = &outcome.in_place {
+            if place.from_fallback {
+                warn(format!(
+                    "{name}: no final frame; using the last complete assistant message (--fallback)"
+                ));
+            }
+            printer
+                .text_in_place(&name, file, place)
+                .map_err(|e| read_error(&name, e))?;
+            continue;
+        }
         let Some(answer) = outcome.answer else {
             let hint = if args.fallback {
                 ""
@@ -128,13 +143,51 @@ struct Printer<W: Write> {
 }
 
 impl<W: Write> Printer<W> {
+    /// The label of a file's answer, when there are several.
+    fn label(&mut self, name: &str) -> std::io::Result<()> {
+        if self.labelled {
+            let sep = if self.printed_any { "\n" } else { "" };
+            writeln!(self.out, "{sep}==> {name} <==")?;
+        }
+        Ok(())
+    }
+
+    /// A text answer still in `file`: decoded from a map of it straight to the output, never
+    /// held whole (text output only). A read error is the input's.
+    fn text_in_place(
+        &mut self,
+        name: &str,
+        file: &std::fs::File,
+        place: &InPlace,
+    ) -> std::io::Result<()> {
+        self.label(name)?;
+        let (start, len) = (
+            place.offset + place.span.start as u64,
+            (place.span.end - place.span.start) as u64,
+        );
+        let map = blocks::map::Map::new(file, start, len, true);
+        let read;
+        let content = match &map {
+            Some(map) => map.bytes(),
+            None => {
+                let mut buf = vec![0; len as usize];
+                file.read_exact_at(&mut buf, start)?;
+                read = buf;
+                &read
+            }
+        };
+        let last = write_decoded(content, place.span.escaped, &mut self.out)?;
+        if last != Some(b'\n') {
+            self.out.write_all(b"\n")?;
+        }
+        self.printed_any = true;
+        Ok(())
+    }
+
     fn answer(&mut self, name: &str, answer: &Answer) -> Result<()> {
         match self.format {
             Format::Text => {
-                if self.labelled {
-                    let sep = if self.printed_any { "\n" } else { "" };
-                    writeln!(self.out, "{sep}==> {name} <==")?;
-                }
+                self.label(name)?;
                 self.out.write_all(answer.text.as_bytes())?;
                 if !answer.text.ends_with('\n') {
                     self.out.write_all(b"\n")?;
@@ -177,9 +230,10 @@ fn report_malformed(name: &str, m: &Malformed) {
     }
 }
 
-/// Why a line is not a JSON object, if it is not.
-fn check_line(tracker: &mut FinalTracker, text: &[u8]) -> Option<String> {
-    let e = tracker.observe(text).err()?;
+/// Why a line is not a JSON object, if it is not; `offset`: where it is in the file, when it
+/// can be read again.
+fn check_line(tracker: &mut FinalTracker, text: &[u8], offset: Option<u64>) -> Option<String> {
+    let e = tracker.observe_at(text, offset).err()?;
     Some(if e.expected == "valid UTF-8" {
         format!("invalid UTF-8 at byte {}", e.offset)
     } else {
@@ -200,7 +254,9 @@ struct Scan {
 fn fold(scan: &mut Scan, event: Event<'_>) {
     let problem = match event {
         Event::Line(line) if line.is_blank() => None,
-        Event::Line(line) => check_line(&mut scan.tracker, line.text).map(|why| (line.number, why)),
+        Event::Line(line) => {
+            check_line(&mut scan.tracker, line.text, line.offset).map(|why| (line.number, why))
+        }
         Event::TooLong { number, limit } => {
             Some((number, format!("longer than the limit of {limit} bytes")))
         }
@@ -302,6 +358,24 @@ fn scan_file(
         file.rewind().map_err(|e| read_error(name, e))?;
         return scan_stream(file, name, modes);
     }
+    if modes.text_only
+        && let Some(place) = total.tracker.text_in_place()
+    {
+        let file = file.try_clone().map_err(|e| read_error(name, e))?;
+        return Ok(Ok(Outcome {
+            answer: None,
+            in_place: Some((file, place)),
+            malformed: total.malformed,
+        }));
+    }
+    total
+        .tracker
+        .load_places(|offset, len| {
+            let mut line = vec![0; len];
+            file.read_exact_at(&mut line, offset)?;
+            Ok(line)
+        })
+        .map_err(|e| read_error(name, e))?;
     Ok(Ok(total.finish(modes.text_only)))
 }
 
@@ -346,6 +420,7 @@ impl Scan {
             } else {
                 self.tracker.answer()
             },
+            in_place: None,
             malformed: self.malformed,
         }
     }

@@ -6,6 +6,7 @@ pub mod chat;
 pub mod chat_doc;
 pub mod chat_text;
 pub mod numbers;
+pub mod out_thread;
 pub mod result_view;
 pub mod rows;
 pub mod scim;

@@ -96,6 +96,11 @@ impl<W: Write> RowWriter<W> {
         self
     }
 
+    /// The output itself.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     /// Rows written for the current result.
     pub fn rows(&self) -> u64 {
         self.rows

@@ -49,10 +49,13 @@ pub struct Answer {
 /// before the gathered chunks are dropped; bounds memory on hostile or broken input.
 const MAX_OPEN_MESSAGES: usize = 64;
 
-/// The last frame that matched a rule, kept as its raw line.
+/// The last frame that matched a rule, kept as its raw line, or where it is in the input.
 #[derive(Debug, Default)]
 struct Last {
     raw: Vec<u8>,
+    /// A long line of a file is not copied: `raw` is empty and the line is the input's
+    /// `len` bytes at this offset ([`FinalTracker::load_places`] reads it when needed).
+    at: Option<(u64, usize)>,
     id: Vec<u8>,
     delta: bool,
     /// Where `content` is in `raw`.
@@ -238,14 +241,25 @@ impl FinalTracker {
     /// Feed one line: it is checked to be a JSON object (the error says where it is not), and
     /// remembered if the rule cares about it.
     pub fn observe(&mut self, line: &[u8]) -> Result<(), Invalid> {
+        self.observe_at(line, None)
+    }
+
+    /// [`FinalTracker::observe`] for a line of a file that can be read again, at `offset`: a
+    /// long line the rule remembers is then kept as its place, not copied (see
+    /// [`FinalTracker::text_in_place`] and [`FinalTracker::load_places`]).
+    pub fn observe_at(&mut self, line: &[u8], offset: Option<u64>) -> Result<(), Invalid> {
         let mut top = TopFields::default();
         self.scanner.scan_frame_into(line, &mut top)?;
-        self.apply(&top, line);
+        self.apply_at(&top, line, offset.filter(|_| line.len() >= BY_PLACE));
         Ok(())
     }
 
     /// Feed one line already checked by [`jsonscan::scan_frame`], with what the scan found.
     pub fn apply(&mut self, top: &TopFields, line: &[u8]) {
+        self.apply_at(top, line, None);
+    }
+
+    fn apply_at(&mut self, top: &TopFields, line: &[u8], at: Option<u64>) {
         let id = raw(line, top.id);
         if id.starts_with(b"__") {
             if is_str(line, top.id, CUTOFF) {
@@ -300,9 +314,17 @@ impl FinalTracker {
                 (line, id)
             };
             let content = if kept.is_empty() { None } else { top.content };
-            remember(&mut self.final_frame, kept, kept_id, top.is_delta, content);
+            let at = at.filter(|_| !kept.is_empty());
+            remember(
+                &mut self.final_frame,
+                kept,
+                kept_id,
+                top.is_delta,
+                content,
+                at,
+            );
         } else if self.fallback && !top.is_delta && !top.tool_call && has_text(line, top.content) {
-            remember(&mut self.fallback_frame, line, id, false, top.content);
+            remember(&mut self.fallback_frame, line, id, false, top.content, at);
         }
     }
 
@@ -373,6 +395,59 @@ impl FinalTracker {
             from_state: false,
             left_out,
         })
+    }
+
+    /// Where the answer's text is, when it is the string content of a complete frame kept by
+    /// its place in the input (a long line of a file, see [`FinalTracker::observe_at`]), and
+    /// no state read's answer stands before it: the text can then be decoded from the input
+    /// straight to the output, the line never copied nor the text held. None otherwise (then
+    /// [`FinalTracker::load_places`] and [`FinalTracker::answer`] or
+    /// [`FinalTracker::into_text_answer`]).
+    pub fn text_in_place(&self) -> Option<InPlace> {
+        // A state read that could answer: the usual path decides.
+        if self
+            .state
+            .as_ref()
+            .is_some_and(|(_, marked)| marked & (1 << Runs::FRESH) != 0)
+        {
+            return None;
+        }
+        let from_fallback = self.final_frame.is_none();
+        let last = if from_fallback {
+            self.fallback_frame.as_ref()?
+        } else {
+            self.final_frame.as_ref()?
+        };
+        match last {
+            Last {
+                at: Some((offset, _)),
+                delta: false,
+                content: Some(Field::Str(span)),
+                ..
+            } => Some(InPlace {
+                offset: *offset,
+                span: *span,
+                from_fallback,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Read the lines kept by their place (`read(offset, len)`), so that the answer can be
+    /// made from them as from lines kept whole.
+    pub fn load_places(
+        &mut self,
+        mut read: impl FnMut(u64, usize) -> std::io::Result<Vec<u8>>,
+    ) -> std::io::Result<()> {
+        for last in [&mut self.final_frame, &mut self.fallback_frame]
+            .into_iter()
+            .flatten()
+        {
+            if let Some((offset, len)) = last.at.take() {
+                last.raw = read(offset, len)?;
+            }
+        }
+        Ok(())
     }
 
     /// [`FinalTracker::answer`] for output that shows only the text (`extract-final`'s text
@@ -667,10 +742,40 @@ fn unescape_chunks(escaped: &[u8]) -> String {
         .unwrap_or_else(|_| String::from_utf8_lossy(escaped).into_owned())
 }
 
-fn remember(slot: &mut Option<Last>, line: &[u8], id: &[u8], delta: bool, content: Option<Field>) {
+/// Lines at least this long are kept by their place in the input where it is known.
+const BY_PLACE: usize = 64 << 10;
+
+/// The text of an answer found in place: the string at `span` of the input's line at
+/// `offset` (see [`FinalTracker::text_in_place`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InPlace {
+    /// The line's offset in the input.
+    pub offset: u64,
+    /// The content string within the line (escaped or not).
+    pub span: Span,
+    /// Taken by the fallback rule, not from a `final` frame.
+    pub from_fallback: bool,
+}
+
+pub use text::write_decoded;
+
+fn remember(
+    slot: &mut Option<Last>,
+    line: &[u8],
+    id: &[u8],
+    delta: bool,
+    content: Option<Field>,
+    at: Option<u64>,
+) {
     let last = slot.get_or_insert_with(Last::default);
     last.raw.clear();
-    last.raw.extend_from_slice(line);
+    last.at = at.map(|offset| (offset, line.len()));
+    if at.is_none() {
+        last.raw.extend_from_slice(line);
+    } else if last.raw.capacity() > BY_PLACE {
+        // A copy kept earlier: its memory is no longer needed.
+        last.raw = Vec::new();
+    }
     last.id.clear();
     last.id.extend_from_slice(id);
     last.delta = delta;

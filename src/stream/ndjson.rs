@@ -23,6 +23,9 @@ pub struct Line<'a> {
     pub raw: &'a [u8],
     /// The bytes without the terminator.
     pub text: &'a [u8],
+    /// Where `text` starts in the input, when the framer was told where its bytes lie
+    /// ([`Framer::set_position`]): a line may then be read again later instead of copied.
+    pub offset: Option<u64>,
 }
 
 impl Line<'_> {
@@ -60,6 +63,10 @@ pub struct Framer {
     skipping: bool,
     /// The first line is the input's first, where a byte-order mark is dropped.
     at_input_start: bool,
+    /// The input offset of the next byte fed, when known.
+    position: Option<u64>,
+    /// The input offset of the held line's first byte, when known.
+    pending_at: Option<u64>,
 }
 
 impl Framer {
@@ -71,7 +78,19 @@ impl Framer {
             lines: 0,
             skipping: false,
             at_input_start: true,
+            position: None,
+            pending_at: None,
         }
+    }
+
+    /// The next byte fed is the input's byte at `position`: lines then carry their offsets.
+    /// Bytes fed after it are taken to follow one another.
+    pub fn set_position(&mut self, position: u64) {
+        self.position = Some(position);
+    }
+
+    fn advance(&mut self, n: usize) {
+        self.position = self.position.map(|p| p + n as u64);
     }
 
     /// A framer for bytes that start at a line start inside an input (a block of a file): its
@@ -106,32 +125,38 @@ impl Framer {
         on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         while !data.is_empty() {
+            let here = self.position;
             if self.pending.is_empty() && !self.skipping {
                 // At a line start: the whole lines of the chunk are slices of it.
                 let mut start = 0;
                 newlines(data, |nl| {
                     let line = &data[start..=nl];
+                    let at = here.map(|p| p + start as u64);
                     start = nl + 1;
-                    self.emit_slice(line, on)
+                    self.emit_slice(line, at, on)
                 })?;
                 if start < data.len() {
+                    self.pending_at = here.map(|p| p + start as u64);
                     self.hold(&data[start..], on)?;
                 }
+                self.advance(data.len());
                 return Ok(());
             }
             let Some(nl) = memchr::memchr(b'\n', data) else {
                 self.hold(data, on)?;
+                self.advance(data.len());
                 return Ok(());
             };
             let (head, rest) = data.split_at(nl + 1);
             data = rest;
+            self.advance(head.len());
             if self.skipping {
                 self.skipping = false;
                 self.lines += 1;
                 continue;
             }
             if self.pending.is_empty() {
-                self.emit_slice(head, on)?;
+                self.emit_slice(head, here, on)?;
             } else {
                 self.hold(head, on)?;
                 if self.skipping {
@@ -141,7 +166,7 @@ impl Framer {
                     continue;
                 }
                 let line = std::mem::take(&mut self.pending);
-                let result = self.emit_slice(&line, on);
+                let result = self.emit_slice(&line, self.pending_at, on);
                 self.pending = line;
                 self.pending.clear();
                 result?;
@@ -174,7 +199,7 @@ impl Framer {
         }
         let mut line = std::mem::take(&mut self.pending);
         line.push(b'\n');
-        self.emit_slice(&line, on)
+        self.emit_slice(&line, self.pending_at, on)
     }
 
     fn hold<E>(
@@ -207,18 +232,37 @@ impl Framer {
         Ok(())
     }
 
+    /// Hand out `raw`, one whole line ending in its only newline (found by the caller), at a
+    /// line start: what [`Framer::feed`] does with it, without searching it for newlines again.
+    pub fn feed_line<E>(
+        &mut self,
+        raw: &[u8],
+        on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        debug_assert!(raw.last() == Some(&b'\n') && !self.has_partial());
+        if self.has_partial() || raw.last() != Some(&b'\n') {
+            return self.feed(raw, on);
+        }
+        let at = self.position;
+        self.advance(raw.len());
+        self.emit_slice(raw, at, on)
+    }
+
+    /// Hand out a line; `at` is the input offset of `raw`, when known.
     fn emit_slice<E>(
         &mut self,
         raw: &[u8],
+        mut at: Option<u64>,
         on: &mut impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         let first = self.at_first_line();
         self.lines += 1;
         let mut text = raw.strip_suffix(b"\n").unwrap_or(raw);
         text = text.strip_suffix(b"\r").unwrap_or(text);
-        if first {
+        if first && let Some(rest) = text.strip_prefix(BOM) {
             // A UTF-8 byte-order mark, as some editors write, is not part of the first line.
-            text = text.strip_prefix(BOM).unwrap_or(text);
+            text = rest;
+            at = at.map(|p| p + BOM.len() as u64);
         }
         if text.len() > self.max {
             return on(Event::TooLong {
@@ -230,6 +274,7 @@ impl Framer {
             number: self.lines,
             raw,
             text,
+            offset: at,
         }))
     }
 }
@@ -387,6 +432,42 @@ mod tests {
         }
         framer.finish(&mut on).unwrap();
         out
+    }
+
+    #[test]
+    fn lines_carry_their_offsets_however_the_input_is_cut() {
+        let input = b"\xEF\xBB\xBF{\"a\":1}\r\n\n{\"b\":22}\n{\"too long\":1}\n{\"c\":3}";
+        for step in 1..=input.len() {
+            let mut got = Vec::new();
+            let mut framer = Framer::new(12);
+            framer.set_position(100);
+            let mut on = |e: Event<'_>| -> Result<(), ()> {
+                if let Event::Line(l) = e {
+                    let at = l.offset.unwrap() as usize - 100;
+                    assert_eq!(&input[at..at + l.text.len()], l.text, "step {step}");
+                    got.push(at);
+                }
+                Ok(())
+            };
+            for chunk in input.chunks(step) {
+                framer.feed(chunk, &mut on).unwrap();
+            }
+            framer.finish(&mut on).unwrap();
+            assert_eq!(got, [3, 12, 13, 37], "step {step}");
+        }
+        // A whole line handed over as one.
+        let mut framer = Framer::inside_input(64);
+        framer.set_position(7);
+        let mut at = None;
+        framer
+            .feed_line(b"{\"x\":1}\n", &mut |e: Event<'_>| -> Result<(), ()> {
+                if let Event::Line(l) = e {
+                    at = l.offset;
+                }
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(at, Some(7));
     }
 
     #[test]

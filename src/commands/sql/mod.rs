@@ -15,6 +15,7 @@ use crate::client::resume::read_state;
 use crate::exit::{Status, usage};
 use crate::protocol::ChatRequest;
 use crate::protocol::data::QueryRequest;
+use crate::render::out_thread::OutThread;
 use crate::render::rows::{RowFormat, RowOptions, RowWriter};
 use crate::render::{pick_format, write_document};
 use crate::settings::{DataSettings, ServiceFlags, read_text_source};
@@ -221,8 +222,10 @@ async fn run_all(
     client: &DataClient,
     bodies: &[QueryRequest],
 ) -> Result<Status> {
+    // Written by a thread of its own: the writes to a file or a pipe overlap the making of
+    // the next rows (docs/performance-streams.md, "sql beside curl").
     let mut writer = RowWriter::new(
-        crate::exit::stdout(),
+        OutThread::new(crate::exit::stdout()),
         RowOptions {
             format: row_format(format),
             header: !args.no_header,
@@ -247,6 +250,7 @@ async fn run_all(
         }
     }
     writer.finish()?;
+    writer.get_mut().close()?;
     Ok(Status::Success)
 }
 

@@ -25,6 +25,81 @@ pub(super) fn take_string(mut line: Vec<u8>, span: Span) -> String {
     }
 }
 
+/// How much decoded text is gathered before it is written.
+const DECODED_CHUNK: usize = 1 << 20;
+
+/// Write the text of the string `content` (the bytes between a string's quotes, of a line the
+/// scanner accepted, still escaped when `escaped`) to `out`, decoded as [`take_string`]
+/// decodes it, a megabyte at a time: a text of any length costs no more memory than that. The
+/// last byte written, if any.
+pub fn write_decoded(
+    content: &[u8],
+    escaped: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<Option<u8>> {
+    if !escaped {
+        out.write_all(content)?;
+        return Ok(content.last().copied());
+    }
+    let mut buf = Vec::with_capacity(DECODED_CHUNK.min(content.len()) + 8);
+    let mut last = None;
+    let mut r = 0;
+    while r < content.len() {
+        // Escapes are close together in text (a newline a row): a search per run pays its
+        // set-up for little, so runs are copied 16 bytes at a time here, up to a backslash.
+        r = copy_run(content, r, &mut buf);
+        let run = memchr::memchr(b'\\', &content[r..]).unwrap_or(content.len() - r);
+        buf.extend_from_slice(&content[r..r + run]);
+        r += run;
+        if r < content.len() {
+            let (ch, used) = escape(&content[r..]);
+            let mut utf8 = [0u8; 4];
+            buf.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+            r += used;
+        }
+        if buf.len() >= DECODED_CHUNK {
+            out.write_all(&buf)?;
+            last = buf.last().copied();
+            buf.clear();
+        }
+    }
+    if !buf.is_empty() {
+        out.write_all(&buf)?;
+        last = buf.last().copied();
+    }
+    Ok(last)
+}
+
+/// Copy `content[r..]` to `buf` 16 bytes at a time while no backslash is among them (at most
+/// [`DECODED_CHUNK`] bytes); where the copy stopped.
+#[inline]
+fn copy_run(content: &[u8], mut r: usize, buf: &mut Vec<u8>) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let stop = content.len().min(r + DECODED_CHUNK);
+        while r + 16 <= stop {
+            // SAFETY: SSE2 is part of the x86_64 baseline; the load reads content[r..r + 16],
+            // in bounds as just checked.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(content.as_ptr().add(r).cast::<__m128i>());
+                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32
+            };
+            if mask != 0 {
+                let n = mask.trailing_zeros() as usize;
+                buf.extend_from_slice(&content[r..r + n]);
+                return r + n;
+            }
+            let block: &[u8; 16] = content[r..r + 16].try_into().expect("16 bytes");
+            buf.extend_from_slice(block);
+            r += 16;
+        }
+    }
+    r
+}
+
 /// Decode the escapes of `b[start..end]` into `b[0..]`; the decoded length.
 fn unescape_within(b: &mut [u8], start: usize, end: usize) -> usize {
     let (mut r, mut w) = (start, 0);
@@ -128,6 +203,46 @@ mod tests {
                 via_serde(&line),
                 "{line}"
             );
+            let mut written = Vec::new();
+            let last = write_decoded(
+                &line.as_bytes()[span.start..span.end],
+                span.escaped,
+                &mut written,
+            )
+            .unwrap();
+            assert_eq!(
+                String::from_utf8(written.clone()).unwrap(),
+                via_serde(&line)
+            );
+            assert_eq!(last, written.last().copied());
         }
+    }
+}
+
+#[cfg(test)]
+mod long_tests {
+    use super::*;
+
+    /// A text longer than the chunk written, with escapes across every chunk boundary.
+    #[test]
+    fn long_texts_decode_across_chunks() {
+        let mut content = String::new();
+        while content.len() < 3 * DECODED_CHUNK {
+            content.push_str(r#"row \"q\" caf\u00e9 \ud83d\udcc8 \\ end\n"#);
+        }
+        let line = format!(r#"{{"content":"{content}"}}"#);
+        let span = match crate::stream::jsonscan::scan_frame(line.as_bytes())
+            .unwrap()
+            .content
+        {
+            Some(crate::stream::jsonscan::Field::Str(span)) => span,
+            other => panic!("{other:?}"),
+        };
+        let whole = take_string(line.clone().into_bytes(), span);
+        let mut written = Vec::new();
+        let last =
+            write_decoded(&line.as_bytes()[span.start..span.end], true, &mut written).unwrap();
+        assert_eq!(written, whole.as_bytes());
+        assert_eq!(last, Some(b'\n'));
     }
 }

@@ -180,6 +180,9 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
         let lines = framer.lines();
         return Ok(Block { state, lines });
     }
+    if !framer.has_partial() {
+        framer.set_position(pos);
+    }
     let pos = feed_read(&mut framer, &mut on, file, len, pos, end, buf)?;
     if pos >= len {
         let _ = framer.finish(&mut on);
@@ -255,6 +258,7 @@ fn feed_mapped(
             _ => return None,
         }
     }
+    framer.set_position(pos);
     let _ = framer.feed(&block[(pos - from) as usize..], on);
     pos = end;
     if framer.has_partial() {
@@ -295,17 +299,19 @@ fn feed_long_line(
     };
     let line = &bytes[..held as usize + nl + 1];
     framer.discard_partial();
-    let _ = framer.feed(line, on);
+    framer.set_position(line_start);
+    // The line's one newline is its last byte: no need to search it again.
+    let _ = framer.feed_line(line, on);
     line_start + line.len() as u64
 }
 
 /// Read-only memory maps of a file's blocks.
-mod map {
+pub(crate) mod map {
     use std::fs::File;
     use std::os::unix::io::AsRawFd;
 
     /// `len` bytes of a file from `offset`, mapped read-only; unmapped when dropped.
-    pub(super) struct Map {
+    pub(crate) struct Map {
         /// The start of the mapping (page-aligned, at or before the bytes asked for).
         base: *mut libc::c_void,
         /// The mapping's length.
@@ -318,7 +324,7 @@ mod map {
     impl Map {
         /// The mapping, or None when the system refuses (the caller reads instead); with
         /// `populate`, its pages are mapped at once (no fault per page as they are read).
-        pub(super) fn new(file: &File, offset: u64, len: u64, populate: bool) -> Option<Map> {
+        pub(crate) fn new(file: &File, offset: u64, len: u64, populate: bool) -> Option<Map> {
             // SAFETY: sysconf has no preconditions.
             let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
             let page = u64::try_from(page).ok().filter(|p| p.is_power_of_two())?;
@@ -354,7 +360,7 @@ mod map {
         }
 
         /// The bytes asked for.
-        pub(super) fn bytes(&self) -> &[u8] {
+        pub(crate) fn bytes(&self) -> &[u8] {
             // SAFETY: the mapping covers `skip + len` readable bytes and lives as long as
             // `self`; nothing writes through it (read-only, private). Bytes another process
             // writes to the file meanwhile may or may not show, as with reads; a truncation
