@@ -173,7 +173,11 @@ pub struct ScimGroupsListArgs {
 #[derive(Debug, Args)]
 pub struct ScimGroupsGetArgs {
     /// Group id
-    #[arg(value_name = "ID", required_unless_present = "group_name", conflicts_with = "group_name")]
+    #[arg(
+        value_name = "ID",
+        required_unless_present = "group_name",
+        conflicts_with = "group_name"
+    )]
     pub id: Option<String>,
     /// Find the group by displayName
     #[arg(long, value_name = "NAME")]

@@ -9,12 +9,12 @@ mod reply;
 mod retry;
 
 pub use list::{ListQuery, Pager, Resource, id_of};
-pub use reply::{Failed, Patched, Reply};
-use reply::{http_failure, redirect_failure};
-#[cfg(test)]
-use reply::is_user;
 #[cfg(test)]
 use reply::is_list_response;
+#[cfg(test)]
+use reply::is_user;
+pub use reply::{Failed, Patched, Reply};
+use reply::{http_failure, redirect_failure};
 pub use retry::{RetryAfter, RetryPolicy, come_back, parse_retry_after};
 
 use super::http::{Http, Outgoing, RequestLog, insert, network, read_bounded, secret_header};

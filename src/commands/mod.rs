@@ -20,7 +20,8 @@ mod state;
 mod thread_store;
 
 use crate::cli::{
-    Cli, Command, ConfigCommand, Format, GlobalArgs, ScimCommand, ScimGroupsCommand, ScimUsersCommand,
+    Cli, Command, ConfigCommand, Format, GlobalArgs, ScimCommand, ScimGroupsCommand,
+    ScimUsersCommand,
 };
 use crate::client::RequestLog;
 use crate::exit::{Status, usage};

@@ -107,7 +107,10 @@ fn display_name(v: &Value) -> String {
         return d.to_owned();
     }
     let name = attr(v, "name");
-    if let Some(f) = name.and_then(|n| attr(n, "formatted")).and_then(Value::as_str) {
+    if let Some(f) = name
+        .and_then(|n| attr(n, "formatted"))
+        .and_then(Value::as_str)
+    {
         return f.to_owned();
     }
     let part = |p: &str| text(name.and_then(|n| attr(n, p)));
@@ -245,7 +248,8 @@ impl<W: Write> ListWriter<W> {
                 }
             }
             ListFormat::Json => {
-                self.out.write_all(if first { b"[\n  " } else { b",\n  " })?;
+                self.out
+                    .write_all(if first { b"[\n  " } else { b",\n  " })?;
                 let pretty = serde_json::to_vec_pretty(v)?;
                 // Indented one level, as a pretty-printed array would have it.
                 for (i, line) in pretty.split(|&b| b == b'\n').enumerate() {
@@ -400,6 +404,9 @@ mod tests {
         )
         .unwrap();
         let t = String::from_utf8(out).unwrap();
-        assert!(t.contains("Team") && t.contains("MEMBER") && t.contains("ann@x"), "{t}");
+        assert!(
+            t.contains("Team") && t.contains("MEMBER") && t.contains("ann@x"),
+            "{t}"
+        );
     }
 }

@@ -367,9 +367,11 @@ impl ScimClient {
 /// The id of a resource value, when it has a non-empty one.
 pub fn id_of(v: &Value) -> Option<String> {
     let obj = v.as_object()?;
-    let id = obj
-        .get("id")
-        .or_else(|| obj.iter().find(|(k, _)| k.eq_ignore_ascii_case("id")).map(|(_, v)| v))?;
+    let id = obj.get("id").or_else(|| {
+        obj.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("id"))
+            .map(|(_, v)| v)
+    })?;
     match id {
         Value::String(s) if !s.is_empty() => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),

@@ -144,8 +144,10 @@ pub(super) fn is_group(v: &Value) -> bool {
         .get("schemas")
         .and_then(Value::as_array)
         .is_some_and(|s| {
-            s.iter()
-                .any(|u| u.as_str().is_some_and(|u| u.eq_ignore_ascii_case(GROUP_URN)))
+            s.iter().any(|u| {
+                u.as_str()
+                    .is_some_and(|u| u.eq_ignore_ascii_case(GROUP_URN))
+            })
         });
     has_schema
         || ["id", "displayName"]

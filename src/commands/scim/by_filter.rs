@@ -47,7 +47,10 @@ async fn matches(client: &ScimClient, filter: &str) -> Result<Vec<Match>> {
         let items = page.map_err(|f| {
             fail(
                 f.exit,
-                format!("finding the users of --filter: {}; nothing patched", f.message),
+                format!(
+                    "finding the users of --filter: {}; nothing patched",
+                    f.message
+                ),
             )
         })?;
         for item in items {
@@ -72,9 +75,7 @@ async fn matches(client: &ScimClient, filter: &str) -> Result<Vec<Match>> {
     if no_id > 0 {
         return Err(fail(
             Status::Failure,
-            format!(
-                "{no_id} of the users --filter matched came without an id; nothing patched"
-            ),
+            format!("{no_id} of the users --filter matched came without an id; nothing patched"),
         ));
     }
     Ok(found)
@@ -84,9 +85,7 @@ fn names(found: &[Match], limit: usize) -> String {
     let mut shown: Vec<String> = found
         .iter()
         .take(limit)
-        .map(|m| {
-            crate::term::visible(m.user_name.as_deref().unwrap_or(&m.id)).into_owned()
-        })
+        .map(|m| crate::term::visible(m.user_name.as_deref().unwrap_or(&m.id)).into_owned())
         .collect();
     if found.len() > limit {
         shown.push(format!("and {} more", found.len() - limit));
@@ -115,7 +114,9 @@ pub(super) fn targets(
     }
     if ctx.global.dry_run {
         // Every match, one a line, so a person can check the list before the real run.
-        crate::term::diag(format_args!("analyst: dry run: {n} {noun} match {filter:?}:"));
+        crate::term::diag(format_args!(
+            "analyst: dry run: {n} {noun} match {filter:?}:"
+        ));
         for m in &found {
             crate::term::diag(format_args!(
                 "  {}  {}",

@@ -143,7 +143,15 @@ pub fn members(ctx: &Ctx, args: ScimMembersArgs, change: Change) -> Result<Statu
     if ctx.global.dry_run {
         return dry_run(ctx, &client, &which, &targets, change);
     }
-    let status = runtime()?.block_on(change_members(ctx, &client, &which, targets, change, args.concurrency, format))?;
+    let status = runtime()?.block_on(change_members(
+        ctx,
+        &client,
+        &which,
+        targets,
+        change,
+        args.concurrency,
+        format,
+    ))?;
     Ok(status)
 }
 
@@ -173,7 +181,9 @@ fn dry_run(
             // The URL shows the stand-in as is, not percent-encoded.
             let placeholder = "ID";
             let mut log = client.group_patch_request(placeholder, &op).log();
-            let base = client.resource_url(Resource::Groups, placeholder).to_string();
+            let base = client
+                .resource_url(Resource::Groups, placeholder)
+                .to_string();
             let stand_in = format!("{}<id of {name}>", &base[..base.len() - placeholder.len()]);
             log.url = log.url.replacen(&base, &stand_in, 1);
             log
@@ -203,7 +213,10 @@ async fn change_members(
             crate::term::diag(format_args!("analyst: {text}"));
         }
     };
-    let group = which.read(client).await.map_err(|f| fail(f.exit, f.message))?;
+    let group = which
+        .read(client)
+        .await
+        .map_err(|f| fail(f.exit, f.message))?;
     let group_id = id_of(&group)
         .ok_or_else(|| fail(Status::Failure, "the group the server sent has no id"))?;
     let group_label = group
@@ -278,21 +291,19 @@ async fn change_members(
                 Err(f) => Err(f.clone()),
                 Ok(p) => match p.user.as_ref().map(member_ids) {
                     // A Group sent back that still says otherwise: the change did not happen.
-                    Some(after) if after.contains(id) != (change == Change::Add) => {
-                        Err(Failed {
-                            status: Some(p.status),
-                            exit: Status::Failure,
-                            message: format!(
-                                "HTTP {} but the group sent back {} user {id}",
-                                p.status,
-                                if change == Change::Add {
-                                    "does not list"
-                                } else {
-                                    "still lists"
-                                }
-                            ),
-                        })
-                    }
+                    Some(after) if after.contains(id) != (change == Change::Add) => Err(Failed {
+                        status: Some(p.status),
+                        exit: Status::Failure,
+                        message: format!(
+                            "HTTP {} but the group sent back {} user {id}",
+                            p.status,
+                            if change == Change::Add {
+                                "does not list"
+                            } else {
+                                "still lists"
+                            }
+                        ),
+                    }),
                     _ => Ok(done),
                 },
             };

@@ -237,7 +237,11 @@ pub fn users_get(ctx: &Ctx, args: ScimUsersGetArgs) -> Result<Status> {
         let got = rt.block_on(async {
             if !*by_name {
                 return client
-                    .get(&client.get_request(Resource::Users, w, attributes), Resource::Users, salt)
+                    .get(
+                        &client.get_request(Resource::Users, w, attributes),
+                        Resource::Users,
+                        salt,
+                    )
                     .await;
             }
             let user = client.find(Resource::Users, w, salt).await?;
@@ -245,7 +249,11 @@ pub fn users_get(ctx: &Ctx, args: ScimUsersGetArgs) -> Result<Status> {
                 // The lookup answered every attribute; --attributes asks the user itself.
                 (Some(a), Some(id)) => {
                     client
-                        .get(&client.get_request(Resource::Users, &id, Some(a)), Resource::Users, salt)
+                        .get(
+                            &client.get_request(Resource::Users, &id, Some(a)),
+                            Resource::Users,
+                            salt,
+                        )
                         .await
                 }
                 _ => Ok(user),
