@@ -231,6 +231,33 @@ fn patch_by_filter_with_yes_and_dry_run() {
     assert!(err.contains("no user matches"), "{err}");
 }
 
+/// On a terminal, `patch --filter` shows the matches and asks; only "y" patches them.
+#[test]
+fn patch_by_filter_asks_on_a_terminal() {
+    let emu = emu(30);
+    let filter = r#"userName sw "user00002" and active eq true"#;
+    let ask = |answer: &str| {
+        let home = tempfile::tempdir().unwrap();
+        let mut cmd = common::isolation::isolated(home.path());
+        cmd.args(["scim", "patch", "--filter", filter, "--deactivate"])
+            .env("ANALYST_SCIM_URL", &emu.running.scim_url)
+            .env("ANALYST_SCIM_TOKEN", &emu.running.scim_token);
+        let mut pty = common::pty::Pty::spawn(cmd);
+        pty.expect("9 users match");
+        pty.expect("user000021@example.com, user000022@example.com");
+        pty.expect("and 4 more");
+        pty.expect("Patch 9 users? [y/N]");
+        pty.send(&format!("{answer}\r"));
+        let expect = if answer == "y" { "patched 9 of 9 users" } else { "nothing patched" };
+        pty.expect(expect);
+        pty.wait()
+    };
+    assert_eq!(ask("n"), 0);
+    assert_eq!(total(&emu, Some(filter)), 9, "no means no");
+    assert_eq!(ask("y"), 0);
+    assert_eq!(total(&emu, Some(filter)), 0);
+}
+
 // ----- hostile servers -----
 
 /// A query parameter of a request target.
