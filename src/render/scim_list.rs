@@ -207,14 +207,12 @@ impl<W: Write> ListWriter<W> {
     /// One resource as the server sent it (`raw` is its JSON text), with its id if known.
     pub fn push_raw(&mut self, raw: &str, id: Option<&str>) -> Result<()> {
         match self.format {
-            ListFormat::Ndjson => {
-                // As sent, unless the server pretty-printed it over several lines.
-                if memchr::memchr2(b'\n', b'\r', raw.as_bytes()).is_none() {
-                    self.out.write_all(raw.as_bytes())?;
-                    self.out.write_all(b"\n")?;
-                    self.written += 1;
-                    return Ok(());
-                }
+            // As sent, unless the server pretty-printed it over several lines.
+            ListFormat::Ndjson if memchr::memchr2(b'\n', b'\r', raw.as_bytes()).is_none() => {
+                self.out.write_all(raw.as_bytes())?;
+                self.out.write_all(b"\n")?;
+                self.written += 1;
+                return Ok(());
             }
             ListFormat::Ids => {
                 if let Some(id) = id {

@@ -248,7 +248,11 @@ fn patch_by_filter_asks_on_a_terminal() {
         pty.expect("and 4 more");
         pty.expect("Patch 9 users? [y/N]");
         pty.send(&format!("{answer}\r"));
-        let expect = if answer == "y" { "patched 9 of 9 users" } else { "nothing patched" };
+        let expect = if answer == "y" {
+            "patched 9 of 9 users"
+        } else {
+            "nothing patched"
+        };
         pty.expect(expect);
         pty.wait()
     };
