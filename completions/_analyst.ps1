@@ -28,7 +28,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Send a message to the agent and stream the answer')
             [CompletionResult]::new('state', 'state', [CompletionResultType]::ParameterValue, 'Read a thread''s current state')
             [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running stream')
-            [CompletionResult]::new('scim', 'scim', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('scim', 'scim', [CompletionResultType]::ParameterValue, 'SCIM users and groups: find, read, patch (e.g. deactivate), change group members')
             [CompletionResult]::new('extract-final', 'extract-final', [CompletionResultType]::ParameterValue, 'Print the final answer from saved NDJSON')
             [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'Run SQL on the data query API and stream every row (the full results behind an answer)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the agent to AI assistants over the Model Context Protocol (stdio)')
@@ -175,12 +175,15 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'Find SCIM users (a filter, every page) and read them')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Read SCIM groups and change their members')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'analyst;scim;patch' {
             [CompletionResult]::new('--ids-from', '--ids-from', [CompletionResultType]::ParameterName, 'Read ids from FILE (- for stdin), one per line; # comments and blank lines are skipped')
             [CompletionResult]::new('--user-name', '--user-name', [CompletionResultType]::ParameterName, 'Find the user by userName (repeat)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Patch every user this SCIM filter matches (every page)')
             [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'replace PATH with VALUE (repeat)')
             [CompletionResult]::new('--add', '--add', [CompletionResultType]::ParameterName, 'add VALUE at PATH (repeat)')
             [CompletionResult]::new('--remove', '--remove', [CompletionResultType]::ParameterName, 'remove PATH (repeat)')
@@ -199,6 +202,8 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'With --filter: patch without asking (needed when there is no terminal to ask on)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'With --filter: patch without asking (needed when there is no terminal to ask on)')
             [CompletionResult]::new('--deactivate', '--deactivate', [CompletionResultType]::ParameterName, 'replace active false')
             [CompletionResult]::new('--activate', '--activate', [CompletionResultType]::ParameterName, 'replace active true')
             [CompletionResult]::new('--pathless', '--pathless', [CompletionResultType]::ParameterName, 'Send replace operations as one path-less value object')
@@ -211,12 +216,242 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'analyst;scim;users' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List users: a filter, a page or every page')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Read users by id or userName')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;scim;users;list' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'A SCIM filter, e.g. ''userName ew "@old.example.com" and active eq true''')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Page size to ask for (with --all, default 1000)')
+            [CompletionResult]::new('--start-index', '--start-index', [CompletionResultType]::ParameterName, '1-based index of the first result')
+            [CompletionResult]::new('--attributes', '--attributes', [CompletionResultType]::ParameterName, 'Ask for these attributes only (comma-separated)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else ndjson)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else ndjson)')
+            [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]')
+            [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per request (3: at most 4 tries)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Read every page (the next startIndex follows the itemsPerPage answered)')
+            [CompletionResult]::new('--ids', '--ids', [CompletionResultType]::ParameterName, 'Print only the ids, one a line (for `scim patch --ids-from -`)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;scim;users;get' {
+            [CompletionResult]::new('--user-name', '--user-name', [CompletionResultType]::ParameterName, 'Find the user by userName (repeat)')
+            [CompletionResult]::new('--attributes', '--attributes', [CompletionResultType]::ParameterName, 'Ask for these attributes only (comma-separated)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else json)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else json)')
+            [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]')
+            [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per request (3: at most 4 tries)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;scim;users;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List users: a filter, a page or every page')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Read users by id or userName')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;scim;users;help;list' {
+            break
+        }
+        'analyst;scim;users;help;get' {
+            break
+        }
+        'analyst;scim;users;help;help' {
+            break
+        }
+        'analyst;scim;groups' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List groups: a filter, a page or every page')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Read a group and its members')
+            [CompletionResult]::new('add-member', 'add-member', [CompletionResultType]::ParameterValue, 'Put users in a group')
+            [CompletionResult]::new('remove-member', 'remove-member', [CompletionResultType]::ParameterValue, 'Take users out of a group')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;scim;groups;list' {
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'A SCIM filter, e.g. ''userName ew "@old.example.com" and active eq true''')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Page size to ask for (with --all, default 1000)')
+            [CompletionResult]::new('--start-index', '--start-index', [CompletionResultType]::ParameterName, '1-based index of the first result')
+            [CompletionResult]::new('--attributes', '--attributes', [CompletionResultType]::ParameterName, 'Ask for these attributes only (comma-separated)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else ndjson)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else ndjson)')
+            [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]')
+            [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per request (3: at most 4 tries)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Read every page (the next startIndex follows the itemsPerPage answered)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;scim;groups;get' {
+            [CompletionResult]::new('--group-name', '--group-name', [CompletionResultType]::ParameterName, 'Find the group by displayName')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else json)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else json)')
+            [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]')
+            [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per request (3: at most 4 tries)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;scim;groups;add-member' {
+            [CompletionResult]::new('--group-name', '--group-name', [CompletionResultType]::ParameterName, 'Find the group by displayName')
+            [CompletionResult]::new('--user-name', '--user-name', [CompletionResultType]::ParameterName, 'Find the user by userName (repeat)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'userName lookups in flight at once')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'userName lookups in flight at once')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else json)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else json)')
+            [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]')
+            [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per request (3: at most 4 tries)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;scim;groups;remove-member' {
+            [CompletionResult]::new('--group-name', '--group-name', [CompletionResultType]::ParameterName, 'Find the group by displayName')
+            [CompletionResult]::new('--user-name', '--user-name', [CompletionResultType]::ParameterName, 'Find the user by userName (repeat)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'userName lookups in flight at once')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'userName lookups in flight at once')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else json)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (default: table on a terminal, else json)')
+            [CompletionResult]::new('--scim-url', '--scim-url', [CompletionResultType]::ParameterName, 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]')
+            [CompletionResult]::new('--scim-token-file', '--scim-token-file', [CompletionResultType]::ParameterName, 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of 429 and 503 per request (3: at most 4 tries)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Longest wait to connect, e.g. 10s')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile of the config file to use [env: ANALYST_PROFILE]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file to read [env: ANALYST_CONFIG]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No spinner, progress bar or hints on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the request that would be sent (secrets as ***) and exit without sending it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'analyst;scim;groups;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List groups: a filter, a page or every page')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Read a group and its members')
+            [CompletionResult]::new('add-member', 'add-member', [CompletionResultType]::ParameterValue, 'Put users in a group')
+            [CompletionResult]::new('remove-member', 'remove-member', [CompletionResultType]::ParameterValue, 'Take users out of a group')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'analyst;scim;groups;help;list' {
+            break
+        }
+        'analyst;scim;groups;help;get' {
+            break
+        }
+        'analyst;scim;groups;help;add-member' {
+            break
+        }
+        'analyst;scim;groups;help;remove-member' {
+            break
+        }
+        'analyst;scim;groups;help;help' {
+            break
+        }
         'analyst;scim;help' {
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'Find SCIM users (a filter, every page) and read them')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Read SCIM groups and change their members')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'analyst;scim;help;patch' {
+            break
+        }
+        'analyst;scim;help;users' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List users: a filter, a page or every page')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Read users by id or userName')
+            break
+        }
+        'analyst;scim;help;users;list' {
+            break
+        }
+        'analyst;scim;help;users;get' {
+            break
+        }
+        'analyst;scim;help;groups' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List groups: a filter, a page or every page')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Read a group and its members')
+            [CompletionResult]::new('add-member', 'add-member', [CompletionResultType]::ParameterValue, 'Put users in a group')
+            [CompletionResult]::new('remove-member', 'remove-member', [CompletionResultType]::ParameterValue, 'Take users out of a group')
+            break
+        }
+        'analyst;scim;help;groups;list' {
+            break
+        }
+        'analyst;scim;help;groups;get' {
+            break
+        }
+        'analyst;scim;help;groups;add-member' {
+            break
+        }
+        'analyst;scim;help;groups;remove-member' {
             break
         }
         'analyst;scim;help;help' {
@@ -533,7 +768,7 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
             [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Send a message to the agent and stream the answer')
             [CompletionResult]::new('state', 'state', [CompletionResultType]::ParameterValue, 'Read a thread''s current state')
             [CompletionResult]::new('abort', 'abort', [CompletionResultType]::ParameterValue, 'Stop a running stream')
-            [CompletionResult]::new('scim', 'scim', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('scim', 'scim', [CompletionResultType]::ParameterValue, 'SCIM users and groups: find, read, patch (e.g. deactivate), change group members')
             [CompletionResult]::new('extract-final', 'extract-final', [CompletionResultType]::ParameterValue, 'Print the final answer from saved NDJSON')
             [CompletionResult]::new('sql', 'sql', [CompletionResultType]::ParameterValue, 'Run SQL on the data query API and stream every row (the full results behind an answer)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the agent to AI assistants over the Model Context Protocol (stdio)')
@@ -556,9 +791,41 @@ Register-ArgumentCompleter -Native -CommandName 'analyst' -ScriptBlock {
         }
         'analyst;help;scim' {
             [CompletionResult]::new('patch', 'patch', [CompletionResultType]::ParameterValue, 'Patch SCIM users, e.g. deactivate them')
+            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'Find SCIM users (a filter, every page) and read them')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Read SCIM groups and change their members')
             break
         }
         'analyst;help;scim;patch' {
+            break
+        }
+        'analyst;help;scim;users' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List users: a filter, a page or every page')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Read users by id or userName')
+            break
+        }
+        'analyst;help;scim;users;list' {
+            break
+        }
+        'analyst;help;scim;users;get' {
+            break
+        }
+        'analyst;help;scim;groups' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List groups: a filter, a page or every page')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Read a group and its members')
+            [CompletionResult]::new('add-member', 'add-member', [CompletionResultType]::ParameterValue, 'Put users in a group')
+            [CompletionResult]::new('remove-member', 'remove-member', [CompletionResultType]::ParameterValue, 'Take users out of a group')
+            break
+        }
+        'analyst;help;scim;groups;list' {
+            break
+        }
+        'analyst;help;scim;groups;get' {
+            break
+        }
+        'analyst;help;scim;groups;add-member' {
+            break
+        }
+        'analyst;help;scim;groups;remove-member' {
             break
         }
         'analyst;help;extract-final' {

@@ -154,8 +154,35 @@ _analyst() {
             analyst__subcmd__help__subcmd__config,unset)
                 cmd="analyst__subcmd__help__subcmd__config__subcmd__unset"
                 ;;
+            analyst__subcmd__help__subcmd__scim,groups)
+                cmd="analyst__subcmd__help__subcmd__scim__subcmd__groups"
+                ;;
             analyst__subcmd__help__subcmd__scim,patch)
                 cmd="analyst__subcmd__help__subcmd__scim__subcmd__patch"
+                ;;
+            analyst__subcmd__help__subcmd__scim,users)
+                cmd="analyst__subcmd__help__subcmd__scim__subcmd__users"
+                ;;
+            analyst__subcmd__help__subcmd__scim__subcmd__groups,add-member)
+                cmd="analyst__subcmd__help__subcmd__scim__subcmd__groups__subcmd__add__subcmd__member"
+                ;;
+            analyst__subcmd__help__subcmd__scim__subcmd__groups,get)
+                cmd="analyst__subcmd__help__subcmd__scim__subcmd__groups__subcmd__get"
+                ;;
+            analyst__subcmd__help__subcmd__scim__subcmd__groups,list)
+                cmd="analyst__subcmd__help__subcmd__scim__subcmd__groups__subcmd__list"
+                ;;
+            analyst__subcmd__help__subcmd__scim__subcmd__groups,remove-member)
+                cmd="analyst__subcmd__help__subcmd__scim__subcmd__groups__subcmd__remove__subcmd__member"
+                ;;
+            analyst__subcmd__help__subcmd__scim__subcmd__users,get)
+                cmd="analyst__subcmd__help__subcmd__scim__subcmd__users__subcmd__get"
+                ;;
+            analyst__subcmd__help__subcmd__scim__subcmd__users,list)
+                cmd="analyst__subcmd__help__subcmd__scim__subcmd__users__subcmd__list"
+                ;;
+            analyst__subcmd__scim,groups)
+                cmd="analyst__subcmd__scim__subcmd__groups"
                 ;;
             analyst__subcmd__scim,help)
                 cmd="analyst__subcmd__scim__subcmd__help"
@@ -163,11 +190,86 @@ _analyst() {
             analyst__subcmd__scim,patch)
                 cmd="analyst__subcmd__scim__subcmd__patch"
                 ;;
+            analyst__subcmd__scim,users)
+                cmd="analyst__subcmd__scim__subcmd__users"
+                ;;
+            analyst__subcmd__scim__subcmd__groups,add-member)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__add__subcmd__member"
+                ;;
+            analyst__subcmd__scim__subcmd__groups,get)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__get"
+                ;;
+            analyst__subcmd__scim__subcmd__groups,help)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__help"
+                ;;
+            analyst__subcmd__scim__subcmd__groups,list)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__list"
+                ;;
+            analyst__subcmd__scim__subcmd__groups,remove-member)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__remove__subcmd__member"
+                ;;
+            analyst__subcmd__scim__subcmd__groups__subcmd__help,add-member)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__add__subcmd__member"
+                ;;
+            analyst__subcmd__scim__subcmd__groups__subcmd__help,get)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__get"
+                ;;
+            analyst__subcmd__scim__subcmd__groups__subcmd__help,help)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__help"
+                ;;
+            analyst__subcmd__scim__subcmd__groups__subcmd__help,list)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__list"
+                ;;
+            analyst__subcmd__scim__subcmd__groups__subcmd__help,remove-member)
+                cmd="analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__remove__subcmd__member"
+                ;;
+            analyst__subcmd__scim__subcmd__help,groups)
+                cmd="analyst__subcmd__scim__subcmd__help__subcmd__groups"
+                ;;
             analyst__subcmd__scim__subcmd__help,help)
                 cmd="analyst__subcmd__scim__subcmd__help__subcmd__help"
                 ;;
             analyst__subcmd__scim__subcmd__help,patch)
                 cmd="analyst__subcmd__scim__subcmd__help__subcmd__patch"
+                ;;
+            analyst__subcmd__scim__subcmd__help,users)
+                cmd="analyst__subcmd__scim__subcmd__help__subcmd__users"
+                ;;
+            analyst__subcmd__scim__subcmd__help__subcmd__groups,add-member)
+                cmd="analyst__subcmd__scim__subcmd__help__subcmd__groups__subcmd__add__subcmd__member"
+                ;;
+            analyst__subcmd__scim__subcmd__help__subcmd__groups,get)
+                cmd="analyst__subcmd__scim__subcmd__help__subcmd__groups__subcmd__get"
+                ;;
+            analyst__subcmd__scim__subcmd__help__subcmd__groups,list)
+                cmd="analyst__subcmd__scim__subcmd__help__subcmd__groups__subcmd__list"
+                ;;
+            analyst__subcmd__scim__subcmd__help__subcmd__groups,remove-member)
+                cmd="analyst__subcmd__scim__subcmd__help__subcmd__groups__subcmd__remove__subcmd__member"
+                ;;
+            analyst__subcmd__scim__subcmd__help__subcmd__users,get)
+                cmd="analyst__subcmd__scim__subcmd__help__subcmd__users__subcmd__get"
+                ;;
+            analyst__subcmd__scim__subcmd__help__subcmd__users,list)
+                cmd="analyst__subcmd__scim__subcmd__help__subcmd__users__subcmd__list"
+                ;;
+            analyst__subcmd__scim__subcmd__users,get)
+                cmd="analyst__subcmd__scim__subcmd__users__subcmd__get"
+                ;;
+            analyst__subcmd__scim__subcmd__users,help)
+                cmd="analyst__subcmd__scim__subcmd__users__subcmd__help"
+                ;;
+            analyst__subcmd__scim__subcmd__users,list)
+                cmd="analyst__subcmd__scim__subcmd__users__subcmd__list"
+                ;;
+            analyst__subcmd__scim__subcmd__users__subcmd__help,get)
+                cmd="analyst__subcmd__scim__subcmd__users__subcmd__help__subcmd__get"
+                ;;
+            analyst__subcmd__scim__subcmd__users__subcmd__help,help)
+                cmd="analyst__subcmd__scim__subcmd__users__subcmd__help__subcmd__help"
+                ;;
+            analyst__subcmd__scim__subcmd__users__subcmd__help,list)
+                cmd="analyst__subcmd__scim__subcmd__users__subcmd__help__subcmd__list"
                 ;;
             *)
                 ;;
@@ -1224,8 +1326,78 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__help__subcmd__scim)
-            opts="patch"
+            opts="patch users groups"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__scim__subcmd__groups)
+            opts="list get add-member remove-member"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__scim__subcmd__groups__subcmd__add__subcmd__member)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__scim__subcmd__groups__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__scim__subcmd__groups__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__scim__subcmd__groups__subcmd__remove__subcmd__member)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1240,6 +1412,48 @@ _analyst() {
         analyst__subcmd__help__subcmd__scim__subcmd__patch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__scim__subcmd__users)
+            opts="list get"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__scim__subcmd__users__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__help__subcmd__scim__subcmd__users__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1412,7 +1626,7 @@ _analyst() {
             return 0
             ;;
         analyst__subcmd__scim)
-            opts="-h --help patch help"
+            opts="-h --help patch users groups help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1425,9 +1639,445 @@ _analyst() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        analyst__subcmd__scim__subcmd__help)
-            opts="patch help"
+        analyst__subcmd__scim__subcmd__groups)
+            opts="-h --help list get add-member remove-member help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__add__subcmd__member)
+            opts="-j -o -q -v -h --group-name --user-name --concurrency --output --scim-url --scim-token-file --retries --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --group-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --scim-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scim-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__get)
+            opts="-o -q -v -h --group-name --output --scim-url --scim-token-file --retries --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --group-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table ndjson json yaml csv" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table ndjson json yaml csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --scim-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scim-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__help)
+            opts="list get add-member remove-member help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__add__subcmd__member)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__help__subcmd__remove__subcmd__member)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__list)
+            opts="-o -q -v -h --filter --all --count --start-index --attributes --output --scim-url --scim-token-file --retries --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --start-index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attributes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table ndjson json yaml csv" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table ndjson json yaml csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --scim-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scim-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__groups__subcmd__remove__subcmd__member)
+            opts="-j -o -q -v -h --group-name --user-name --concurrency --output --scim-url --scim-token-file --retries --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --group-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json ndjson yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json ndjson yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --scim-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scim-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__help)
+            opts="patch users groups help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__help__subcmd__groups)
+            opts="list get add-member remove-member"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__help__subcmd__groups__subcmd__add__subcmd__member)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__help__subcmd__groups__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__help__subcmd__groups__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__help__subcmd__groups__subcmd__remove__subcmd__member)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1467,8 +2117,50 @@ _analyst() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        analyst__subcmd__scim__subcmd__help__subcmd__users)
+            opts="list get"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__help__subcmd__users__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__help__subcmd__users__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         analyst__subcmd__scim__subcmd__patch)
-            opts="-j -o -q -v -h --ids-from --user-name --deactivate --activate --replace --add --remove --pathless --body --if-match --attributes --concurrency --retries --scim-url --scim-token-file --output --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            opts="-y -j -o -q -v -h --ids-from --user-name --filter --yes --deactivate --activate --replace --add --remove --pathless --body --if-match --attributes --concurrency --retries --scim-url --scim-token-file --output --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1479,6 +2171,10 @@ _analyst() {
                     return 0
                     ;;
                 --user-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1532,6 +2228,208 @@ _analyst() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json ndjson yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__users)
+            opts="-h --help list get help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__users__subcmd__get)
+            opts="-o -q -v -h --user-name --attributes --output --scim-url --scim-token-file --retries --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attributes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table ndjson json yaml csv" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table ndjson json yaml csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --scim-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scim-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__users__subcmd__help)
+            opts="list get help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__users__subcmd__help__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__users__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__users__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        analyst__subcmd__scim__subcmd__users__subcmd__list)
+            opts="-o -q -v -h --filter --all --count --start-index --attributes --ids --output --scim-url --scim-token-file --retries --color --quiet --verbose --connect-timeout --idle-timeout --dry-run --profile --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --start-index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attributes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table ndjson json yaml csv" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table ndjson json yaml csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --scim-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scim-token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -25,7 +25,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand chat 'Send a message to the agent and stream the answer'
             cand state 'Read a thread''s current state'
             cand abort 'Stop a running stream'
-            cand scim 'Patch SCIM users, e.g. deactivate them'
+            cand scim 'SCIM users and groups: find, read, patch (e.g. deactivate), change group members'
             cand extract-final 'Print the final answer from saved NDJSON'
             cand sql 'Run SQL on the data query API and stream every row (the full results behind an answer)'
             cand mcp 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
@@ -168,11 +168,14 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
             cand patch 'Patch SCIM users, e.g. deactivate them'
+            cand users 'Find SCIM users (a filter, every page) and read them'
+            cand groups 'Read SCIM groups and change their members'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;scim;patch'= {
             cand --ids-from 'Read ids from FILE (- for stdin), one per line; # comments and blank lines are skipped'
             cand --user-name 'Find the user by userName (repeat)'
+            cand --filter 'Patch every user this SCIM filter matches (every page)'
             cand --replace 'replace PATH with VALUE (repeat)'
             cand --add 'add VALUE at PATH (repeat)'
             cand --remove 'remove PATH (repeat)'
@@ -191,6 +194,8 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
             cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
             cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -y 'With --filter: patch without asking (needed when there is no terminal to ask on)'
+            cand --yes 'With --filter: patch without asking (needed when there is no terminal to ask on)'
             cand --deactivate 'replace active false'
             cand --activate 'replace active true'
             cand --pathless 'Send replace operations as one path-less value object'
@@ -202,11 +207,215 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'analyst;scim;users'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand list 'List users: a filter, a page or every page'
+            cand get 'Read users by id or userName'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;scim;users;list'= {
+            cand --filter 'A SCIM filter, e.g. ''userName ew "@old.example.com" and active eq true'''
+            cand --count 'Page size to ask for (with --all, default 1000)'
+            cand --start-index '1-based index of the first result'
+            cand --attributes 'Ask for these attributes only (comma-separated)'
+            cand -o 'Output format (default: table on a terminal, else ndjson)'
+            cand --output 'Output format (default: table on a terminal, else ndjson)'
+            cand --scim-url 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]'
+            cand --scim-token-file 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself'
+            cand --retries 'Retries of 429 and 503 per request (3: at most 4 tries)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand --all 'Read every page (the next startIndex follows the itemsPerPage answered)'
+            cand --ids 'Print only the ids, one a line (for `scim patch --ids-from -`)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;scim;users;get'= {
+            cand --user-name 'Find the user by userName (repeat)'
+            cand --attributes 'Ask for these attributes only (comma-separated)'
+            cand -o 'Output format (default: table on a terminal, else json)'
+            cand --output 'Output format (default: table on a terminal, else json)'
+            cand --scim-url 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]'
+            cand --scim-token-file 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself'
+            cand --retries 'Retries of 429 and 503 per request (3: at most 4 tries)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;scim;users;help'= {
+            cand list 'List users: a filter, a page or every page'
+            cand get 'Read users by id or userName'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;scim;users;help;list'= {
+        }
+        &'analyst;scim;users;help;get'= {
+        }
+        &'analyst;scim;users;help;help'= {
+        }
+        &'analyst;scim;groups'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand list 'List groups: a filter, a page or every page'
+            cand get 'Read a group and its members'
+            cand add-member 'Put users in a group'
+            cand remove-member 'Take users out of a group'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;scim;groups;list'= {
+            cand --filter 'A SCIM filter, e.g. ''userName ew "@old.example.com" and active eq true'''
+            cand --count 'Page size to ask for (with --all, default 1000)'
+            cand --start-index '1-based index of the first result'
+            cand --attributes 'Ask for these attributes only (comma-separated)'
+            cand -o 'Output format (default: table on a terminal, else ndjson)'
+            cand --output 'Output format (default: table on a terminal, else ndjson)'
+            cand --scim-url 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]'
+            cand --scim-token-file 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself'
+            cand --retries 'Retries of 429 and 503 per request (3: at most 4 tries)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand --all 'Read every page (the next startIndex follows the itemsPerPage answered)'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;scim;groups;get'= {
+            cand --group-name 'Find the group by displayName'
+            cand -o 'Output format (default: table on a terminal, else json)'
+            cand --output 'Output format (default: table on a terminal, else json)'
+            cand --scim-url 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]'
+            cand --scim-token-file 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself'
+            cand --retries 'Retries of 429 and 503 per request (3: at most 4 tries)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;scim;groups;add-member'= {
+            cand --group-name 'Find the group by displayName'
+            cand --user-name 'Find the user by userName (repeat)'
+            cand -j 'userName lookups in flight at once'
+            cand --concurrency 'userName lookups in flight at once'
+            cand -o 'Output format (default: table on a terminal, else json)'
+            cand --output 'Output format (default: table on a terminal, else json)'
+            cand --scim-url 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]'
+            cand --scim-token-file 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself'
+            cand --retries 'Retries of 429 and 503 per request (3: at most 4 tries)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;scim;groups;remove-member'= {
+            cand --group-name 'Find the group by displayName'
+            cand --user-name 'Find the user by userName (repeat)'
+            cand -j 'userName lookups in flight at once'
+            cand --concurrency 'userName lookups in flight at once'
+            cand -o 'Output format (default: table on a terminal, else json)'
+            cand --output 'Output format (default: table on a terminal, else json)'
+            cand --scim-url 'SCIM root, e.g. https://t.example.com/api/scim/v2 [env: ANALYST_SCIM_URL]'
+            cand --scim-token-file 'Read the SCIM token from FILE (- for stdin), or set ANALYST_SCIM_TOKEN to the token itself'
+            cand --retries 'Retries of 429 and 503 per request (3: at most 4 tries)'
+            cand --color 'When to use colours (NO_COLOR and CLICOLOR_FORCE are honoured with `auto`)'
+            cand --connect-timeout 'Longest wait to connect, e.g. 10s'
+            cand --idle-timeout 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)'
+            cand --profile 'Profile of the config file to use [env: ANALYST_PROFILE]'
+            cand --config 'Config file to read [env: ANALYST_CONFIG]'
+            cand -q 'No spinner, progress bar or hints on stderr'
+            cand --quiet 'No spinner, progress bar or hints on stderr'
+            cand -v 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --verbose 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
+            cand --dry-run 'Print the request that would be sent (secrets as ***) and exit without sending it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'analyst;scim;groups;help'= {
+            cand list 'List groups: a filter, a page or every page'
+            cand get 'Read a group and its members'
+            cand add-member 'Put users in a group'
+            cand remove-member 'Take users out of a group'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'analyst;scim;groups;help;list'= {
+        }
+        &'analyst;scim;groups;help;get'= {
+        }
+        &'analyst;scim;groups;help;add-member'= {
+        }
+        &'analyst;scim;groups;help;remove-member'= {
+        }
+        &'analyst;scim;groups;help;help'= {
+        }
         &'analyst;scim;help'= {
             cand patch 'Patch SCIM users, e.g. deactivate them'
+            cand users 'Find SCIM users (a filter, every page) and read them'
+            cand groups 'Read SCIM groups and change their members'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'analyst;scim;help;patch'= {
+        }
+        &'analyst;scim;help;users'= {
+            cand list 'List users: a filter, a page or every page'
+            cand get 'Read users by id or userName'
+        }
+        &'analyst;scim;help;users;list'= {
+        }
+        &'analyst;scim;help;users;get'= {
+        }
+        &'analyst;scim;help;groups'= {
+            cand list 'List groups: a filter, a page or every page'
+            cand get 'Read a group and its members'
+            cand add-member 'Put users in a group'
+            cand remove-member 'Take users out of a group'
+        }
+        &'analyst;scim;help;groups;list'= {
+        }
+        &'analyst;scim;help;groups;get'= {
+        }
+        &'analyst;scim;help;groups;add-member'= {
+        }
+        &'analyst;scim;help;groups;remove-member'= {
         }
         &'analyst;scim;help;help'= {
         }
@@ -499,7 +708,7 @@ set edit:completion:arg-completer[analyst] = {|@words|
             cand chat 'Send a message to the agent and stream the answer'
             cand state 'Read a thread''s current state'
             cand abort 'Stop a running stream'
-            cand scim 'Patch SCIM users, e.g. deactivate them'
+            cand scim 'SCIM users and groups: find, read, patch (e.g. deactivate), change group members'
             cand extract-final 'Print the final answer from saved NDJSON'
             cand sql 'Run SQL on the data query API and stream every row (the full results behind an answer)'
             cand mcp 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
@@ -518,8 +727,32 @@ set edit:completion:arg-completer[analyst] = {|@words|
         }
         &'analyst;help;scim'= {
             cand patch 'Patch SCIM users, e.g. deactivate them'
+            cand users 'Find SCIM users (a filter, every page) and read them'
+            cand groups 'Read SCIM groups and change their members'
         }
         &'analyst;help;scim;patch'= {
+        }
+        &'analyst;help;scim;users'= {
+            cand list 'List users: a filter, a page or every page'
+            cand get 'Read users by id or userName'
+        }
+        &'analyst;help;scim;users;list'= {
+        }
+        &'analyst;help;scim;users;get'= {
+        }
+        &'analyst;help;scim;groups'= {
+            cand list 'List groups: a filter, a page or every page'
+            cand get 'Read a group and its members'
+            cand add-member 'Put users in a group'
+            cand remove-member 'Take users out of a group'
+        }
+        &'analyst;help;scim;groups;list'= {
+        }
+        &'analyst;help;scim;groups;get'= {
+        }
+        &'analyst;help;scim;groups;add-member'= {
+        }
+        &'analyst;help;scim;groups;remove-member'= {
         }
         &'analyst;help;extract-final'= {
         }

@@ -29,7 +29,7 @@ complete -c analyst -n "__fish_analyst_needs_command" -s V -l version -d 'Print 
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "chat" -d 'Send a message to the agent and stream the answer'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "state" -d 'Read a thread\'s current state'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "abort" -d 'Stop a running stream'
-complete -c analyst -n "__fish_analyst_needs_command" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_needs_command" -f -a "scim" -d 'SCIM users and groups: find, read, patch (e.g. deactivate), change group members'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
 complete -c analyst -n "__fish_analyst_needs_command" -f -a "mcp" -d 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
@@ -163,11 +163,14 @@ complete -c analyst -n "__fish_analyst_using_subcommand abort" -s q -l quiet -d 
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand abort" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -s h -l help -d 'Print help'
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
-complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch users groups help" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch users groups help" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch users groups help" -f -a "users" -d 'Find SCIM users (a filter, every page) and read them'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch users groups help" -f -a "groups" -d 'Read SCIM groups and change their members'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and not __fish_seen_subcommand_from patch users groups help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l ids-from -d 'Read ids from FILE (- for stdin), one per line; # comments and blank lines are skipped' -r -F
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l user-name -d 'Find the user by userName (repeat)' -r
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l filter -d 'Patch every user this SCIM filter matches (every page)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l replace -d 'replace PATH with VALUE (repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l add -d 'add VALUE at PATH (repeat)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l remove -d 'remove PATH (repeat)' -r
@@ -189,6 +192,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l idle-timeout -d 'Longest wait for the next byte of a response, e.g. 5m (there is no total timeout)' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l profile -d 'Profile of the config file to use [env: ANALYST_PROFILE]' -r
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l config -d 'Config file to read [env: ANALYST_CONFIG]' -r -F
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s y -l yes -d 'With --filter: patch without asking (needed when there is no terminal to ask on)'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l deactivate -d 'replace active false'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l activate -d 'replace active true'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l pathless -d 'Send replace operations as one path-less value object'
@@ -196,7 +200,19 @@ complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_su
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s v -l verbose -d 'Request and response diagnostics on stderr (repeat for more; secrets show as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -l dry-run -d 'Print the request that would be sent (secrets as ***) and exit without sending it'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from patch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from users" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from users" -f -a "list" -d 'List users: a filter, a page or every page'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from users" -f -a "get" -d 'Read users by id or userName'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from users" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from groups" -f -a "list" -d 'List groups: a filter, a page or every page'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from groups" -f -a "get" -d 'Read a group and its members'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from groups" -f -a "add-member" -d 'Put users in a group'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from groups" -f -a "remove-member" -d 'Take users out of a group'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from groups" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from help" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from help" -f -a "users" -d 'Find SCIM users (a filter, every page) and read them'
+complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from help" -f -a "groups" -d 'Read SCIM groups and change their members'
 complete -c analyst -n "__fish_analyst_using_subcommand scim; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand extract-final" -s o -l output -d 'Output format (default: text)' -r -f -a "text\t''
 json\t''
@@ -449,7 +465,7 @@ complete -c analyst -n "__fish_analyst_using_subcommand completions" -s h -l hel
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "chat" -d 'Send a message to the agent and stream the answer'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "state" -d 'Read a thread\'s current state'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "abort" -d 'Stop a running stream'
-complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "scim" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "scim" -d 'SCIM users and groups: find, read, patch (e.g. deactivate), change group members'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "extract-final" -d 'Print the final answer from saved NDJSON'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "sql" -d 'Run SQL on the data query API and stream every row (the full results behind an answer)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "mcp" -d 'Serve the agent to AI assistants over the Model Context Protocol (stdio)'
@@ -460,6 +476,8 @@ complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_see
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "completions" -d 'Print a shell completion script'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and not __fish_seen_subcommand_from chat state abort scim extract-final sql mcp eval serve config doctor completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from scim" -f -a "patch" -d 'Patch SCIM users, e.g. deactivate them'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from scim" -f -a "users" -d 'Find SCIM users (a filter, every page) and read them'
+complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from scim" -f -a "groups" -d 'Read SCIM groups and change their members'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a profile (asks on a terminal for what the flags do not give)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print every setting as resolved, with where it came from (secrets as ***)'
 complete -c analyst -n "__fish_analyst_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s path (existing or not)'

@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 mod common;
 mod config;
+mod scim;
 pub use common::*;
 pub use config::*;
+pub use scim::*;
 
 pub use crate::render::Format;
 pub use crate::term::ColorChoice;
@@ -63,7 +65,7 @@ pub enum Command {
     State(StateArgs),
     /// Stop a running stream
     Abort(AbortArgs),
-    /// Patch SCIM users, e.g. deactivate them
+    /// SCIM users and groups: find, read, patch (e.g. deactivate), change group members
     #[command(subcommand)]
     Scim(ScimCommand),
     /// Print the final answer from saved NDJSON
@@ -384,6 +386,12 @@ pub struct McpArgs {
 pub enum ScimCommand {
     /// Patch SCIM users, e.g. deactivate them
     Patch(ScimPatchArgs),
+    /// Find SCIM users (a filter, every page) and read them
+    #[command(subcommand)]
+    Users(ScimUsersCommand),
+    /// Read SCIM groups and change their members
+    #[command(subcommand)]
+    Groups(ScimGroupsCommand),
 }
 
 /// `analyst scim patch`.
@@ -393,6 +401,10 @@ Operations are sent in the order given. PATH=VALUE sends a string, PATH:=JSON ra
   analyst scim patch 42 --deactivate
   analyst scim patch --user-name ann@example.com --replace title=Boss --add 'emails:=[{\"value\":\"a@b.c\"}]'
   analyst scim patch --ids-from ids.txt --deactivate -o ndjson
+  analyst scim patch --filter 'userName ew \"@old.example.com\"' --deactivate --yes
+
+--filter patches every user the filter matches (found as `scim users list --filter EXPR --all`
+finds them): on a terminal it shows them and asks first; without a terminal it needs --yes.
 
 429 and 503 are retried, honouring Retry-After up to 60 s (a longer one fails that user at once).
 --dry-run sends nothing, not even a userName lookup: a --user-name's PATCH is shown going to
@@ -409,6 +421,12 @@ pub struct ScimPatchArgs {
     /// Find the user by userName (repeat)
     #[arg(long = "user-name", value_name = "NAME")]
     pub user_names: Vec<String>,
+    /// Patch every user this SCIM filter matches (every page)
+    #[arg(long, value_name = "EXPR", conflicts_with_all = ["ids", "ids_from", "user_names"])]
+    pub filter: Option<String>,
+    /// With --filter: patch without asking (needed when there is no terminal to ask on)
+    #[arg(short = 'y', long, requires = "filter")]
+    pub yes: bool,
     /// replace active false
     #[arg(long, help_heading = "Operations")]
     pub deactivate: bool,

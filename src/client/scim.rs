@@ -1,17 +1,24 @@
-//! SCIM over HTTP (RFC 7644): PATCH one user, find a user by userName. 429 and 503 are retried
+//! SCIM over HTTP (RFC 7644): PATCH one user, find a user by userName, read Users and Groups
+//! page by page ([`list`]), change a group's members ([`groups`]). 429 and 503 are retried
 //! as [`RetryPolicy`] says; every other answer is handed back as it came ([`Reply`]), for the
 //! caller to judge ([`reply`] says what an answer means).
 
+pub mod groups;
+pub mod list;
 mod reply;
 mod retry;
 
+pub use list::{ListQuery, Pager, Resource, id_of};
+#[cfg(test)]
+use reply::is_list_response;
+#[cfg(test)]
+use reply::is_user;
 pub use reply::{Failed, Patched, Reply};
-use reply::{http_failure, is_list_response, is_user, redirect_failure};
+use reply::{http_failure, redirect_failure};
 pub use retry::{RetryAfter, RetryPolicy, come_back, parse_retry_after};
 
 use super::http::{Http, Outgoing, RequestLog, insert, network, read_bounded, secret_header};
 use crate::exit::{Status, usage};
-use crate::protocol::scim::{ListResponse, User, user_name_filter};
 use crate::settings::ScimSettings;
 use anyhow::Result;
 use reqwest::Method;
@@ -70,6 +77,7 @@ impl Request {
 #[derive(Debug)]
 pub struct ScimClient {
     http: Http,
+    root: Url,
     users: Url,
     auth: HeaderValue,
     retry: RetryPolicy,
@@ -92,6 +100,7 @@ impl ScimClient {
         let auth = secret_header(if has_scheme { "" } else { "Bearer " }, &settings.token)?;
         Ok(ScimClient {
             http,
+            root: settings.root.clone(),
             users,
             auth,
             retry,
@@ -145,17 +154,7 @@ impl ScimClient {
 
     /// `GET {root}/Users?filter=userName eq "NAME"`.
     pub fn lookup_request(&self, user_name: &str) -> Request {
-        let mut url = self.users.clone();
-        url.set_query(Some(&format!(
-            "filter={}",
-            encode_query(&user_name_filter(user_name), b"")
-        )));
-        Request {
-            method: Method::GET,
-            url,
-            headers: self.headers(),
-            body: None,
-        }
+        self.find_request(Resource::Users, user_name)
     }
 
     /// Send a request; 429 and 503 are retried per the policy. `salt` varies the jitter.
@@ -239,130 +238,63 @@ impl ScimClient {
     /// [`Failed`] that says what came back, so a script never counts a patch that did not happen.
     pub async fn patch(&self, id: &str, spec: &PatchSpec, salt: u64) -> Result<Patched, Failed> {
         let reply = self.send(&self.patch_request(id, spec), salt).await?;
-        let code = reply.status.as_u16();
-        if reply.status.is_redirection() {
-            return Err(redirect_failure(&reply));
-        }
-        if !reply.status.is_success() {
-            return Err(http_failure(reply.status, &reply.body));
-        }
-        if code == 204 {
-            return Ok(Patched {
-                status: code,
-                user: None,
-            });
-        }
-        if let Some(f) = reply.unreadable() {
-            return Err(f);
-        }
-        if reply.body.iter().all(u8::is_ascii_whitespace) {
-            return Ok(Patched {
-                status: code,
-                user: None,
-            });
-        }
-        match serde_json::from_slice::<Value>(&reply.body) {
-            Ok(v) if is_user(&v) => Ok(Patched {
-                status: code,
-                user: Some(v),
-            }),
-            _ => Err(Failed::new(
-                Some(code),
-                Status::Failure,
-                format!(
-                    "HTTP {} but the body is not a SCIM User: {}",
-                    reply.status,
-                    reply.described()
-                ),
-            )),
-        }
+        judge_patch(&reply, Resource::Users)
     }
 
     /// The id of the one user whose userName is `name`; no match or several is a [`Failed`]
     /// with no HTTP status (nothing was patched).
     pub async fn find_user(&self, name: &str, salt: u64) -> Result<String, Failed> {
-        let lookup = |mut f: Failed| {
-            f.message = format!("looking up userName {name:?}: {}", f.message);
-            f
-        };
-        // Refusals after retries and network failures name the user too.
-        let reply = self
-            .send(&self.lookup_request(name), salt)
-            .await
-            .map_err(lookup)?;
-        if reply.status.is_redirection() {
-            return Err(lookup(redirect_failure(&reply)));
-        }
-        if !reply.status.is_success() {
-            return Err(lookup(http_failure(reply.status, &reply.body)));
-        }
-        if let Some(f) = reply.unreadable() {
-            return Err(lookup(f));
-        }
-        // Only a ListResponse can say "no such user": anything else read leniently as one
-        // would look like zero matches.
-        let list = serde_json::from_slice::<Value>(&reply.body)
-            .ok()
-            .filter(is_list_response)
-            .and_then(|v| serde_json::from_value::<ListResponse>(v).ok())
-            .ok_or_else(|| {
-                lookup(Failed::new(
-                    Some(reply.status.as_u16()),
-                    Status::Failure,
-                    format!(
-                        "HTTP {} but the body is not a SCIM ListResponse: {}",
-                        reply.status,
-                        reply.described()
-                    ),
-                ))
-            })?;
-        let total = usize::try_from(list.total_results.unwrap_or(0)).unwrap_or(0);
-        let found = list.resources.len().max(total);
-        if found == 0 {
-            return Err(Failed::new(
-                None,
-                Status::NotFound,
-                format!("no user has userName {name:?}"),
-            ));
-        }
-        if found > 1 {
-            return Err(Failed::new(
-                None,
-                Status::Failure,
-                format!("{found} users have userName {name:?}; nothing patched (patch them by id)"),
-            ));
-        }
-        let user = list.resources.first().and_then(User::from_value);
-        let Some(user) = user else {
-            return Err(Failed::new(
-                None,
-                Status::Failure,
-                format!("looking up userName {name:?}: the server counted a match but sent none"),
-            ));
-        };
-        // A server that ignores the filter and happens to hold one user must not get that user
-        // patched; userName compares case-insensitively (RFC 7643 §4.1.1).
-        if let Some(other) = user
-            .user_name
-            .as_deref()
-            .filter(|u| !u.eq_ignore_ascii_case(name))
-        {
-            return Err(Failed::new(
-                None,
-                Status::Failure,
-                format!(
-                    "looking up userName {name:?}: the server answered a user named {other:?}; \
-                     nothing patched"
-                ),
-            ));
-        }
-        user.id.0.filter(|id| !id.is_empty()).ok_or_else(|| {
+        let user = self.find(Resource::Users, name, salt).await?;
+        id_of(&user).ok_or_else(|| {
             Failed::new(
                 None,
                 Status::Failure,
                 format!("looking up userName {name:?}: the user found has no id"),
             )
         })
+    }
+}
+
+/// A PATCH's answer judged: a 204, a 2xx with no body, or a 2xx with the resource succeeds;
+/// anything else, a 200 with an SSO page or an error document included, is a [`Failed`].
+fn judge_patch(reply: &Reply, kind: Resource) -> Result<Patched, Failed> {
+    let code = reply.status.as_u16();
+    if reply.status.is_redirection() {
+        return Err(redirect_failure(reply));
+    }
+    if !reply.status.is_success() {
+        return Err(http_failure(reply.status, &reply.body));
+    }
+    if code == 204 {
+        return Ok(Patched {
+            status: code,
+            user: None,
+        });
+    }
+    if let Some(f) = reply.unreadable() {
+        return Err(f);
+    }
+    if reply.body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Patched {
+            status: code,
+            user: None,
+        });
+    }
+    match serde_json::from_slice::<Value>(&reply.body) {
+        Ok(v) if kind.recognises(&v) => Ok(Patched {
+            status: code,
+            user: Some(v),
+        }),
+        _ => Err(Failed::new(
+            Some(code),
+            Status::Failure,
+            format!(
+                "HTTP {} but the body is not a SCIM {}: {}",
+                reply.status,
+                kind.schema_name(),
+                reply.described()
+            ),
+        )),
     }
 }
 

@@ -19,7 +19,10 @@ mod sql;
 mod state;
 mod thread_store;
 
-use crate::cli::{Cli, Command, ConfigCommand, Format, GlobalArgs, ScimCommand};
+use crate::cli::{
+    Cli, Command, ConfigCommand, Format, GlobalArgs, ScimCommand, ScimGroupsCommand,
+    ScimUsersCommand,
+};
 use crate::client::RequestLog;
 use crate::exit::{Status, usage};
 use crate::render::write_document;
@@ -82,6 +85,36 @@ fn common_of(command: &Command) -> GlobalArgs {
             .dry_run(&a.dry_run)
             .profile(&a.settings),
         Command::Scim(ScimCommand::Patch(a)) => GlobalArgs::new(a.output, &a.look)
+            .net(&a.net)
+            .dry_run(&a.dry_run)
+            .profile(&a.settings),
+        Command::Scim(ScimCommand::Users(ScimUsersCommand::List(a))) => {
+            GlobalArgs::new(a.output, &a.look)
+                .net(&a.net)
+                .dry_run(&a.dry_run)
+                .profile(&a.settings)
+        }
+        Command::Scim(ScimCommand::Users(ScimUsersCommand::Get(a))) => {
+            GlobalArgs::new(a.output, &a.look)
+                .net(&a.net)
+                .dry_run(&a.dry_run)
+                .profile(&a.settings)
+        }
+        Command::Scim(ScimCommand::Groups(ScimGroupsCommand::List(a))) => {
+            GlobalArgs::new(a.output, &a.look)
+                .net(&a.net)
+                .dry_run(&a.dry_run)
+                .profile(&a.settings)
+        }
+        Command::Scim(ScimCommand::Groups(ScimGroupsCommand::Get(a))) => {
+            GlobalArgs::new(a.output, &a.look)
+                .net(&a.net)
+                .dry_run(&a.dry_run)
+                .profile(&a.settings)
+        }
+        Command::Scim(ScimCommand::Groups(
+            ScimGroupsCommand::AddMember(a) | ScimGroupsCommand::RemoveMember(a),
+        )) => GlobalArgs::new(a.output, &a.look)
             .net(&a.net)
             .dry_run(&a.dry_run)
             .profile(&a.settings),
@@ -213,6 +246,24 @@ pub fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> Result<Status> {
                 .map(|m| args::patch_flags(&args, m))
                 .unwrap_or_default();
             scim::patch(&ctx, args, &flags)
+        }
+        Command::Scim(ScimCommand::Users(ScimUsersCommand::List(args))) => {
+            scim::users::users_list(&ctx, args)
+        }
+        Command::Scim(ScimCommand::Users(ScimUsersCommand::Get(args))) => {
+            scim::users::users_get(&ctx, args)
+        }
+        Command::Scim(ScimCommand::Groups(ScimGroupsCommand::List(args))) => {
+            scim::users::groups_list(&ctx, args)
+        }
+        Command::Scim(ScimCommand::Groups(ScimGroupsCommand::Get(args))) => {
+            scim::groups::get(&ctx, args)
+        }
+        Command::Scim(ScimCommand::Groups(ScimGroupsCommand::AddMember(args))) => {
+            scim::groups::members(&ctx, args, crate::client::scim::groups::Change::Add)
+        }
+        Command::Scim(ScimCommand::Groups(ScimGroupsCommand::RemoveMember(args))) => {
+            scim::groups::members(&ctx, args, crate::client::scim::groups::Change::Remove)
         }
         Command::Mcp(args) => mcp::run(&ctx, args),
         Command::Serve(args) => serve::run(&ctx, args),

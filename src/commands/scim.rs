@@ -1,8 +1,11 @@
 //! `analyst scim patch`: PATCH SCIM users by id or userName, many at once, with retries of
 //! throttled requests, one result per user, and a status that says whether all succeeded.
 
+mod by_filter;
+pub(super) mod groups;
 pub(super) mod ops;
 mod targets;
+pub(super) mod users;
 
 use super::Ctx;
 use crate::cli::{Format, ScimPatchArgs};
@@ -45,11 +48,29 @@ pub fn patch(ctx: &Ctx, args: ScimPatchArgs, flags: &[PatchFlag]) -> Result<Stat
     }
     let op = ops::patch_op(&args, flags)?;
     let expected_active = op.active_after();
-    let targets = Targets::gather(&args.ids, args.ids_from.as_deref(), &args.user_names)?;
+    let targets = match &args.filter {
+        Some(_) => {
+            by_filter::check(ctx, args.yes)?;
+            None
+        }
+        None => Some(Targets::gather(
+            &args.ids,
+            args.ids_from.as_deref(),
+            &args.user_names,
+        )?),
+    };
     let resolver = ctx.resolver()?;
     let http = super::args::http(&resolver, &ctx.global)?;
     let settings = resolver.scim(args.scim_url.as_deref(), args.scim_token_file.as_deref())?;
     let client = ScimClient::new(http, &settings, RetryPolicy::new(args.retries))?;
+    let targets = match (targets, &args.filter) {
+        (Some(t), _) => t,
+        (None, Some(filter)) => match by_filter::targets(ctx, &client, filter, args.yes)? {
+            Some(t) => t,
+            None => return Ok(Status::Success),
+        },
+        (None, None) => unreachable!("targets come from ids or a filter"),
+    };
     let spec = PatchSpec {
         body: serde_json::to_vec(&op)?,
         if_match: args.if_match.clone(),

@@ -13,6 +13,8 @@ pub const ERROR_URN: &str = "urn:ietf:params:scim:api:messages:2.0:Error";
 pub const LIST_RESPONSE_URN: &str = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 /// The core User schema.
 pub const USER_URN: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
+/// The core Group schema.
+pub const GROUP_URN: &str = "urn:ietf:params:scim:schemas:core:2.0:Group";
 /// The enterprise User extension schema (RFC 7643 section 4.3).
 pub const ENTERPRISE_USER_URN: &str = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 /// The SearchRequest message schema (`POST .../.search`).
@@ -331,6 +333,11 @@ fn resources<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Er
 /// The filter `userName eq "<name>"`, the name escaped as a JSON string.
 pub fn user_name_filter(name: &str) -> String {
     format!("userName eq {}", Value::String(name.to_owned()))
+}
+
+/// The filter `displayName eq "<name>"`, the name escaped as a JSON string.
+pub fn display_name_filter(name: &str) -> String {
+    format!("displayName eq {}", Value::String(name.to_owned()))
 }
 
 #[cfg(test)]

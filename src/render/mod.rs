@@ -10,6 +10,7 @@ pub mod out_thread;
 pub mod result_view;
 pub mod rows;
 pub mod scim;
+pub mod scim_list;
 pub mod spinner;
 pub mod state_table;
 pub mod table;

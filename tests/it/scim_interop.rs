@@ -108,6 +108,36 @@ impl Direct {
         user["id"].as_str().unwrap().to_owned()
     }
 
+    fn create_group(&self, display_name: &str) -> String {
+        let (status, group) = self.send(
+            self.http
+                .post(format!("{}/Groups", self.root))
+                .header("content-type", "application/scim+json")
+                .body(
+                    json!({"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+                           "displayName": display_name})
+                    .to_string(),
+                ),
+        );
+        assert_eq!(status, 201, "POST /Groups: {group}");
+        group["id"].as_str().unwrap().to_owned()
+    }
+
+    fn members(&self, group: &str) -> Vec<String> {
+        let (status, g) = self.send(self.http.get(format!("{}/Groups/{group}", self.root)));
+        assert_eq!(status, 200, "GET /Groups/{group}: {g}");
+        let mut ids: Vec<String> = g["members"]
+            .as_array()
+            .map(|m| {
+                m.iter()
+                    .filter_map(|m| m["value"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ids.sort();
+        ids
+    }
+
     fn get(&self, id: &str) -> Value {
         let (status, user) = self.send(self.http.get(format!("{}/Users/{id}", self.root)));
         assert_eq!(status, 200, "GET /Users/{id}: {user}");
@@ -138,22 +168,32 @@ fn run(root: &str, token: &str, args: &[&str]) -> (i32, String, String) {
 /// what `print!`/`eprint!` write, not writes to the stderr handle itself, so this line appears
 /// in the normal output next to `test patches_users_on_scim2_server ... ok`, without
 /// `--nocapture`.
-fn skip(why: &str) {
+fn skip(test: &str, why: &str) {
     use std::io::Write;
     let _ = writeln!(
         std::io::stderr().lock(),
-        "SKIPPED scim_interop::patches_users_on_scim2_server: {why} (under CI=true this fails)"
+        "SKIPPED scim_interop::{test}: {why} (under CI=true this fails)"
     );
+}
+
+/// The server, or `None` when the test is to be skipped (never under CI=true: there it fails).
+fn start_or_skip(test: &str) -> Option<Scim2> {
+    match start() {
+        Ok(s) => Some(s),
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("CI needs scim2-server for this test: {why}")
+        }
+        Err(why) => {
+            skip(test, &why);
+            None
+        }
+    }
 }
 
 #[test]
 fn patches_users_on_scim2_server() {
-    let server = match start() {
-        Ok(s) => s,
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("CI needs scim2-server for this test: {why}")
-        }
-        Err(why) => return skip(&why),
+    let Some(server) = start_or_skip("patches_users_on_scim2_server") else {
+        return;
     };
     let direct = Direct {
         rt: tokio::runtime::Builder::new_current_thread()
@@ -274,4 +314,138 @@ fn patches_users_on_scim2_server() {
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("HTTP 401"), "{err}");
     assert_eq!(direct.get(&cid)["active"], true);
+}
+
+/// `analyst scim ARGS` (any subcommand) against the server.
+fn scim(root: &str, args: &[&str]) -> (i32, String, String) {
+    common::scim::scim_run(root, TOKEN, args)
+}
+
+#[test]
+fn lists_reads_and_groups_on_scim2_server() {
+    let Some(server) = start_or_skip("lists_reads_and_groups_on_scim2_server") else {
+        return;
+    };
+    let direct = Direct {
+        rt: tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap(),
+        http: common::http_client().build().unwrap(),
+        root: server.root.clone(),
+    };
+    let root = server.root.as_str();
+    let mut ids: Vec<String> = (1..=7)
+        .map(|i| direct.create(&format!("user{i}@old.example.com")))
+        .collect();
+    let keep = direct.create("keep@new.example.com");
+
+    // Every page, pages of 2: each user once, as many as the server counts.
+    let (code, out, err) = scim(root, &["users", "list", "--all", "--count", "2", "--ids"]);
+    assert_eq!(code, 0, "{err}");
+    let mut listed: Vec<String> = out.lines().map(str::to_owned).collect();
+    listed.sort();
+    let mut all = ids.clone();
+    all.push(keep.clone());
+    all.sort();
+    assert_eq!(listed, all);
+    // One page: what --count and --start-index ask for.
+    let (code, out, err) = scim(
+        root,
+        &[
+            "users",
+            "list",
+            "--count",
+            "3",
+            "--start-index",
+            "2",
+            "-o",
+            "ndjson",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+    // A filter over every page, as csv.
+    let filter = r#"userName ew "@old.example.com""#;
+    let (code, out, err) = scim(
+        root,
+        &[
+            "users", "list", "--filter", filter, "--all", "--count", "3", "-o", "csv",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1 + 7, "{out}");
+    assert!(!out.contains("keep@new.example.com"), "{out}");
+
+    // Get by id and by userName.
+    let (code, out, err) = scim(
+        root,
+        &[
+            "users",
+            "get",
+            &keep,
+            "--user-name",
+            "USER3@old.example.com",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let users: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(users[0]["userName"], "keep@new.example.com");
+    assert_eq!(users[1]["id"], ids[2].as_str());
+    let (code, _, err) = scim(root, &["users", "get", "no-such-user"]);
+    assert_eq!(code, 4, "{err}");
+
+    // Membership: add by id and userName, again (already in), remove, again (already out).
+    let team = direct.create_group("Team");
+    let (code, _, err) = scim(
+        root,
+        &[
+            "groups",
+            "add-member",
+            &team,
+            &ids[0],
+            "--user-name",
+            "user2@old.example.com",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut want = vec![ids[0].clone(), ids[1].clone()];
+    want.sort();
+    assert_eq!(direct.members(&team), want);
+    let (code, _, err) = scim(
+        root,
+        &["groups", "add-member", "--group-name", "Team", &ids[0]],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("already a member"), "{err}");
+    let (code, out, err) = scim(
+        root,
+        &["groups", "get", "--group-name", "Team", "-o", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let g: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(g["members"].as_array().unwrap().len(), 2, "{g}");
+    let (code, _, err) = scim(root, &["groups", "remove-member", &team, &ids[0]]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(direct.members(&team), [ids[1].clone()]);
+    let (code, _, err) = scim(root, &["groups", "remove-member", &team, &ids[0]]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("not a member"), "{err}");
+    let (code, out, err) = scim(root, &["groups", "list", "--all", "-o", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("{team},Team,,1")), "{out}");
+
+    // Deactivate by filter: every match, and only them.
+    let (code, _, err) = scim(
+        root,
+        &["patch", "--filter", filter, "--deactivate", "--yes"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("patched 7 of 7 users"), "{err}");
+    for id in ids.drain(..) {
+        assert_eq!(direct.get(&id)["active"], false, "{id}");
+    }
+    assert_eq!(direct.get(&keep)["active"], true);
 }

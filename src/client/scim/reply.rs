@@ -4,7 +4,7 @@
 use super::MAX_BODY_NAME;
 use crate::client::http::{ErrorDoc, describe_body};
 use crate::exit::Status;
-use crate::protocol::scim::{LIST_RESPONSE_URN, ScimError, USER_URN, User};
+use crate::protocol::scim::{GROUP_URN, LIST_RESPONSE_URN, ScimError, USER_URN, User};
 use crate::protocol::words::{server_words, trim_body};
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -132,6 +132,30 @@ pub(super) fn is_user(v: &Value) -> bool {
         || User::from_value(v)
             .and_then(|u| u.meta.resource_type)
             .is_some_and(|t| t.eq_ignore_ascii_case("User"))
+}
+
+/// Whether a JSON value can be a Group resource (RFC 7643 §4.2), read leniently: an object with
+/// the Group schema, an `id` or a `displayName`, or `meta.resourceType` "Group" (any key case).
+pub(super) fn is_group(v: &Value) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    let has_schema = obj
+        .get("schemas")
+        .and_then(Value::as_array)
+        .is_some_and(|s| {
+            s.iter().any(|u| {
+                u.as_str()
+                    .is_some_and(|u| u.eq_ignore_ascii_case(GROUP_URN))
+            })
+        });
+    has_schema
+        || ["id", "displayName"]
+            .iter()
+            .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
+        || User::from_value(v)
+            .and_then(|u| u.meta.resource_type)
+            .is_some_and(|t| t.eq_ignore_ascii_case("Group"))
 }
 
 /// Whether a JSON value is a ListResponse: its schema, or `totalResults` or `Resources`.

@@ -152,3 +152,69 @@ pub fn token_file(home: &tempfile::TempDir, token: &str) -> std::path::PathBuf {
     std::fs::write(&path, format!("{token}\n")).unwrap();
     path
 }
+
+/// `analyst scim ARGS` against a SCIM root with a token; (exit code, stdout, stderr).
+pub fn scim_run(root: &str, token: &str, args: &[&str]) -> (i32, String, String) {
+    let home = tempfile::tempdir().unwrap();
+    let out = analyst(&home)
+        .arg("scim")
+        .args(args)
+        .env("ANALYST_SCIM_URL", root)
+        .env("ANALYST_SCIM_TOKEN", token)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The emulator in-process on its own runtime, seeded with these SCIM users and groups.
+pub struct Emu {
+    pub rt: tokio::runtime::Runtime,
+    pub running: analyst::emulator::server::Running,
+    pub http: reqwest::Client,
+}
+
+impl Emu {
+    pub fn start(seed: analyst::emulator::server::ScimSeed) -> Emu {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut opts = analyst::emulator::server::ServeOptions::demo();
+        opts.pace = std::time::Duration::ZERO;
+        opts.scim = seed;
+        let running = rt
+            .block_on(analyst::emulator::server::start(opts))
+            .expect("the emulator starts");
+        Emu {
+            rt,
+            running,
+            http: super::http_client().build().unwrap(),
+        }
+    }
+
+    /// `analyst scim ARGS` against this emulator.
+    pub fn run(&self, args: &[&str]) -> (i32, String, String) {
+        scim_run(&self.running.scim_url, &self.running.scim_token, args)
+    }
+
+    /// A GET of the SCIM API, sent directly (not through `analyst`): its JSON body.
+    pub fn get(&self, path: &str) -> serde_json::Value {
+        let url = format!("{}{path}", self.running.scim_url);
+        self.rt.block_on(async {
+            let resp = self
+                .http
+                .get(url)
+                .bearer_auth(&self.running.scim_token)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 200, "GET {path}");
+            serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap()
+        })
+    }
+}
