@@ -138,6 +138,11 @@ pub fn members(ctx: &Ctx, args: ScimMembersArgs, change: Change) -> Result<Statu
             None => return Err(usage("name the group: its id, or --group-name NAME")),
         },
     };
+    if user_ids.is_empty() && args.user_names.is_empty() {
+        return Err(usage(
+            "name the users: their ids after GROUP (or after --group-name NAME), or --user-name NAME",
+        ));
+    }
     let targets = Targets::gather(user_ids, None, &args.user_names)?;
     let client = client(ctx, &args.service)?;
     if ctx.global.dry_run {

@@ -110,13 +110,9 @@ fn kind_of(r: Resource) -> Kind {
 
 /// "3 users came twice across pages; each printed once".
 pub(super) fn repeats_note(duplicates: u64, noun: &str) -> String {
-    let (n, verb) = if duplicates == 1 {
-        (noun.to_owned(), "came")
-    } else {
-        (format!("{noun}s"), "came")
-    };
+    let s = if duplicates == 1 { "" } else { "s" };
     format!(
-        "warning: {duplicates} {n} {verb} twice across pages (the server's paging shifted or \
+        "warning: {duplicates} {noun}{s} came twice across pages (the server's paging shifted or \
          repeats itself); each printed once"
     )
 }
