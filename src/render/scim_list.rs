@@ -302,13 +302,14 @@ impl<W: Write> ListWriter<W> {
             }
             ListFormat::Table if !self.rows.is_empty() => {
                 let mut t = table(self.style);
-                t.set_header(self.kind.table_header().to_vec());
+                t.set_header(super::headers(
+                    self.style,
+                    self.kind.table_header().iter().copied(),
+                ));
                 for row in std::mem::take(&mut self.rows) {
                     t.add_row(row);
                 }
-                for line in t.lines() {
-                    writeln!(self.out, "{}", line.trim_end())?;
-                }
+                super::write_table(&mut self.out, &mut t)?;
             }
             _ => {}
         }
@@ -330,7 +331,7 @@ pub fn write_group_table(out: &mut impl Write, group: &Value, style: Style) -> R
         return Ok(());
     }
     let mut t = table(style);
-    t.set_header(vec!["MEMBER", "DISPLAY"]);
+    t.set_header(super::headers(style, ["MEMBER", "DISPLAY"]));
     for m in &list {
         t.add_row(vec![
             visible(&text(attr(m, "value"))).into_owned(),
@@ -338,9 +339,7 @@ pub fn write_group_table(out: &mut impl Write, group: &Value, style: Style) -> R
         ]);
     }
     writeln!(out)?;
-    for line in t.lines() {
-        writeln!(out, "{}", line.trim_end())?;
-    }
+    super::write_table(out, &mut t)?;
     Ok(())
 }
 

@@ -371,7 +371,10 @@ fn write_outcomes(ctx: &Ctx, outcomes: &[Outcome], format: Format) -> Result<()>
         )?,
         _ => {
             let mut t = crate::render::table(ctx.out_style);
-            t.set_header(vec!["ID", "USERNAME", "RESULT"]);
+            t.set_header(crate::render::headers(
+                ctx.out_style,
+                ["ID", "USERNAME", "RESULT"],
+            ));
             for o in outcomes {
                 let result = match &o.result {
                     Ok(r) => (*r).to_owned(),
@@ -387,9 +390,7 @@ fn write_outcomes(ctx: &Ctx, outcomes: &[Outcome], format: Format) -> Result<()>
                     .to_vec(),
                 );
             }
-            for line in t.lines() {
-                writeln!(out, "{}", line.trim_end())?;
-            }
+            crate::render::write_table(&mut out, &mut t)?;
         }
     }
     Ok(out.flush()?)
