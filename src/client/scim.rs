@@ -285,16 +285,7 @@ fn judge_patch(reply: &Reply, kind: Resource) -> Result<Patched, Failed> {
             status: code,
             user: Some(v),
         }),
-        _ => Err(Failed::new(
-            Some(code),
-            Status::Failure,
-            format!(
-                "HTTP {} but the body is not a SCIM {}: {}",
-                reply.status,
-                kind.schema_name(),
-                reply.described()
-            ),
-        )),
+        _ => Err(reply.not_a(kind.schema_name())),
     }
 }
 

@@ -116,15 +116,9 @@ fn sql_in_the_prompt_runs_the_last_answers_query() {
     // the data API's raw cell.
     let raw_2025 = y2025.trim_end_matches(".0");
     let whole = raw_2025.split('.').next().unwrap();
-    let grouped: Vec<String> = whole
-        .as_bytes()
-        .rchunks(3)
-        .rev()
-        .map(|c| String::from_utf8(c.to_vec()).unwrap())
-        .collect();
     let seen = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
     assert!(
-        seen.contains(&grouped.join(",")) && !seen.contains(raw_2025),
+        seen.contains(&group(whole)) && !seen.contains(raw_2025),
         "{y2025}: {seen}"
     );
 }

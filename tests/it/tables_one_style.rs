@@ -114,15 +114,13 @@ fn every_table_has_the_one_style_and_colour_follows_color() {
     ));
     hs::expect_status(&scim, 0, "scim patch");
     // sql's rows.
-    let sql = run(analyst(h).args([
-        "sql",
-        "--demo",
-        "--today",
-        "2026-06-30",
-        "-o",
-        "table",
-        "SELECT customers_country, MEASURE(revenue) AS revenue FROM sales GROUP BY 1",
-    ]));
+    let sql_table = |extra: &[&str]| {
+        run(analyst(h)
+            .args(["sql", "--demo", "--today", "2026-06-30", "-o", "table"])
+            .args(extra)
+            .arg("SELECT customers_country, MEASURE(revenue) AS revenue FROM sales GROUP BY 1"))
+    };
+    let sql = sql_table(&[]);
     hs::expect_status(&sql, 0, "sql");
     // eval's report.
     let suite = h.join("s.yaml");
@@ -150,17 +148,7 @@ fn every_table_has_the_one_style_and_colour_follows_color() {
         check_style(&table_of(&stdout, what), what);
     }
     // --color always: the same table, its header bold.
-    let coloured = run(analyst(h).args([
-        "sql",
-        "--demo",
-        "--today",
-        "2026-06-30",
-        "-o",
-        "table",
-        "--color",
-        "always",
-        "SELECT customers_country, MEASURE(revenue) AS revenue FROM sales GROUP BY 1",
-    ]));
+    let coloured = sql_table(&["--color", "always"]);
     let (stdout, _) = outs(&coloured);
     let table = table_of(&stdout, "sql --color always");
     assert!(

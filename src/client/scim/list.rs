@@ -224,17 +224,7 @@ impl ScimClient {
     /// One page of a list: a 200 that is not a ListResponse is a failure saying what came back.
     pub async fn page(&self, req: &Request, salt: u64) -> Result<Page, Failed> {
         let reply = Self::readable(self.send(req, salt).await?)?;
-        let not_a_list = |reply: &Reply| {
-            Failed::new(
-                Some(reply.status.as_u16()),
-                Status::Failure,
-                format!(
-                    "HTTP {} but the body is not a SCIM ListResponse: {}",
-                    reply.status,
-                    reply.described()
-                ),
-            )
-        };
+        let not_a_list = |reply: &Reply| reply.not_a("ListResponse");
         let page: RawPage = serde_json::from_slice(&reply.body).map_err(|_| not_a_list(&reply))?;
         let is_list = page.total_results.is_some()
             || page.resources.is_some()
@@ -280,16 +270,7 @@ impl ScimClient {
         let reply = Self::readable(self.send(req, salt).await?)?;
         match serde_json::from_slice::<Value>(&reply.body) {
             Ok(v) if kind.recognises(&v) => Ok(v),
-            _ => Err(Failed::new(
-                Some(reply.status.as_u16()),
-                Status::Failure,
-                format!(
-                    "HTTP {} but the body is not a SCIM {}: {}",
-                    reply.status,
-                    kind.schema_name(),
-                    reply.described()
-                ),
-            )),
+            _ => Err(reply.not_a(kind.schema_name())),
         }
     }
 
@@ -314,17 +295,7 @@ impl ScimClient {
             .ok()
             .filter(is_list_response)
             .and_then(|v| serde_json::from_value::<crate::protocol::scim::ListResponse>(v).ok())
-            .ok_or_else(|| {
-                lookup(Failed::new(
-                    Some(reply.status.as_u16()),
-                    Status::Failure,
-                    format!(
-                        "HTTP {} but the body is not a SCIM ListResponse: {}",
-                        reply.status,
-                        reply.described()
-                    ),
-                ))
-            })?;
+            .ok_or_else(|| lookup(reply.not_a("ListResponse")))?;
         let total = usize::try_from(list.total_results.unwrap_or(0)).unwrap_or(0);
         let found = list.resources.len().max(total);
         if found == 0 {

@@ -32,6 +32,20 @@ impl Reply {
         describe_body(self.content_type.as_deref(), &self.body)
     }
 
+    /// A 2xx that is not the SCIM document asked for (`User`, `Group`, `ListResponse`): a
+    /// failure saying what came back instead.
+    pub(super) fn not_a(&self, what: &str) -> Failed {
+        Failed::new(
+            Some(self.status.as_u16()),
+            Status::Failure,
+            format!(
+                "HTTP {} but the body is not a SCIM {what}: {}",
+                self.status,
+                self.described()
+            ),
+        )
+    }
+
     /// A 2xx whose body cannot be judged as a resource: cut at the size limit, compressed
     /// though nothing asked for it, or an error document (JSON-RPC, `{"error"}`, SCIM Error)
     /// from a server that reports failures with 200. `None` when the body may be read.
