@@ -2,13 +2,14 @@
 //! lexicons and vocabulary the planner reads. The agent answers questions with it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 
 use super::catalog::{self, ViewCat};
 use super::model::Model;
 use super::planner::Lexicon;
-use super::warehouse::Warehouse;
+use super::warehouse::{Shared, Warehouse};
 use super::words::Vocabulary;
 use super::{model_check, model_infer, model_yaml, sample_data};
 
@@ -209,24 +210,24 @@ pub fn keep_samples_in(dir: PathBuf) {
 /// - in the cache directory ([`keep_samples_in`]), a file per date and build of this program,
 ///   opened read-only by every later process;
 /// - in memory, from the second start for the same date in one process on (a test harness
-///   starts hundreds, `eval` several); one that starts a single emulator (`chat --demo`,
-///   `serve`) never holds a second copy.
+///   starts hundreds, `eval` several), read in place by every later start; one that starts a
+///   single emulator (`chat --demo`, `serve`) never holds a second copy.
 fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse> {
     use std::collections::HashMap;
     use std::sync::Mutex;
     enum Kept {
         /// Built once and let go.
         Once,
-        /// Built again, and kept.
-        Built(rusqlite::Connection),
+        /// Built again, and kept in memory for every later start to read in place.
+        Shared(Arc<Shared>),
     }
     type ByToday = HashMap<Option<(i32, u32, u32)>, Kept>;
     static SAMPLES: Mutex<Option<ByToday>> = Mutex::new(None);
     // A panic elsewhere while the lock was held leaves nothing half-done here worth refusing.
     let mut samples = SAMPLES.lock().unwrap_or_else(|e| e.into_inner());
     let samples = samples.get_or_insert_with(HashMap::new);
-    if let Some(Kept::Built(conn)) = samples.get(&today) {
-        return Warehouse::from_memory(conn);
+    if let Some(Kept::Shared(shared)) = samples.get(&today) {
+        return Warehouse::open_shared(shared);
     }
     let file = SAMPLE_DIR
         .get()
@@ -234,18 +235,19 @@ fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse>
     if let Some(w) = file.as_deref().and_then(sample_cache::open) {
         return Ok(w);
     }
-    let conn = rusqlite::Connection::open_in_memory()?;
+    let mut conn = rusqlite::Connection::open_in_memory()?;
     sample_data::build(&conn, today.map(super::dates::Date::new))?;
-    let warehouse = Warehouse::from_memory(&conn)?;
     if let Some(file) = &file {
         sample_cache::write(&conn, file);
     }
-    let kept = match samples.get(&today) {
-        None => Kept::Once,
-        Some(_) => Kept::Built(conn),
-    };
-    samples.insert(today, kept);
-    Ok(warehouse)
+    // The second build of a date in this process is kept for the starts after it.
+    if let std::collections::hash_map::Entry::Vacant(first) = samples.entry(today) {
+        first.insert(Kept::Once);
+        return Warehouse::from_memory(&conn);
+    }
+    let shared = Shared::copy(&mut conn)?;
+    samples.insert(today, Kept::Shared(Arc::clone(&shared)));
+    Warehouse::open_shared(&shared)
 }
 
 /// Sample databases kept as files: `sample-<build>-<date>.sqlite`, `<build>` telling this

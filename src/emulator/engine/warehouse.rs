@@ -77,14 +77,53 @@ pub struct Warehouse {
     idle: Mutex<Vec<Connection>>,
     returned: Condvar,
     opened: Mutex<usize>,
-    cache: Mutex<HashMap<String, Arc<Slot>>>,
+    cache: Arc<Cache>,
 }
+
+/// Results by query text.
+type Cache = Mutex<HashMap<String, Arc<Slot>>>;
 
 enum Source {
     /// The built-in sample, copied into a temporary file removed on drop.
     Temp(PathBuf),
     /// A user's file, never written.
     User(PathBuf),
+    /// A copy shared by every warehouse of the process that opens it (see [`Shared`]).
+    Shared(Arc<Shared>),
+}
+
+/// A database kept once in memory, for the life of the process, that each later warehouse
+/// reads in place through connections of its own (SQLite's read-only deserialize: no copy per
+/// connection, and reads in parallel): a test harness starts hundreds of emulators, and a copy
+/// of the sample per start (`VACUUM INTO` a file, which also rebuilds every index) was most of
+/// each start's CPU.
+pub struct Shared {
+    bytes: &'static [u8],
+    /// The results of queries over them, shared as well: the same bytes give the same answer
+    /// to every warehouse that asks.
+    cache: Arc<Cache>,
+}
+
+impl Shared {
+    /// `built`'s pages, kept for the rest of the process (a process keeps one per date; see
+    /// `loaded.rs`).
+    pub fn copy(built: &mut Connection) -> anyhow::Result<Arc<Shared>> {
+        let pages = built.serialize(rusqlite::MAIN_DB)?.to_vec();
+        Ok(Arc::new(Shared {
+            bytes: Box::leak(pages.into_boxed_slice()),
+            cache: Arc::default(),
+        }))
+    }
+}
+
+/// A fresh name in the temporary directory for a copy of the sample.
+fn temp_path() -> PathBuf {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "analyst-sample-{}-{}.sqlite",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
 /// Locks a mutex even if another thread panicked while holding it: the guarded data (idle
@@ -99,13 +138,7 @@ impl Warehouse {
     /// would serialise. The pool is opened at once and the file unlinked, so nothing is left
     /// behind even if the process is killed (where unlinking an open file fails, drop removes it).
     pub fn from_memory(built: &Connection) -> anyhow::Result<Warehouse> {
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let name = format!(
-            "analyst-sample-{}-{}.sqlite",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = std::env::temp_dir().join(name);
+        let path = temp_path();
         let _ = std::fs::remove_file(&path);
         built
             .execute("VACUUM INTO ?1", [path.to_string_lossy()])
@@ -123,13 +156,27 @@ impl Warehouse {
     /// A kept sample file (see `loaded.rs`), opened read-only with the whole pool at once, so
     /// that the file may be replaced or removed by another process afterwards.
     pub fn open_kept(path: &Path) -> anyhow::Result<Warehouse> {
-        let w = Self::new(Source::User(path.to_path_buf()));
+        Self::open_pool(Self::new(Source::User(path.to_path_buf())))
+    }
+
+    /// A warehouse over a [`Shared`] copy, with connections of its own.
+    pub fn open_shared(shared: &Arc<Shared>) -> anyhow::Result<Warehouse> {
+        Self::open_pool(Self::new(Source::Shared(Arc::clone(shared))))
+    }
+
+    /// `w` with its whole pool opened, checked to hold the sample.
+    fn open_pool(w: Warehouse) -> anyhow::Result<Warehouse> {
         let conns = (0..POOL_SIZE)
             .map(|_| w.connect())
             .collect::<anyhow::Result<Vec<_>>>()?;
         conns[0]
             .query_row("SELECT count(*) FROM orders", [], |r| r.get::<_, i64>(0))
-            .with_context(|| format!("{}: not a whole sample", path.display()))?;
+            .with_context(|| match &w.source {
+                Source::Temp(path) | Source::User(path) => {
+                    format!("{}: not a whole sample", path.display())
+                }
+                Source::Shared(_) => "the kept sample is not whole".to_owned(),
+            })?;
         *lock(&w.idle) = conns;
         *lock(&w.opened) = POOL_SIZE;
         Ok(w)
@@ -157,20 +204,32 @@ impl Warehouse {
     }
 
     fn new(source: Source) -> Warehouse {
+        let cache = match &source {
+            Source::Shared(shared) => Arc::clone(&shared.cache),
+            Source::Temp(_) | Source::User(_) => Arc::default(),
+        };
         Warehouse {
             source,
             idle: Mutex::new(Vec::new()),
             returned: Condvar::new(),
             opened: Mutex::new(0),
-            cache: Mutex::new(HashMap::new()),
+            cache,
         }
     }
 
     fn connect(&self) -> anyhow::Result<Connection> {
-        let (Source::Temp(path) | Source::User(path)) = &self.source;
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags)
-            .with_context(|| format!("cannot open {}", path.display()))?;
+        let conn = match &self.source {
+            Source::Temp(path) | Source::User(path) => {
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                Connection::open_with_flags(path, flags)
+                    .with_context(|| format!("cannot open {}", path.display()))?
+            }
+            Source::Shared(shared) => {
+                let mut conn = Connection::open_in_memory()?;
+                conn.deserialize_bytes(rusqlite::MAIN_DB, shared.bytes)?;
+                conn
+            }
+        };
         // Sorting for GROUP BY must not spill to temporary files: keep temp b-trees in memory
         // and give each connection a page cache big enough for the sample.
         conn.execute_batch(
@@ -394,5 +453,40 @@ impl Drop for Warehouse {
         if let Source::Temp(path) = &self.source {
             let _ = std::fs::remove_file(path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Warehouses over one kept copy read the same data, each through connections of its
+    /// own, and outlive one another.
+    #[test]
+    fn warehouses_over_a_shared_copy_read_it_in_place() {
+        let mut built = Connection::open_in_memory().unwrap();
+        built
+            .execute_batch(
+                "CREATE TABLE orders (id INTEGER PRIMARY KEY, amount REAL);
+                 INSERT INTO orders (amount) VALUES (1.5), (2.5), (4.0);",
+            )
+            .unwrap();
+        let shared = Shared::copy(&mut built).unwrap();
+        // Later changes to the built database are not the copy's.
+        built.execute("DELETE FROM orders", []).unwrap();
+        let first = Warehouse::open_shared(&shared).unwrap();
+        let second = Warehouse::open_shared(&shared).unwrap();
+        let sum = "SELECT sum(amount) FROM orders";
+        assert_eq!(first.query(sum).unwrap().rows, vec![vec![Cell::Real(8.0)]]);
+        drop(first);
+        // A query of its own (results are shared too): read after the first one is gone.
+        let count = "SELECT count(*) FROM orders";
+        assert_eq!(second.query(count).unwrap().rows, vec![vec![Cell::Int(3)]]);
+        // Read-only: the copy cannot be changed through a warehouse.
+        assert!(second.query("DELETE FROM orders").is_err());
+        assert_eq!(
+            Warehouse::open_shared(&shared).unwrap().query(sum).unwrap().rows,
+            vec![vec![Cell::Real(8.0)]]
+        );
     }
 }
