@@ -485,7 +485,11 @@ mod tests {
         // Read-only: the copy cannot be changed through a warehouse.
         assert!(second.query("DELETE FROM orders").is_err());
         assert_eq!(
-            Warehouse::open_shared(&shared).unwrap().query(sum).unwrap().rows,
+            Warehouse::open_shared(&shared)
+                .unwrap()
+                .query(sum)
+                .unwrap()
+                .rows,
             vec![vec![Cell::Real(8.0)]]
         );
     }
