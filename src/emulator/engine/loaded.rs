@@ -239,6 +239,10 @@ fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse>
     sample_data::build(&conn, today.map(super::dates::Date::new))?;
     if let Some(file) = &file {
         sample_cache::write(&conn, file);
+        // The file just written serves this start too: a private copy would be a second one.
+        if let Some(w) = sample_cache::open(file) {
+            return Ok(w);
+        }
     }
     // The second build of a date in this process is kept for the starts after it.
     if let std::collections::hash_map::Entry::Vacant(first) = samples.entry(today) {
