@@ -262,8 +262,9 @@ mod long_tests {
         assert_eq!(last, Some(b'\n'));
     }
 
-    /// Runs of every length from 0 to 99 characters between escapes, so that a backslash falls on every
-    /// place of the 32-byte copy and at its edges, and the text ends on a run or on an escape.
+    /// Runs of every length from 0 to 99 characters between escapes, so that a backslash falls
+    /// on every place of the 32-byte copy and at its edges, and the text ends on a run or on an
+    /// escape.
     #[test]
     fn runs_of_every_length_decode_as_a_whole_string_does() {
         let escapes = [r#"\n"#, r#"\""#, r#"\\"#, r#"\u00e9"#, r#"\ud83d\udcc8"#];
