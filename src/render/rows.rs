@@ -339,15 +339,7 @@ impl<W: Write> RowWriter<W> {
             .columns
             .iter()
             .enumerate()
-            .map(|(i, c)| table::Field {
-                name: c
-                    .name
-                    .0
-                    .clone()
-                    .unwrap_or_else(|| format!("column{}", i + 1)),
-                title: None,
-                kind: c.column_type.0.clone(),
-            })
+            .map(|(i, c)| table::Field::from_column(i, c))
             .collect();
         let headers: Vec<String> = fields
             .iter()

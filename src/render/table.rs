@@ -5,7 +5,7 @@
 use super::numbers::{
     decimals_of, format_number, number, numeric_type, readable_name, short_date, time_type,
 };
-use crate::protocol::tool::{MetaResult, SqlResult, cell_text};
+use crate::protocol::tool::{Column, MetaResult, SqlResult, cell_text};
 use crate::term::Style;
 use comfy_table::{Cell, CellAlignment, ContentArrangement};
 use serde_json::Value;
@@ -34,6 +34,21 @@ pub struct Field {
     pub kind: Option<String>,
 }
 
+impl Field {
+    /// The `i`th column of a `schema` (unnamed: `columnN`, counting from 1).
+    pub fn from_column(i: usize, c: &Column) -> Field {
+        Field {
+            name: c
+                .name
+                .0
+                .clone()
+                .unwrap_or_else(|| format!("column{}", i + 1)),
+            title: None,
+            kind: c.column_type.0.clone(),
+        }
+    }
+}
+
 impl Dataset {
     /// The rows of a SQL result: `schema` + array rows, or object rows with `annotation`.
     pub fn from_result(r: &SqlResult) -> Option<Dataset> {
@@ -46,15 +61,7 @@ impl Dataset {
             set.fields = schema
                 .iter()
                 .enumerate()
-                .map(|(i, c)| Field {
-                    name: c
-                        .name
-                        .0
-                        .clone()
-                        .unwrap_or_else(|| format!("column{}", i + 1)),
-                    title: None,
-                    kind: c.column_type.0.clone(),
-                })
+                .map(|(i, c)| Field::from_column(i, c))
                 .collect();
         } else {
             for row in data {

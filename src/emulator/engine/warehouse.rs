@@ -116,16 +116,6 @@ impl Shared {
     }
 }
 
-/// A fresh name in the temporary directory for a copy of the sample.
-fn temp_path() -> PathBuf {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    std::env::temp_dir().join(format!(
-        "analyst-sample-{}-{}.sqlite",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ))
-}
-
 /// Locks a mutex even if another thread panicked while holding it: the guarded data (idle
 /// connections, cached results) stay valid regardless.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -138,7 +128,13 @@ impl Warehouse {
     /// would serialise. The pool is opened at once and the file unlinked, so nothing is left
     /// behind even if the process is killed (where unlinking an open file fails, drop removes it).
     pub fn from_memory(built: &Connection) -> anyhow::Result<Warehouse> {
-        let path = temp_path();
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "analyst-sample-{}-{}.sqlite",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = std::env::temp_dir().join(name);
         let _ = std::fs::remove_file(&path);
         built
             .execute("VACUUM INTO ?1", [path.to_string_lossy()])
