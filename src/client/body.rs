@@ -3,6 +3,7 @@
 
 use crate::stream::lines::Chunks;
 use anyhow::Result;
+use futures_util::FutureExt;
 use std::time::Duration;
 use tokio::time::{Instant, sleep, sleep_until};
 
@@ -26,32 +27,53 @@ pub async fn read_body(
     into: &mut dyn Chunks,
 ) -> Result<Ended> {
     loop {
-        let deadline = Instant::now() + idle;
         let next = response.chunk();
         tokio::pin!(next);
-        let mut quiet = false;
-        let got = loop {
-            tokio::select! {
-                r = &mut next => break Some(r),
-                _ = sleep(QUIET_AFTER), if !quiet => {
-                    quiet = true;
-                    into.waiting(true);
+        // Bytes already at hand are handled at once: no timer is set and nothing is flushed,
+        // so that a body arriving faster than it is handled is written out in large pieces
+        // (`sql` hands its output to a writer thread a megabyte at a time instead of a wake-up
+        // per chunk). The connection is read by a task of its own on the same runtime, so
+        // bytes are at hand when, after a yield (which also polls the socket), the chunk is
+        // ready. Before any wait, what the lines made is flushed.
+        let mut ready = (&mut next).now_or_never();
+        if ready.is_none() {
+            tokio::task::yield_now().await;
+            ready = (&mut next).now_or_never();
+        }
+        let got = match ready {
+            Some(r) => Some(r),
+            None => {
+                into.caught_up()?;
+                let deadline = Instant::now() + idle;
+                let mut quiet = false;
+                let got = loop {
+                    tokio::select! {
+                        r = &mut next => break Some(r),
+                        _ = sleep(QUIET_AFTER), if !quiet => {
+                            quiet = true;
+                            into.waiting(true);
+                        }
+                        _ = sleep_until(deadline) => break None,
+                    }
+                };
+                if quiet {
+                    into.waiting(false);
                 }
-                _ = sleep_until(deadline) => break None,
+                got
             }
         };
-        if quiet {
-            into.waiting(false);
-        }
-        match got {
-            None => return Ok(Ended::Lost(format!("no data for {}", show(idle)))),
-            Some(Ok(Some(bytes))) => into.chunk(&bytes)?,
-            Some(Ok(None)) => return Ok(Ended::Closed),
-            Some(Err(e)) if e.is_timeout() => {
-                return Ok(Ended::Lost(format!("no data for {}", show(idle))));
+        let ended = match got {
+            None => Ended::Lost(format!("no data for {}", show(idle))),
+            Some(Ok(Some(bytes))) => {
+                into.chunk(&bytes)?;
+                continue;
             }
-            Some(Err(e)) => return Ok(Ended::Lost(innermost(&e))),
-        }
+            Some(Ok(None)) => Ended::Closed,
+            Some(Err(e)) if e.is_timeout() => Ended::Lost(format!("no data for {}", show(idle))),
+            Some(Err(e)) => Ended::Lost(innermost(&e)),
+        };
+        into.caught_up()?;
+        return Ok(ended);
     }
 }
 

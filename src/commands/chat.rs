@@ -560,6 +560,7 @@ fn replay(ctx: &Ctx, args: &ChatArgs, path: &Path, format: Format) -> Result<Sta
                 Err(e) => return Err(usage(format!("--replay {name}: read error: {e}"))),
             };
             framed.chunk(&buf[..n])?;
+            framed.caught_up()?;
         }
         framed.finish()?;
     }

@@ -7,8 +7,11 @@ use anyhow::Result;
 
 /// What a body is read into.
 pub trait Chunks {
-    /// A chunk of bytes.
+    /// A chunk of bytes: its lines are handed over, not yet flushed.
     fn chunk(&mut self, bytes: &[u8]) -> Result<()>;
+    /// No more bytes are at hand (the reader is about to wait for them): flush what the
+    /// lines so far made, so that every frame is out before any wait.
+    fn caught_up(&mut self) -> Result<()>;
     /// Nothing has arrived for a while (`true`), or bytes arrived again (`false`).
     fn waiting(&mut self, quiet: bool);
 }
@@ -17,7 +20,8 @@ pub trait Chunks {
 pub trait Lines {
     /// One line: `raw` with its terminator, `text` without.
     fn line(&mut self, raw: &[u8], text: &[u8]) -> Result<()>;
-    /// A chunk's lines have all been handed over (flush here).
+    /// The lines at hand have all been handed over, and the reader is about to wait for more
+    /// (flush here; see [`Chunks::caught_up`]).
     fn chunk_done(&mut self) -> Result<()> {
         Ok(())
     }
@@ -94,7 +98,10 @@ impl Chunks for Framed<'_> {
         let (lines, too_long, masker) = (&mut *self.lines, &mut self.too_long, &self.masker);
         self.framer.feed(bytes, &mut |e: Event<'_>| {
             dispatch(e, lines, too_long, masker.as_ref())
-        })?;
+        })
+    }
+
+    fn caught_up(&mut self) -> Result<()> {
         self.lines.chunk_done()
     }
 

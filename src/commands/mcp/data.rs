@@ -151,6 +151,7 @@ pub async fn run_data_query(api: &DataApi, sql: &str, limit: usize) -> Result<Va
                 Ok(Ok(Some(bytes))) => {
                     use crate::stream::lines::Chunks;
                     framed.chunk(&bytes)?;
+                    framed.caught_up()?;
                 }
             }
             if truncated.load(Ordering::Relaxed) {

@@ -358,6 +358,7 @@ fn saved_queries(path: &Path) -> Result<Vec<Found>> {
                 break;
             }
             framed.chunk(&buf[..n])?;
+            framed.caught_up()?;
         }
         framed.finish()?;
     }
