@@ -10,8 +10,11 @@
 //! A sink that takes csv ([`RowSink::direct`], `analyst sql -o csv`) gets each row appended
 //! to its output as a record instead, by the rules of `render/csv.rs`: a string without escapes
 //! is copied as it is, quoted when a `,` was seen in the same pass that found its end (it can
-//! hold no `"`, CR or LF), one with escapes is decoded straight into the output. The ends of
-//! strings are found 16 bytes at a time (SSE2, in every x86_64), else 8 (a `u64` word).
+//! hold no `"`, CR or LF), one with escapes is decoded straight into the output. A sink that
+//! takes ndjson gets each row as an object, `"name":value` in column order, a string with
+//! escapes escaped again as serde_json escapes. Short runs (keys, most values) are copied 32
+//! bytes at a time with no call to memcpy. The ends of strings are found 16 bytes at a time
+//! (SSE2, in every x86_64), else 8 (a `u64` word).
 //!
 //! Anything else (another key, rows as objects, a nested array or object as a cell, a lone
 //! surrogate, a control character, a cut-off line...) is left to the serde path from the start
@@ -169,6 +172,48 @@ impl Decoded for String {
     }
 }
 
+/// A JSON string's contents in the making, as serde_json writes them: `"`, `\\` and control
+/// characters escaped (the short escapes where JSON has them, else `\u00xx`), all else as it is.
+struct JsonText<'o>(&'o mut Vec<u8>);
+
+impl Decoded for JsonText<'_> {
+    #[inline]
+    fn text(&mut self, s: &str) {
+        // A run between escapes holds no `"`, `\\` or control character.
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    #[inline]
+    fn char(&mut self, c: char) {
+        let short = match c {
+            '"' => b'"',
+            '\\' => b'\\',
+            '\u{8}' => b'b',
+            '\u{c}' => b'f',
+            '\n' => b'n',
+            '\r' => b'r',
+            '\t' => b't',
+            c if c < ' ' => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let c = c as usize;
+                self.0
+                    .extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[c >> 4], HEX[c & 15]]);
+                return;
+            }
+            c => {
+                let mut utf8 = [0; 4];
+                self.0
+                    .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                return;
+            }
+        };
+        self.0.extend_from_slice(&[b'\\', short]);
+    }
+    #[inline]
+    fn stop(b: &[u8], i: usize, _: &mut Self) -> usize {
+        find_string_stop_comma(b, i).0
+    }
+}
+
 /// A csv field in the making, inside an opening quote: quotes doubled as they come, and
 /// whether it must stay quoted (it holds `,`, `"`, CR or LF).
 struct CsvField<'o> {
@@ -205,6 +250,58 @@ impl Decoded for CsvField<'_> {
         let (stop, comma) = find_string_stop_comma(b, i);
         out.quote |= comma;
         stop
+    }
+}
+
+/// Append the first `len` bytes of `from` to `out`. Most values and keys are short: when `from`
+/// holds 32 bytes, a fixed 32-byte copy (loads and stores, no call to memcpy), then the bytes
+/// past `len` taken off again.
+#[inline(always)]
+fn push_short(out: &mut Vec<u8>, from: &[u8], len: usize) {
+    match from.first_chunk::<32>() {
+        Some(block) if len <= 32 => {
+            let end = out.len() + len;
+            out.extend_from_slice(block);
+            out.truncate(end);
+        }
+        _ => out.extend_from_slice(&from[..len]),
+    }
+}
+
+/// ndjson: what goes before each column's value, `{"name":` for the first and `,"name":` for
+/// the others, in one buffer with room after the last for [`push_short`]'s fixed copy.
+struct Prefixes {
+    bytes: Vec<u8>,
+    /// Each column's prefix: where it starts in `bytes`, and its length.
+    at: Vec<(usize, usize)>,
+}
+
+impl Prefixes {
+    /// From the keys (`"name":`, as `render/rows.rs` makes them).
+    fn new(keys: &[Vec<u8>]) -> Prefixes {
+        let mut bytes = Vec::new();
+        let mut at = Vec::with_capacity(keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            let start = bytes.len();
+            bytes.push(if i == 0 { b'{' } else { b',' });
+            bytes.extend_from_slice(key);
+            at.push((start, bytes.len() - start));
+        }
+        bytes.resize(bytes.len() + 32, 0);
+        Prefixes { bytes, at }
+    }
+
+    /// Column `i`'s prefix appended to `out` (a column past the schema's is named as the
+    /// serde path names it).
+    #[inline]
+    fn push(&self, out: &mut Vec<u8>, i: usize) {
+        match self.at.get(i) {
+            Some(&(start, len)) => push_short(out, &self.bytes[start..], len),
+            None => {
+                out.push(if i == 0 { b'{' } else { b',' });
+                out.extend_from_slice(format!("\"column{}\":", i + 1).as_bytes());
+            }
+        }
     }
 }
 
@@ -286,8 +383,9 @@ impl<'l> Scanner<'l> {
         let mut cells: Vec<Cell<'l>> = Vec::with_capacity(sink.width());
         // Decoded strings given back by the rows before, for the next ones.
         let mut pool: Vec<String> = Vec::new();
-        // ndjson: a string with escapes, decoded to be escaped again as serde_json does.
-        let mut decoded = String::new();
+        // ndjson: what goes before each column's value, made from the sink's keys at the
+        // first row.
+        let mut prefixes: Option<Prefixes> = None;
         if self.peek() == Some(b']') {
             self.pos += 1;
         } else {
@@ -302,7 +400,8 @@ impl<'l> Scanner<'l> {
                             }
                             Direct::Ndjson(out, keys) => {
                                 let start = out.len();
-                                self.ndjson_row(out, keys, &mut decoded)
+                                let prefixes = prefixes.get_or_insert_with(|| Prefixes::new(keys));
+                                self.ndjson_row(out, prefixes)
                                     .inspect_err(|_| out.truncate(start))
                             }
                         };
@@ -403,32 +502,20 @@ impl<'l> Scanner<'l> {
     /// cells: `"name":value` in column order, strings as serde_json writes them, other values
     /// as sent), after its `[`, through its `]`. On [`Bail`] the caller takes back what was
     /// appended.
-    fn ndjson_row(
-        &mut self,
-        out: &mut Vec<u8>,
-        keys: &[Vec<u8>],
-        decoded: &mut String,
-    ) -> Result<(), Bail> {
-        out.push(b'{');
+    fn ndjson_row(&mut self, out: &mut Vec<u8>, prefixes: &Prefixes) -> Result<(), Bail> {
         if self.peek() == Some(b']') {
             self.pos += 1;
-            out.extend_from_slice(b"}\n");
+            out.extend_from_slice(b"{}\n");
             return Ok(());
         }
         let mut i = 0;
         loop {
-            if i > 0 {
-                out.push(b',');
-            }
-            match keys.get(i) {
-                Some(k) => out.extend_from_slice(k),
-                None => out.extend_from_slice(format!("\"column{}\":", i + 1).as_bytes()),
-            }
+            prefixes.push(out, i);
             i += 1;
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
-                    self.ndjson_string(out, decoded)?;
+                    self.ndjson_string(out)?;
                 }
                 Some(b'n') => {
                     self.literal(b"null", Cell::Null)?;
@@ -445,7 +532,7 @@ impl<'l> Scanner<'l> {
                 Some(b'-' | b'0'..=b'9') => {
                     let start = self.pos;
                     self.number()?;
-                    out.extend_from_slice(&self.b[start..self.pos]);
+                    push_short(out, &self.b[start..], self.pos - start);
                 }
                 _ => return Err(Bail),
             }
@@ -463,22 +550,24 @@ impl<'l> Scanner<'l> {
 
     /// A string as JSON, after its opening quote, through its closing one. Without escapes
     /// its bytes, quotes included, are copied as they are: they hold no `"`, `\` or control
-    /// character, so serde_json would write them unchanged. With escapes it is decoded, then
-    /// written by serde_json (whose escapes may differ from the sender's: `\/`, `\u00e9`).
+    /// character, so serde_json would write them unchanged. With escapes it is decoded and
+    /// escaped again as it goes, as serde_json escapes ([`JsonText`]; its escapes may differ
+    /// from the sender's: `\/` becomes `/`, `\u00e9` becomes `é`).
     #[inline]
-    fn ndjson_string(&mut self, out: &mut Vec<u8>, decoded: &mut String) -> Result<(), Bail> {
+    fn ndjson_string(&mut self, out: &mut Vec<u8>) -> Result<(), Bail> {
         let start = self.pos;
         let (stop, _) = find_string_stop_comma(self.b, start);
         match self.b.get(stop) {
             Some(b'"') => {
                 self.pos = stop + 1;
-                out.extend_from_slice(&self.b[start - 1..=stop]);
+                push_short(out, &self.b[start - 1..], stop + 2 - start);
                 Ok(())
             }
             Some(b'\\') => {
-                decoded.clear();
-                self.escaped(start, stop, decoded)?;
-                serde_json::to_writer(&mut *out, decoded.as_str()).map_err(|_| Bail)
+                out.push(b'"');
+                self.escaped(start, stop, &mut JsonText(out))?;
+                out.push(b'"');
+                Ok(())
             }
             _ => Err(Bail),
         }
