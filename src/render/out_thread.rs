@@ -124,6 +124,20 @@ impl Write for OutThread {
     }
 }
 
+/// Rows are made straight into the buffers this thread writes: a full one is taken as it is.
+impl super::rows::RowOut for OutThread {
+    fn handover_at(&self) -> usize {
+        HANDOVER
+    }
+
+    fn take(&mut self, buf: &mut Vec<u8>) -> io::Result<()> {
+        // What was written before goes first.
+        self.hand_over()?;
+        std::mem::swap(&mut self.pending, buf);
+        self.hand_over()
+    }
+}
+
 impl Drop for OutThread {
     fn drop(&mut self) {
         let _ = self.close();

@@ -52,7 +52,7 @@ pub struct RowOptions {
 }
 
 /// Writes results, row by row.
-pub struct RowWriter<W: Write> {
+pub struct RowWriter<W: RowOut> {
     out: W,
     /// What is written and not yet handed to `out`.
     buf: Vec<u8>,
@@ -72,12 +72,40 @@ pub struct RowWriter<W: Write> {
 
 const OUT_BUFFER: usize = 64 * 1024;
 
-impl<W: Write> RowWriter<W> {
+/// What a [`RowWriter`] writes to: any writer, to which its buffer is written when full, or one
+/// that takes the full buffer itself in exchange for an empty one, so that rows are never
+/// copied a second time ([`OutThread`](super::out_thread::OutThread)).
+pub trait RowOut: Write {
+    /// How full the buffer may get before it is handed over.
+    fn handover_at(&self) -> usize {
+        OUT_BUFFER
+    }
+    /// Take `buf`'s bytes, leaving it empty.
+    fn take(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        self.write_all(buf)?;
+        buf.clear();
+        Ok(())
+    }
+}
+
+impl RowOut for Vec<u8> {}
+impl<T: RowOut + ?Sized> RowOut for &mut T {
+    fn handover_at(&self) -> usize {
+        (**self).handover_at()
+    }
+    fn take(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        (**self).take(buf)
+    }
+}
+impl<W: Write> RowOut for crate::exit::StdoutWriter<W> {}
+
+impl<W: RowOut> RowWriter<W> {
     /// A writer to `out`.
     pub fn new(out: W, opts: RowOptions) -> RowWriter<W> {
+        let full = out.handover_at();
         RowWriter {
+            buf: Vec::with_capacity(full + full / 4),
             out,
-            buf: Vec::with_capacity(OUT_BUFFER + OUT_BUFFER / 4),
             opts,
             columns: Vec::new(),
             keys: Vec::new(),
@@ -134,9 +162,8 @@ impl<W: Write> RowWriter<W> {
     /// Hand the buffer to the output once it is full.
     #[inline]
     fn spill(&mut self) -> Result<()> {
-        if self.buf.len() >= OUT_BUFFER {
-            self.out.write_all(&self.buf)?;
-            self.buf.clear();
+        if self.buf.len() >= self.out.handover_at() {
+            self.out.take(&mut self.buf)?;
         }
         Ok(())
     }
@@ -394,8 +421,7 @@ impl<W: Write> RowWriter<W> {
     /// Hand what is buffered to the output.
     pub fn flush(&mut self) -> Result<()> {
         if !self.buf.is_empty() {
-            self.out.write_all(&self.buf)?;
-            self.buf.clear();
+            self.out.take(&mut self.buf)?;
         }
         self.out.flush()?;
         Ok(())

@@ -7,11 +7,10 @@ use crate::client::data::{DataClient, request_id};
 use crate::exit::{Status, fail};
 use crate::protocol::data::{Cell, Direct, QueryRequest, RowSink, read_line};
 use crate::protocol::tool::Column;
-use crate::render::rows::RowWriter;
+use crate::render::rows::{RowOut, RowWriter};
 use crate::stream::lines::{Framed, Lines};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// How to run.
@@ -41,7 +40,7 @@ impl std::fmt::Display for Enough {
 impl std::error::Error for Enough {}
 
 /// The answer's lines into the writer.
-struct Answer<'w, W: Write> {
+struct Answer<'w, W: RowOut> {
     writer: &'w mut RowWriter<W>,
     limit: Option<u64>,
     names: Vec<String>,
@@ -59,7 +58,7 @@ struct Answer<'w, W: Write> {
     content_type: Option<String>,
 }
 
-impl<W: Write> RowSink for Answer<'_, W> {
+impl<W: RowOut> RowSink for Answer<'_, W> {
     fn schema(&mut self, columns: Vec<Column>) {
         self.schema = true;
         self.names = columns
@@ -118,7 +117,7 @@ impl<W: Write> RowSink for Answer<'_, W> {
     }
 }
 
-impl<W: Write> Answer<'_, W> {
+impl<W: RowOut> Answer<'_, W> {
     /// `--limit` reached: stop.
     fn enough(&mut self) -> bool {
         if self.limit == Some(self.writer.rows()) {
@@ -129,7 +128,7 @@ impl<W: Write> Answer<'_, W> {
     }
 }
 
-impl<W: Write> Lines for Answer<'_, W> {
+impl<W: RowOut> Lines for Answer<'_, W> {
     fn line(&mut self, _raw: &[u8], text: &[u8]) -> Result<()> {
         self.line += 1;
         if text.iter().all(u8::is_ascii_whitespace) {
@@ -174,7 +173,7 @@ impl<W: Write> Lines for Answer<'_, W> {
 
 /// Run `query`, writing its rows to `writer`. The status is what the run ends with; errors are
 /// failures before or while streaming (HTTP status, output).
-pub async fn run_query<W: Write>(
+pub async fn run_query<W: RowOut>(
     run: &Run<'_>,
     query: &QueryRequest,
     writer: &mut RowWriter<W>,
@@ -221,7 +220,7 @@ pub async fn run_query<W: Write>(
 
 /// Ctrl-C while the rows came: end the output where it is and cancel the query (a second
 /// Ctrl-C stops waiting for the cancel).
-async fn interrupted<W: Write>(run: &Run<'_>, id: &str, answer: &mut Answer<'_, W>) -> Status {
+async fn interrupted<W: RowOut>(run: &Run<'_>, id: &str, answer: &mut Answer<'_, W>) -> Status {
     let rows = answer.writer.rows();
     let _ = answer.writer.end();
     crate::term::diag(format_args!(
@@ -240,7 +239,7 @@ async fn interrupted<W: Write>(run: &Run<'_>, id: &str, answer: &mut Answer<'_, 
 
 /// `--limit` rows were written: a success; the query is cancelled (if the stream has not
 /// already done so while the response was open).
-async fn limit_reached<W: Write>(
+async fn limit_reached<W: RowOut>(
     run: &Run<'_>,
     id: &str,
     answer: &mut Answer<'_, W>,
@@ -265,7 +264,7 @@ async fn limit_reached<W: Write>(
 
 /// What a stream that ended (cleanly or not) amounts to: an error the service reported, a
 /// lost connection and an empty answer are failures that say how many rows were written.
-fn outcome<W: Write>(answer: &mut Answer<'_, W>, ended: Ended) -> Result<Status> {
+fn outcome<W: RowOut>(answer: &mut Answer<'_, W>, ended: Ended) -> Result<Status> {
     let rows = answer.writer.rows();
     if let Some((message, rid)) = answer.error.take() {
         let rid = rid.map(|r| format!(" (requestId {r})")).unwrap_or_default();
@@ -300,7 +299,7 @@ fn outcome<W: Write>(answer: &mut Answer<'_, W>, ended: Ended) -> Result<Status>
     Ok(Status::Success)
 }
 
-async fn stream<W: Write>(
+async fn stream<W: RowOut>(
     run: &Run<'_>,
     query: &QueryRequest,
     id: &str,
