@@ -8,6 +8,7 @@ use anyhow::Result;
 use reqwest::Method;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::redirect;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use url::Url;
 
@@ -20,12 +21,75 @@ pub use log::{RequestLog, log_response, secret_header};
 /// The shared client and its diagnostic level.
 #[derive(Clone, Debug)]
 pub struct Http {
-    /// The configured reqwest client (proxies from the environment are honoured).
-    pub client: reqwest::Client,
+    /// The configured reqwest clients (proxies from the environment are honoured).
+    clients: Arc<Clients>,
     /// `-v` count.
     pub verbose: u8,
     /// The longest wait for the next byte of a response, if set.
     pub idle_timeout: Option<Duration>,
+}
+
+/// The reqwest clients, each made when a request first needs it. Loading the system's trusted
+/// certificates takes several milliseconds (hundreds of files on a Linux machine), half of a
+/// short command's time, which a command talking plain HTTP (the emulator, a local server) need
+/// not pay.
+#[derive(Debug)]
+struct Clients {
+    connect_timeout: Duration,
+    idle_timeout: Option<Duration>,
+    /// For https, and for anything when a proxy is configured: the platform's verifier.
+    tls: OnceLock<Result<reqwest::Client, String>>,
+    /// For http with no proxy configured: no trusted certificates at all. Redirects keep the
+    /// scheme, so no https URL reaches it; one that did would fail to verify, never pass.
+    plain: OnceLock<Result<reqwest::Client, String>>,
+}
+
+/// The variables reqwest reads proxies from (a proxy may itself be reached over TLS).
+const PROXY_VARS: [&str; 6] = [
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
+
+/// Whether a request to `url` may need TLS: an https URL, or any URL when a proxy is
+/// configured (the proxy itself may be reached over TLS).
+fn needs_tls(url: &Url, proxy: bool) -> bool {
+    url.scheme() != "http" || proxy
+}
+
+impl Clients {
+    /// The client for `url`, made the first time one is needed.
+    fn for_url(&self, url: &Url) -> Result<&reqwest::Client> {
+        let proxy = PROXY_VARS
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|p| !p.is_empty()));
+        let tls = needs_tls(url, proxy);
+        let cell = if tls { &self.tls } else { &self.plain };
+        cell.get_or_init(|| self.build(tls).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| fail(Status::Network, format!("cannot set up HTTP: {e}")))
+    }
+
+    fn build(&self, tls: bool) -> reqwest::Result<reqwest::Client> {
+        // The process-wide TLS provider: ring (see Cargo.toml). A second install (another
+        // command in the same process, a test) finds it there already, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut builder = reqwest::Client::builder()
+            .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
+            .redirect(same_origin_redirects())
+            .connect_timeout(self.connect_timeout)
+            .tcp_nodelay(true);
+        if let Some(idle) = self.idle_timeout {
+            builder = builder.read_timeout(idle);
+        }
+        if !tls {
+            builder = builder.tls_certs_only([]);
+        }
+        builder.build()
+    }
 }
 
 /// Redirects are followed only within the same origin (scheme, host, port), so neither an API
@@ -51,28 +115,20 @@ fn same_origin_redirects() -> redirect::Policy {
 }
 
 impl Http {
-    /// Build the client from the timeouts and verbosity.
+    /// The client for these timeouts and verbosity (the reqwest clients are made when a
+    /// request first needs one).
     pub fn new(
         connect_timeout: Option<Duration>,
         idle_timeout: Option<Duration>,
         verbose: u8,
     ) -> Result<Http> {
-        // The process-wide TLS provider: ring (see Cargo.toml). A second install (another
-        // command in the same process, a test) finds it there already, which is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut builder = reqwest::Client::builder()
-            .user_agent(concat!("analyst/", env!("CARGO_PKG_VERSION")))
-            .redirect(same_origin_redirects())
-            .connect_timeout(connect_timeout.unwrap_or(Duration::from_secs(30)))
-            .tcp_nodelay(true);
-        if let Some(idle) = idle_timeout {
-            builder = builder.read_timeout(idle);
-        }
-        let client = builder
-            .build()
-            .map_err(|e| fail(Status::Network, format!("cannot set up HTTP: {e}")))?;
         Ok(Http {
-            client,
+            clients: Arc::new(Clients {
+                connect_timeout: connect_timeout.unwrap_or(Duration::from_secs(30)),
+                idle_timeout,
+                tls: OnceLock::new(),
+                plain: OnceLock::new(),
+            }),
             verbose,
             idle_timeout,
         })
@@ -113,7 +169,8 @@ impl Http {
             .log(self.verbose);
         }
         let mut builder = self
-            .client
+            .clients
+            .for_url(req.url)?
             .request(req.method, req.url.clone())
             .headers(req.headers);
         if let Some(body) = req.body {
@@ -200,6 +257,15 @@ async fn read_into(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_plain_http_without_a_proxy_goes_without_tls() {
+        let url = |u: &str| Url::parse(u).unwrap();
+        assert!(!needs_tls(&url("http://127.0.0.1:8080/api"), false));
+        assert!(needs_tls(&url("http://127.0.0.1:8080/api"), true));
+        assert!(needs_tls(&url("https://example.com/api"), false));
+        assert!(needs_tls(&url("https://example.com/api"), true));
+    }
+
     use super::log::is_secret_header;
     use super::*;
     use crate::protocol::words::trim_body;

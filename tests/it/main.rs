@@ -64,6 +64,7 @@ mod sql_formats;
 mod sql_sources;
 mod state_cmd;
 mod tables_one_style;
+mod tls;
 mod truth_first_contact;
 mod truth_output;
 mod truth_scim_abort;
