@@ -273,9 +273,31 @@ impl Masker {
 /// more (CLI.md: a closed stdout ends the program quietly with status 0).
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Note that stdout was found closed (called by the stdout writer that saw the broken pipe).
+/// Woken when stdout is found closed, for a reader waiting on the network (see
+/// [`stdout_closed_wait`]).
+static STDOUT_CLOSED_NOTIFY: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Note that stdout was found closed (called by the stdout writer that saw the broken pipe,
+/// which may be the output thread's while the main thread waits for bytes).
 pub fn note_stdout_closed() {
     STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    STDOUT_CLOSED_NOTIFY.notify_waiters();
+}
+
+/// Resolves once stdout is found closed (at once if it already was): a body reader waits on
+/// it beside the network, so that `| head` ends a run whose server has gone quiet instead of
+/// leaving it waiting for bytes nobody will read.
+pub async fn stdout_closed_wait() {
+    loop {
+        let notified = STDOUT_CLOSED_NOTIFY.notified();
+        tokio::pin!(notified);
+        // Registered before the flag is read, so that a note between the two is not missed.
+        notified.as_mut().enable();
+        if stdout_closed() {
+            return;
+        }
+        notified.await;
+    }
 }
 
 /// Whether stdout was found closed: the reader went away, the run ends quietly with status 0.

@@ -54,6 +54,11 @@ pub async fn read_body(
                             into.waiting(true);
                         }
                         _ = sleep_until(deadline) => break None,
+                        // The output thread found stdout closed while this waited: nothing
+                        // more will be read, so stop now, as a failed write would.
+                        _ = crate::term::stdout_closed_wait() => {
+                            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
+                        }
                     }
                 };
                 if quiet {

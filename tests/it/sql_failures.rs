@@ -341,6 +341,77 @@ fn a_closed_stdout_ends_quietly_and_cancels() {
     assert_eq!(cancels(&server).len(), 1);
 }
 
+/// The reader goes away while `sql` waits on a server gone quiet after sending everything: the
+/// output thread, blocked writing the last rows, finds stdout closed, and the run ends quietly
+/// and cancels the query then, not when (if ever) the server sends again.
+#[test]
+fn a_reader_leaving_while_the_server_is_quiet_ends_the_run() {
+    let home = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = std::iter::once(schema(&["n"]))
+        .chain((0..250).map(|_| rows(1000)))
+        .collect();
+    let server = Server::start(move |req, _| {
+        if req.method == "DELETE" {
+            Reply {
+                status: 204,
+                parts: vec![],
+            }
+        } else {
+            Reply::lines(&lines).then_stall()
+        }
+    });
+    // All the rows as csv: `n`, then 1..=1000 250 times, each line ending CRLF.
+    let per_line: usize = (1..=1000).map(|i: usize| i.to_string().len() + 2).sum();
+    let total = 3 + 250 * per_line;
+    let mut child = common::isolation::isolated(home.path())
+        .env("ANALYST_DATA_URL", root(&server))
+        .env("ANALYST_DATA_TOKEN", DATA_TOKEN)
+        .args(["sql", "SELECT n"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read all but the last 200 KB: the rest is more than a pipe holds, so the output thread
+    // is blocked in a write when the reader goes away, and by then the run has usually read
+    // the whole answer and waits on the quiet server (where, before the run watched for a
+    // closed stdout while it waited, it stayed: this test failed 1 run in 3 without it). Then
+    // the reader goes away.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut left = total - 200_000;
+    let mut buf = vec![0; 64 * 1024];
+    while left > 0 {
+        let n = std::io::Read::read(&mut stdout, &mut buf[..left.min(64 * 1024)]).unwrap();
+        assert!(n > 0, "stdout ended {left} bytes early");
+        left -= n;
+    }
+    drop(stdout);
+    // A bound for a failure to be reported, not a wait for success: a run that never ends
+    // fails here instead of hanging the suite.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("sql still waits on the quiet server after its reader left");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("analyst:"), "{stderr}");
+    for _ in 0..50 {
+        if !cancels(&server).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(cancels(&server).len(), 1, "the query is cancelled");
+}
+
 /// A config file holding a secret that others can read draws its warning once per run, though
 /// `sql` reads its settings for the data API and for the HTTP client separately.
 #[cfg(unix)]
