@@ -15,6 +15,7 @@ use std::fmt;
 
 pub mod csv;
 mod scan;
+pub use scan::NdjsonKeys;
 
 /// The body of `POST {data_url}/v1/cubesql`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,9 +81,8 @@ pub trait RowSink {
 pub enum Direct<'a> {
     /// Rows as csv records.
     Csv(&'a mut Vec<u8>),
-    /// Rows as ndjson objects; each column's `"name":` as JSON, in order (a column past them
-    /// is `"columnN":`).
-    Ndjson(&'a mut Vec<u8>, &'a [Vec<u8>]),
+    /// Rows as ndjson objects, with what goes before each column's value.
+    Ndjson(&'a mut Vec<u8>, &'a NdjsonKeys),
 }
 
 /// What a line said besides its rows.

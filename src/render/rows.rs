@@ -11,7 +11,7 @@
 
 use super::table;
 use crate::protocol::data::csv;
-use crate::protocol::data::{Cell, Direct};
+use crate::protocol::data::{Cell, Direct, NdjsonKeys};
 use crate::protocol::tool::Column;
 use crate::term::Style;
 use anyhow::Result;
@@ -58,8 +58,9 @@ pub struct RowWriter<W: RowOut> {
     buf: Vec<u8>,
     opts: RowOptions,
     columns: Vec<Column>,
-    /// ndjson: each column's `"name":` as JSON, made once per result.
-    keys: Vec<Vec<u8>>,
+    /// ndjson: what goes before each column's value (`{"name":`, `,"name":`), made once per
+    /// result.
+    keys: NdjsonKeys,
     /// table: the rows kept.
     kept: Vec<Vec<serde_json::Value>>,
     /// table: the member titles its headers take (chat's `/sql`); without them, the column
@@ -108,7 +109,7 @@ impl<W: RowOut> RowWriter<W> {
             out,
             opts,
             columns: Vec::new(),
-            keys: Vec::new(),
+            keys: NdjsonKeys::default(),
             kept: Vec::new(),
             titles: None,
             rows: 0,
@@ -215,14 +216,7 @@ impl<W: RowOut> RowWriter<W> {
                 }
             }
             RowFormat::Ndjson => {
-                self.keys = names
-                    .iter()
-                    .map(|n| {
-                        let mut k = serde_json::to_vec(n).unwrap_or_default();
-                        k.push(b':');
-                        k
-                    })
-                    .collect();
+                self.keys = NdjsonKeys::new(&names);
             }
             RowFormat::Json | RowFormat::Yaml => self.document_head(&columns, first)?,
             RowFormat::Table => {}
@@ -287,15 +281,11 @@ impl<W: RowOut> RowWriter<W> {
             }
             RowFormat::Ndjson => {
                 let out = &mut self.buf;
-                out.write_all(b"{")?;
+                if cells.is_empty() {
+                    out.push(b'{');
+                }
                 for (i, c) in cells.iter().enumerate() {
-                    if i > 0 {
-                        out.write_all(b",")?;
-                    }
-                    match self.keys.get(i) {
-                        Some(k) => out.write_all(k)?,
-                        None => write!(out, "\"column{}\":", i + 1)?,
-                    }
+                    self.keys.push(out, i);
                     write_json(out, c)?;
                 }
                 out.write_all(b"}\n")?;

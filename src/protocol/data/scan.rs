@@ -269,32 +269,35 @@ fn push_short(out: &mut Vec<u8>, from: &[u8], len: usize) {
 }
 
 /// ndjson: what goes before each column's value, `{"name":` for the first and `,"name":` for
-/// the others, in one buffer with room after the last for [`push_short`]'s fixed copy.
-struct Prefixes {
+/// the others (names as serde_json writes them), made once a result, in one buffer with room
+/// after the last for [`push_short`]'s fixed copy.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NdjsonKeys {
     bytes: Vec<u8>,
     /// Each column's prefix: where it starts in `bytes`, and its length.
     at: Vec<(usize, usize)>,
 }
 
-impl Prefixes {
-    /// From the keys (`"name":`, as `render/rows.rs` makes them).
-    fn new(keys: &[Vec<u8>]) -> Prefixes {
+impl NdjsonKeys {
+    /// For columns of these names.
+    pub fn new<S: AsRef<str>>(names: &[S]) -> NdjsonKeys {
         let mut bytes = Vec::new();
-        let mut at = Vec::with_capacity(keys.len());
-        for (i, key) in keys.iter().enumerate() {
+        let mut at = Vec::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
             let start = bytes.len();
             bytes.push(if i == 0 { b'{' } else { b',' });
-            bytes.extend_from_slice(key);
+            serde_json::to_writer(&mut bytes, name.as_ref()).expect("a string into a Vec");
+            bytes.push(b':');
             at.push((start, bytes.len() - start));
         }
         bytes.resize(bytes.len() + 32, 0);
-        Prefixes { bytes, at }
+        NdjsonKeys { bytes, at }
     }
 
-    /// Column `i`'s prefix appended to `out` (a column past the schema's is named as the
-    /// serde path names it).
+    /// Column `i`'s prefix appended to `out` (a column past the names is `"columnN":`, as
+    /// the serde path names it).
     #[inline]
-    fn push(&self, out: &mut Vec<u8>, i: usize) {
+    pub fn push(&self, out: &mut Vec<u8>, i: usize) {
         match self.at.get(i) {
             Some(&(start, len)) => push_short(out, &self.bytes[start..], len),
             None => {
@@ -383,9 +386,6 @@ impl<'l> Scanner<'l> {
         let mut cells: Vec<Cell<'l>> = Vec::with_capacity(sink.width());
         // Decoded strings given back by the rows before, for the next ones.
         let mut pool: Vec<String> = Vec::new();
-        // ndjson: what goes before each column's value, made from the sink's keys at the
-        // first row.
-        let mut prefixes: Option<Prefixes> = None;
         if self.peek() == Some(b']') {
             self.pos += 1;
         } else {
@@ -400,8 +400,7 @@ impl<'l> Scanner<'l> {
                             }
                             Direct::Ndjson(out, keys) => {
                                 let start = out.len();
-                                let prefixes = prefixes.get_or_insert_with(|| Prefixes::new(keys));
-                                self.ndjson_row(out, prefixes)
+                                self.ndjson_row(out, keys)
                                     .inspect_err(|_| out.truncate(start))
                             }
                         };
@@ -502,7 +501,7 @@ impl<'l> Scanner<'l> {
     /// cells: `"name":value` in column order, strings as serde_json writes them, other values
     /// as sent), after its `[`, through its `]`. On [`Bail`] the caller takes back what was
     /// appended.
-    fn ndjson_row(&mut self, out: &mut Vec<u8>, prefixes: &Prefixes) -> Result<(), Bail> {
+    fn ndjson_row(&mut self, out: &mut Vec<u8>, keys: &NdjsonKeys) -> Result<(), Bail> {
         if self.peek() == Some(b']') {
             self.pos += 1;
             out.extend_from_slice(b"{}\n");
@@ -510,7 +509,7 @@ impl<'l> Scanner<'l> {
         }
         let mut i = 0;
         loop {
-            prefixes.push(out, i);
+            keys.push(out, i);
             i += 1;
             match self.peek() {
                 Some(b'"') => {

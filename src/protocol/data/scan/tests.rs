@@ -8,7 +8,7 @@
 //! generator) asks for more, `DATASCAN_SEED` for another sequence:
 //! `DATASCAN_CASES=200000 cargo test --release --lib protocol::data`.
 
-use super::super::{Cell, Direct, LineInfo, RowSink, read_line, read_serde};
+use super::super::{Cell, Direct, LineInfo, NdjsonKeys, RowSink, read_line, read_serde};
 use crate::protocol::tool::Column;
 
 use crate::testkit::{Rng, env};
@@ -23,8 +23,9 @@ struct Record {
     rows: usize,
     /// Rows wanted as csv, here.
     csv: Option<Vec<u8>>,
-    /// Rows wanted as ndjson, here, with these keys (`"name":`).
-    ndjson: Option<(Vec<u8>, Vec<Vec<u8>>)>,
+    /// Rows wanted as ndjson, here, with these keys (`"name":`, for the reference writer) and
+    /// the same as the fast path takes them.
+    ndjson: Option<(Vec<u8>, Vec<Vec<u8>>, NdjsonKeys)>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -58,7 +59,7 @@ impl RowSink for Record {
     }
     fn row(&mut self, cells: &[Cell<'_>]) -> bool {
         self.rows += 1;
-        if let Some((out, keys)) = &mut self.ndjson {
+        if let Some((out, keys, _)) = &mut self.ndjson {
             ndjson_reference(out, keys, cells);
             return self.stop_after != Some(self.rows);
         }
@@ -74,7 +75,7 @@ impl RowSink for Record {
         self.stop_after != Some(self.rows)
     }
     fn direct(&mut self) -> Option<Direct<'_>> {
-        if let Some((out, keys)) = &mut self.ndjson {
+        if let Some((out, _, keys)) = &mut self.ndjson {
             return Some(Direct::Ndjson(out, keys));
         }
         self.csv.as_mut().map(Direct::Csv)
@@ -171,11 +172,11 @@ fn check(line: &[u8], stop_after: Option<usize>, case: &str) -> bool {
     let mut nd = Record {
         names: vec!["a".into(), "b".into(), "c".into()],
         stop_after,
-        ndjson: Some((b"{}\n".to_vec(), keys)),
+        ndjson: Some((b"{}\n".to_vec(), keys, NdjsonKeys::new(&["a", "b\""]))),
         ..Record::default()
     };
     let nd_result = read_line(line, &mut nd).map_err(|e| e.to_string());
-    let nd_written = nd.ndjson.map(|(out, _)| out).unwrap_or_default();
+    let nd_written = nd.ndjson.map(|(out, _, _)| out).unwrap_or_default();
     if nd_result != slow.0 || nd_written != nd_reference || nd.rows != slow.1.rows {
         eprintln!(
             "{case}: the fast path's ndjson differs on {:?}\n  fast: {:?} {:?}\n  serde: {:?} {:?}",
