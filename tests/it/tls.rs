@@ -6,7 +6,8 @@
 //!
 //! `tests/fixtures/tls`: a CA (`ca.pem`, its key not kept) and a certificate it signed for
 //! `localhost` and 127.0.0.1 (`server.pem`, with its key `server.key`: a test key that secures
-//! nothing), valid from 2026-11-29 for a hundred years.
+//! nothing), valid from 2000 to 2100, so that no machine's clock makes them not yet or no
+//! longer valid.
 
 use crate::common;
 
