@@ -188,7 +188,7 @@ mod tests {
             root: Url::parse("http://h:1/cubejs-api").unwrap(),
             token: Secret::new("eyJ.secret.jwt".into(), "t").unwrap(),
         };
-        let c = DataClient::new(Http::new(None, None, 0).unwrap(), &settings).unwrap();
+        let c = DataClient::new(Http::new(None, None, 0), &settings).unwrap();
         assert_eq!(c.query_url().as_str(), "http://h:1/cubejs-api/v1/cubesql");
         assert_eq!(
             c.cancel_url("r-1").as_str(),

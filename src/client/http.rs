@@ -121,8 +121,8 @@ impl Http {
         connect_timeout: Option<Duration>,
         idle_timeout: Option<Duration>,
         verbose: u8,
-    ) -> Result<Http> {
-        Ok(Http {
+    ) -> Http {
+        Http {
             clients: Arc::new(Clients {
                 connect_timeout: connect_timeout.unwrap_or(Duration::from_secs(30)),
                 idle_timeout,
@@ -131,7 +131,7 @@ impl Http {
             }),
             verbose,
             idle_timeout,
-        })
+        }
     }
 }
 
@@ -257,6 +257,11 @@ async fn read_into(
 
 #[cfg(test)]
 mod tests {
+    use super::log::is_secret_header;
+    use super::*;
+    use crate::protocol::words::trim_body;
+    use crate::settings::Secret;
+
     #[test]
     fn only_plain_http_without_a_proxy_goes_without_tls() {
         let url = |u: &str| Url::parse(u).unwrap();
@@ -265,11 +270,6 @@ mod tests {
         assert!(needs_tls(&url("https://example.com/api"), false));
         assert!(needs_tls(&url("https://example.com/api"), true));
     }
-
-    use super::log::is_secret_header;
-    use super::*;
-    use crate::protocol::words::trim_body;
-    use crate::settings::Secret;
 
     #[test]
     fn secrets_are_masked_in_logs() {

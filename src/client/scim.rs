@@ -323,12 +323,7 @@ mod tests {
             root: Url::parse("https://t.example.com/api/scim/v2").unwrap(),
             token: Secret::new(token.into(), "t").unwrap(),
         };
-        ScimClient::new(
-            Http::new(None, None, 0).unwrap(),
-            &settings,
-            RetryPolicy::new(3),
-        )
-        .unwrap()
+        ScimClient::new(Http::new(None, None, 0), &settings, RetryPolicy::new(3)).unwrap()
     }
 
     fn spec() -> PatchSpec {

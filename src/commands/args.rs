@@ -47,11 +47,11 @@ pub fn http(resolver: &Resolver, global: &GlobalArgs) -> Result<Http> {
         global.connect_timeout.as_deref(),
         global.idle_timeout.as_deref(),
     )?;
-    Http::new(
+    Ok(Http::new(
         timeouts.connect_timeout,
         timeouts.idle_timeout,
         global.verbose,
-    )
+    ))
 }
 
 /// `scim patch`'s operation flags in the order they stood on the command line. Clap keeps each

@@ -588,16 +588,8 @@ impl<'l> Scanner<'l> {
                     out.push(b'"');
                     out.extend_from_slice(field);
                     out.push(b'"');
-                } else if let Some(block) =
-                    self.b.get(start..start + 16).filter(|_| field.len() < 16)
-                {
-                    // Most fields are short: a fixed 16-byte copy (one load and store, no call
-                    // to memcpy), then the bytes past the field taken off again.
-                    let end = out.len() + field.len();
-                    out.extend_from_slice(block);
-                    out.truncate(end);
                 } else {
-                    out.extend_from_slice(field);
+                    push_short(out, &self.b[start..], field.len());
                 }
                 Ok(())
             }
