@@ -118,13 +118,35 @@ fn verdict(valid: bool, s: &[u8], top: &mut TopFields) -> Result<(), Invalid> {
 
 /// [`scan_frame_into`] for a run of lines, remembering their shapes: a line shaped like one
 /// accepted before (the same structure, strings and numbers aside) is checked without walking
-/// its grammar again, where the CPU allows (`index/shapes.rs`). The answers are
-/// [`scan_frame_into`]'s, line for line.
+/// its grammar again, where the CPU allows: from its shape with AVX-512 VBMI2
+/// (`index/shapes.rs`), along the path of a line seen before with AVX2
+/// (`index/shapes/avx2.rs`). The answers are [`scan_frame_into`]'s, line for line.
 #[derive(Default)]
 pub struct FrameScanner {
-    /// Asked for on the first line: None where the CPU cannot run the shapes' scan.
+    /// Asked for on the first line.
     #[cfg(target_arch = "x86_64")]
-    shapes: Option<Option<index::Shapes>>,
+    memory: Option<Memory>,
+}
+
+/// What a [`FrameScanner`] remembers of the lines before, by what the CPU can run.
+#[cfg(target_arch = "x86_64")]
+enum Memory {
+    Shapes(index::Shapes),
+    Paths(index::Paths),
+    Nothing,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Memory {
+    fn new() -> Memory {
+        if let Some(shapes) = index::Shapes::new() {
+            Memory::Shapes(shapes)
+        } else if let Some(paths) = index::Paths::new() {
+            Memory::Paths(paths)
+        } else {
+            Memory::Nothing
+        }
+    }
 }
 
 impl std::fmt::Debug for FrameScanner {
@@ -138,24 +160,32 @@ impl FrameScanner {
     /// into `top`, as [`scan_frame_into`] does.
     pub fn scan_frame_into(&mut self, s: &[u8], top: &mut TopFields) -> Result<(), Invalid> {
         #[cfg(target_arch = "x86_64")]
-        let valid = match self.shapes.get_or_insert_with(index::Shapes::new) {
-            Some(shapes) => shapes.scan(s, top),
-            None => index::scan(s, top),
+        let valid = match self.memory.get_or_insert_with(Memory::new) {
+            Memory::Shapes(shapes) => shapes.scan(s, top),
+            Memory::Paths(paths) => paths.scan(s, top),
+            Memory::Nothing => index::scan(s, top),
         };
         #[cfg(not(target_arch = "x86_64"))]
         let valid = index::scan(s, top);
         verdict(valid, s, top)
     }
 
-    /// A scanner that looks for every line's shape, however few recur (for tests).
+    /// A scanner that looks for every line's shape or path, however few recur (for tests).
     #[cfg(test)]
     fn never_resting() -> FrameScanner {
         #[cfg(target_arch = "x86_64")]
         return FrameScanner {
-            shapes: Some(index::Shapes::new().map(|mut shapes| {
-                shapes.never_rest();
-                shapes
-            })),
+            memory: Some(match Memory::new() {
+                Memory::Shapes(mut shapes) => {
+                    shapes.never_rest();
+                    Memory::Shapes(shapes)
+                }
+                Memory::Paths(mut paths) => {
+                    paths.never_rest();
+                    Memory::Paths(paths)
+                }
+                Memory::Nothing => Memory::Nothing,
+            }),
         };
         #[cfg(not(target_arch = "x86_64"))]
         FrameScanner::default()
@@ -166,8 +196,20 @@ impl FrameScanner {
     #[cfg(test)]
     fn shape_hits(&self) -> Option<usize> {
         #[cfg(target_arch = "x86_64")]
-        return self.shapes.as_ref()?.as_ref().map(index::Shapes::hits);
-        #[cfg(not(target_arch = "x86_64"))]
+        if let Some(Memory::Shapes(shapes)) = &self.memory {
+            return Some(shapes.hits());
+        }
+        None
+    }
+
+    /// How many lines were read along a path without a shape (for tests): None where the CPU
+    /// runs the shapes' scan instead, or neither.
+    #[cfg(test)]
+    fn path_hits(&self) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(Memory::Paths(paths)) = &self.memory {
+            return Some(paths.hits());
+        }
         None
     }
 }

@@ -38,7 +38,7 @@ use classify::portable::Portable;
 #[cfg(target_arch = "x86_64")]
 pub(super) use classify::{Avx2, Avx512, Sse2};
 #[cfg(target_arch = "x86_64")]
-pub(super) use shapes::Shapes;
+pub(super) use shapes::{Paths, Shapes};
 
 /// Whether `s` is one JSON object ("invalid" is all a false says); if it is, its fields are
 /// in `top`.

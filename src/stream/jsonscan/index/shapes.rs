@@ -36,11 +36,14 @@
 use super::super::{Field, GraphPath, Span, TopFields};
 use super::classify::{Avx512, scan_avx512};
 use super::{Lexer, any_bit, atom, closing_quote};
-use path::{Builder, Kind, Path, Token};
+use path::Path;
 use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+mod avx2;
 mod path;
+
+pub(in crate::stream::jsonscan) use avx2::Paths;
 
 /// The longest line given a shape: offsets are 16 bits. Longer lines are walked.
 pub(in crate::stream::jsonscan) const MAX_LINE: usize = 32 << 10;
@@ -298,7 +301,7 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
         && let Some(path) = &shape.path
     {
         // SAFETY: the caller's CPU has AVX-512 F and BW.
-        if let Some(fields) = unsafe { path.follow(s, shape) } {
+        if let Some(fields) = unsafe { path.follow(avx512, s) } {
             *top = fields;
             shapes.cold = 0;
             #[cfg(test)]
@@ -609,28 +612,6 @@ impl Shape {
             let i = pos.binary_search(&u16::try_from(offset).ok()?).ok()?;
             u16::try_from(i).ok()
         };
-        // The path's fields: each a text or a number (or absent), else no path.
-        let on_path = |field: Option<Field>| -> Option<(Kind, Option<u16>)> {
-            match field {
-                None => Some((Kind::Absent, None)),
-                Some(Field::Str(span)) => Some((Kind::Text, Some(token(span.start - 1)?))),
-                Some(Field::Raw(start, _)) if matches!(s[start], b'-' | b'0'..=b'9') => {
-                    Some((Kind::Number, Some(token(start)?)))
-                }
-                Some(Field::Raw(..)) => None,
-            }
-        };
-        let head = top.graph_path.and_then(|p| p.head).map(Field::Str);
-        let mut path = Builder::new(
-            s,
-            [
-                on_path(top.id),
-                on_path(top.role),
-                on_path(top.content),
-                on_path(top.sort),
-                on_path(head),
-            ],
-        );
         let mut runs = Vec::new();
         let mut numbers = Vec::new();
         // The run being made: its first token, and where it starts and ends.
@@ -668,13 +649,7 @@ impl Shape {
                     (end + 1 - at, false)
                 }
                 // A value (or a nested key): its text is each line's own.
-                b'"' => {
-                    if let Some(path) = &mut path {
-                        let closing = closing_quote(s, at, usize::from(*pos.get(i + 1)?))?;
-                        path.token(token, at, Token::Text { closing });
-                    }
-                    (1, true)
-                }
+                b'"' => (1, true),
                 // A literal and the byte after it, which ends it, as the walk requires.
                 b't' | b'n' => (5, false),
                 b'f' => (6, false),
@@ -683,10 +658,6 @@ impl Shape {
             if fixed == 0 {
                 close(&mut open, &mut runs, &mut kept);
                 numbers.push(token);
-                if let Some(path) = &mut path {
-                    let end = atom(s, at)?;
-                    path.token(token, at, Token::Number { end });
-                }
                 continue;
             }
             match &mut open {
@@ -745,7 +716,7 @@ impl Shape {
             is_delta: top.is_delta,
             tool_call: top.tool_call,
             has_type: top.has_type,
-            path: path.and_then(Builder::finish),
+            path: path::of(s, n, |i| usize::from(pos[i]), top),
         })
     }
 }

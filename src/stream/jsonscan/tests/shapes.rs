@@ -204,6 +204,10 @@ fn lines_of_a_known_shape_give_what_the_walk_gives() {
     if let Some(hits) = scanner.shape_hits() {
         assert!(hits * 3 > variants, "{hits} of {variants} from a shape");
     }
+    // Or their paths: a variant with other text or digits is read along its base's path.
+    if let Some(hits) = scanner.path_hits() {
+        assert!(hits * 4 > variants, "{hits} of {variants} along a path");
+    }
 }
 
 /// The readable cases: the same shape with a key renamed (the field is no longer there), with
@@ -327,4 +331,90 @@ fn a_line_read_along_its_shape_ends_its_strings_where_the_walk_does() {
         // The shape's line itself, read along its path at each turn but the first.
         assert!(hits >= 12, "{hits} lines from a shape");
     }
+}
+
+/// An escape whose backslash ends one 64-byte block and whose escaped byte begins the next is
+/// checked like any other, when a line is read along a path (or a shape's) as when it is
+/// walked: `\x` there is refused.
+#[test]
+fn an_escape_cut_by_a_block_boundary_is_checked() {
+    let mut scanner = FrameScanner::never_resting();
+    // The text starts at byte 12: the backslash at 139 ends the block from 76, the `x` at 140
+    // starts the next.
+    let text = |tail: &str| format!(r#"{{"content":"{}{tail}","id":"x"}}"#, "a".repeat(127));
+    let valid = text(r"\n");
+    let invalid = text(r"\x");
+    assert_eq!(invalid.find(r"\x"), Some(139));
+    for _ in 0..3 {
+        agree(&mut scanner, valid.as_bytes(), "the valid line");
+    }
+    agree(&mut scanner, invalid.as_bytes(), "the cut escape");
+    assert!(scan_frame(invalid.as_bytes()).is_err());
+    agree(&mut scanner, valid.as_bytes(), "the valid line after");
+}
+
+/// Where the CPU has AVX2 but not the shapes' scan, lines are read along the paths of lines
+/// seen before: kinds of frame taking turns, and runs of one kind, each walked once.
+#[test]
+fn kinds_taking_turns_are_read_along_their_paths() {
+    let mut scanner = FrameScanner::default();
+    let kinds = [
+        r#"{"id":"m-think","sort":N,"role":"assistant","content":"","thinking":"T","isDelta":true,"graphPath":["agent"]}"#,
+        r#"{"id":"m-final","sort":N,"role":"assistant","content":"T","isDelta":true,"graphPath":["final"]}"#,
+        r#"{"id":"m-tool","sort":N,"role":"assistant","toolCall":{"name":"sql","input":{"q":"T"}},"graphPath":["agent","tools"]}"#,
+    ];
+    let line = |kind: usize, n: usize| {
+        kinds[kind]
+            .replace('N', &n.to_string())
+            .replace('T', &"naïve \\\"word\\\" ".repeat(n % 7))
+    };
+    let mut n = 0;
+    // Taking turns, then in runs of five.
+    for turn in 0..30 {
+        for kind in 0..3 {
+            n += 1;
+            let line = line(kind, n);
+            agree(&mut scanner, line.as_bytes(), &format!("turn {turn}"));
+        }
+    }
+    for run in 0..6 {
+        for _ in 0..5 {
+            n += 1;
+            let line = line(run % 3, n);
+            agree(&mut scanner, line.as_bytes(), &format!("run {run}"));
+        }
+    }
+    if let Some(hits) = scanner.path_hits() {
+        // Each kind's first line walked; every other line read along a path.
+        assert_eq!(hits, n - 3, "lines read along a path");
+    }
+}
+
+/// A stream whose lines do not recur is walked without trying paths for a while, and paths are
+/// tried again after that.
+#[test]
+fn paths_rest_when_none_recurs() {
+    let mut scanner = FrameScanner::default();
+    // 64 lines of 64 structures, each seen once.
+    for n in 1..=64 {
+        let fields: Vec<String> = (0..n).map(|i| format!(r#""k{i}":[{i}]"#)).collect();
+        let line = format!("{{{}}}", fields.join(","));
+        agree(&mut scanner, line.as_bytes(), &line);
+    }
+    let Some(0) = scanner.path_hits() else {
+        return; // this CPU reads no paths without shapes
+    };
+    let line = r#"{"id":"a","role":"assistant","content":"x","graphPath":["final"]}"#;
+    for _ in 0..4000 {
+        agree(&mut scanner, line.as_bytes(), line);
+    }
+    assert_eq!(scanner.path_hits(), Some(0), "resting: no path tried");
+    for _ in 0..200 {
+        agree(&mut scanner, line.as_bytes(), line);
+    }
+    let hits = scanner.path_hits().unwrap();
+    assert!(
+        (100..200).contains(&hits),
+        "{hits} lines along a path after the rest"
+    );
 }

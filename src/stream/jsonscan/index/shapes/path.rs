@@ -17,28 +17,33 @@
 //! they are the shape's). Anything else (another kind of line, an invalid byte, a string
 //! longer than the line) stops the reading, and the line is scanned as it was before: the
 //! path only ever says yes.
+//!
+//! A path is read 64 bytes at a step with AVX-512 ([`Avx512`]) or AVX2 ([`super::avx2`], for
+//! CPUs without the shapes' scan, where paths are the only way past the walk): [`Lanes`] is
+//! what the two widths do differently, the reading itself is one.
 
 use super::super::super::{Field, GraphPath, Span, TopFields};
-use super::super::{escaped_bytes, escapes_are_valid, number, utf8_is_valid};
-use super::{Fixed, MAX_TOKENS, Shape};
+use super::super::classify::Avx512;
+use super::super::{atom, closing_quote, escaped_bytes, escapes_are_valid, number, utf8_is_valid};
+use super::{Fixed, MAX_TOKENS};
 use std::arch::x86_64::*;
 
 /// No field: see [`Step::Text`].
-pub(super) const NO_FIELD: u8 = u8::MAX;
+const NO_FIELD: u8 = u8::MAX;
 
 /// The fields a path finds, by slot: `id`, `role`, `content`, `sort`, `graphPath`'s head.
 pub(super) const FIELDS: usize = 5;
 
 /// What a field's value is on a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
+enum Kind {
     Absent,
     Text,
     Number,
 }
 
 /// One step along a line.
-pub(super) enum Step {
+enum Step {
     /// Bytes the line repeats, in the path's `fixed`.
     Fixed(Fixed),
     /// A string's text, up to its closing quote, which the next step's bytes begin with; the
@@ -51,15 +56,28 @@ pub(super) enum Step {
 /// A shape's line as steps, and which fields they give.
 pub(super) struct Path {
     steps: Box<[Step]>,
-    /// The fixed steps' bytes, one after another.
+    /// The fixed steps' bytes, one after another, and 64 zero bytes after them (so that a step
+    /// is read with whole-register loads, [`Lanes::found`]).
     fixed: Box<[u8]>,
     kinds: [Kind; FIELDS],
+    /// What the line's fixed bytes say, and every line of the path repeats.
+    flags: Flags,
+}
+
+/// The fields that fixed bytes decide: `isDelta` is `true`, `graphPath`'s length, `toolCall`
+/// and `type` present.
+#[derive(Clone, Copy)]
+struct Flags {
+    is_delta: bool,
+    graph_path: Option<usize>,
+    tool_call: bool,
+    has_type: bool,
 }
 
 /// A token of a shape's valid line whose bytes are each line's own (any other token's bytes,
 /// structure, top-level keys and literals, every line of the shape repeats).
 #[derive(Clone, Copy)]
-pub(super) enum Token {
+enum Token {
     /// A value's string (or a nested key): its text is the line's own.
     Text { closing: usize },
     /// A number, and where it ends.
@@ -67,7 +85,7 @@ pub(super) enum Token {
 }
 
 /// Makes a [`Path`] from a valid line's tokens, in order.
-pub(super) struct Builder<'a> {
+struct Builder<'a> {
     s: &'a [u8],
     steps: Vec<Step>,
     fixed: Vec<u8>,
@@ -76,12 +94,89 @@ pub(super) struct Builder<'a> {
     kinds: [Kind; FIELDS],
     /// Per field slot, its value's token, if it is a text or a number.
     tokens: [Option<u16>; FIELDS],
+    flags: Flags,
+}
+
+/// The path of the valid line `s`, whose `n` tokens start at `pos(0)`, `pos(1)`... and whose
+/// fields the walk found (`top`): None when a field the rule reads is a container or a
+/// literal, or the line has too many steps.
+pub(super) fn of(
+    s: &[u8],
+    n: usize,
+    pos: impl Fn(usize) -> usize,
+    top: &TopFields,
+) -> Option<Path> {
+    // The number of the token at `offset`.
+    let token = |offset: usize| -> Option<u16> {
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if pos(mid) < offset {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo < n && pos(lo) == offset).then_some(u16::try_from(lo).ok()?)
+    };
+    // The path's fields: each a text or a number (or absent), else no path.
+    let on_path = |field: Option<Field>| -> Option<(Kind, Option<u16>)> {
+        match field {
+            None => Some((Kind::Absent, None)),
+            Some(Field::Str(span)) => Some((Kind::Text, Some(token(span.start - 1)?))),
+            Some(Field::Raw(start, _)) if matches!(s[start], b'-' | b'0'..=b'9') => {
+                Some((Kind::Number, Some(token(start)?)))
+            }
+            Some(Field::Raw(..)) => None,
+        }
+    };
+    let head = top.graph_path.and_then(|p| p.head).map(Field::Str);
+    let fields = [
+        on_path(top.id),
+        on_path(top.role),
+        on_path(top.content),
+        on_path(top.sort),
+        on_path(head),
+    ];
+    let mut path = Builder::new(s, fields, top)?;
+    let mut depth = 0usize;
+    let mut before = 0u8;
+    for i in 0..n {
+        let at = pos(i);
+        let b = s[at];
+        match b {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            // Structure and literals: fixed bytes.
+            b':' | b',' | b't' | b'f' | b'n' => {}
+            // A top-level key: its name is fixed bytes too (the fields are found by it).
+            b'"' if depth == 1 && matches!(before, b'{' | b',') => {}
+            // A value (or a nested key): its text is each line's own.
+            b'"' => {
+                // Never the last token: a valid line's object closes after it.
+                let next = if i + 1 < n { pos(i + 1) } else { return None };
+                let closing = closing_quote(s, at, next)?;
+                path.token(u16::try_from(i).ok()?, at, Token::Text { closing });
+            }
+            _ => {
+                let end = atom(s, at)?;
+                path.token(u16::try_from(i).ok()?, at, Token::Number { end });
+            }
+        }
+        before = b;
+    }
+    path.finish()
 }
 
 impl<'a> Builder<'a> {
     /// A builder for the line `s`, whose fields' values are the tokens given, with their
-    /// kinds: None when a field is a container or a literal, which no path gives.
-    pub(super) fn new(s: &'a [u8], fields: [Option<(Kind, Option<u16>)>; FIELDS]) -> Option<Self> {
+    /// kinds (None when a field is a container or a literal, which no path gives), and whose
+    /// other fields the walk found (`top`).
+    fn new(
+        s: &'a [u8],
+        fields: [Option<(Kind, Option<u16>)>; FIELDS],
+        top: &TopFields,
+    ) -> Option<Self> {
         let mut kinds = [Kind::Absent; FIELDS];
         let mut tokens = [None; FIELDS];
         for (slot, field) in fields.into_iter().enumerate() {
@@ -94,11 +189,17 @@ impl<'a> Builder<'a> {
             from: 0,
             kinds,
             tokens,
+            flags: Flags {
+                is_delta: top.is_delta,
+                graph_path: top.graph_path.map(|p| p.len),
+                tool_call: top.tool_call,
+                has_type: top.has_type,
+            },
         })
     }
 
     /// The token numbered `token`, at `at`, one whose bytes are each line's own.
-    pub(super) fn token(&mut self, token: u16, at: usize, what: Token) {
+    fn token(&mut self, token: u16, at: usize, what: Token) {
         let field = self
             .tokens
             .iter()
@@ -131,40 +232,42 @@ impl<'a> Builder<'a> {
     }
 
     /// The path.
-    pub(super) fn finish(mut self) -> Option<Path> {
+    fn finish(mut self) -> Option<Path> {
         self.fixed(self.s.len());
+        self.fixed.extend_from_slice(&[0; 64]);
         (self.steps.len() <= 2 * MAX_TOKENS).then(|| Path {
             steps: self.steps.into(),
             fixed: self.fixed.into(),
             kinds: self.kinds,
+            flags: self.flags,
         })
     }
 }
 
 impl Path {
-    /// The fields of `s` read along this path (of `shape`), if it leads to the line's end:
-    /// then `s` is valid, as the walk would say, with these fields. None says nothing of the
-    /// line.
+    /// The fields of `s` read along this path, if it leads to the line's end: then `s` is
+    /// valid, as the walk would say, with these fields. None says nothing of the line.
     ///
     /// # Safety
-    /// The CPU must have AVX-512 F and BW.
+    /// The CPU must have what `lanes` is for (an `L` exists only where it does).
     #[inline(always)]
-    pub(super) unsafe fn follow(&self, s: &[u8], shape: &Shape) -> Option<TopFields> {
+    pub(super) unsafe fn follow<L: Lanes>(&self, lanes: L, s: &[u8]) -> Option<TopFields> {
         let mut at = 0;
         let mut found = [(0usize, 0usize, false); FIELDS];
         let mut utf8_done = 0;
         for step in self.steps.iter() {
             match step {
                 Step::Fixed(fixed) => {
-                    // SAFETY: the caller's.
-                    if !unsafe { fixed.found(&self.fixed, s, at) } {
+                    // SAFETY: the caller's; `fixed` is one of this path's, whose buffer has
+                    // the 64 bytes after each step that `found` may load.
+                    if !unsafe { lanes.found(*fixed, &self.fixed, s, at) } {
                         return None;
                     }
                     at += fixed.len();
                 }
                 Step::Text { field } => {
                     // SAFETY: the caller's.
-                    let (end, escaped) = unsafe { text(s, at, &mut utf8_done) }?;
+                    let (end, escaped) = unsafe { text(lanes, s, at, &mut utf8_done) }?;
                     if *field != NO_FIELD {
                         found[usize::from(*field)] = (at, end, escaped);
                     }
@@ -197,22 +300,77 @@ impl Path {
                 Kind::Number => Some(Field::Raw(start, end)),
             }
         };
+        let flags = self.flags;
         Some(TopFields {
             id: field(0),
             role: field(1),
             content: field(2),
-            is_delta: shape.is_delta,
-            graph_path: shape.graph_path.map(|(len, _)| GraphPath {
+            is_delta: flags.is_delta,
+            graph_path: flags.graph_path.map(|len| GraphPath {
                 head: match field(4) {
                     Some(Field::Str(span)) => Some(span),
                     _ => None,
                 },
                 len,
             }),
-            tool_call: shape.tool_call,
+            tool_call: flags.tool_call,
             sort: field(3),
-            has_type: shape.has_type,
+            has_type: flags.has_type,
         })
+    }
+}
+
+/// What a vector width does for [`Path::follow`]: compare fixed bytes, and classify 64 bytes of
+/// a text.
+pub(super) trait Lanes: Copy {
+    /// Whether `s` holds `fixed`'s bytes (kept in `buffer`, with at least 64 bytes after them)
+    /// at `start`.
+    ///
+    /// # Safety
+    /// The CPU must have the features this width is for.
+    unsafe fn found(self, fixed: Fixed, buffer: &[u8], s: &[u8], start: usize) -> bool;
+
+    /// The 64 bytes of `s` from `base` (fewer at its end): which are quotes, backslashes,
+    /// control characters and non-ASCII bytes, and which are `s`'s (`valid`).
+    ///
+    /// # Safety
+    /// The CPU must have the features this width is for.
+    unsafe fn text_masks(self, s: &[u8], base: usize) -> TextMasks;
+}
+
+/// 64 bytes of a text, classified (see [`Lanes::text_masks`]).
+pub(super) struct TextMasks {
+    pub(super) quote: u64,
+    pub(super) backslash: u64,
+    /// Only among the `valid` bytes.
+    pub(super) control: u64,
+    pub(super) high: u64,
+    pub(super) valid: u64,
+}
+
+impl Lanes for Avx512 {
+    #[inline(always)]
+    unsafe fn found(self, fixed: Fixed, buffer: &[u8], s: &[u8], start: usize) -> bool {
+        // SAFETY: the caller's.
+        unsafe { fixed.found(buffer, s, start) }
+    }
+
+    #[inline(always)]
+    unsafe fn text_masks(self, s: &[u8], base: usize) -> TextMasks {
+        let rest = s.len() - base;
+        let valid = if rest >= 64 { !0 } else { (1u64 << rest) - 1 };
+        // SAFETY: the caller's CPU has AVX-512 F and BW; the masked load reads only the bytes
+        // of `s` whose bit is set in `valid`.
+        unsafe {
+            let v = _mm512_maskz_loadu_epi8(valid, s.as_ptr().add(base).cast());
+            TextMasks {
+                quote: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
+                backslash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8)),
+                control: _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)) & valid,
+                high: _mm512_movepi8_mask(v),
+                valid,
+            }
+        }
     }
 }
 
@@ -221,45 +379,50 @@ impl Path {
 /// character, an escape JSON has not, ill-formed UTF-8, no closing quote).
 ///
 /// # Safety
-/// The CPU must have AVX-512 F and BW.
+/// The CPU must have what `lanes` is for.
 #[inline(always)]
-unsafe fn text(s: &[u8], start: usize, utf8_done: &mut usize) -> Option<(usize, bool)> {
+unsafe fn text<L: Lanes>(
+    lanes: L,
+    s: &[u8],
+    start: usize,
+    utf8_done: &mut usize,
+) -> Option<(usize, bool)> {
     let mut base = start;
     let mut carry = 0;
     let mut backslashes = false;
     while base < s.len() {
-        let rest = s.len() - base;
-        let valid = if rest >= 64 { !0 } else { (1u64 << rest) - 1 };
-        // SAFETY: the caller's CPU has AVX-512 F and BW; the masked load reads only the bytes
-        // of `s` whose bit is set in `valid`.
-        let (quote, backslash, control, high) = unsafe {
-            let v = _mm512_maskz_loadu_epi8(valid, s.as_ptr().add(base).cast());
-            (
-                _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
-                _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8)),
-                _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)) & valid,
-                _mm512_movepi8_mask(v),
-            )
-        };
-        let escaped = escaped_bytes(backslash, &mut carry);
-        let closing = quote & !escaped;
+        // SAFETY: the caller's.
+        let m = unsafe { lanes.text_masks(s, base) };
+        let escaped = escaped_bytes(m.backslash, &mut carry);
+        let closing = m.quote & !escaped;
         // The text's bytes in this block: those before its closing quote.
         let inside = if closing == 0 {
-            valid
+            m.valid
         } else {
             (closing & closing.wrapping_neg()) - 1
         };
-        if control & inside != 0 {
+        if m.control & inside != 0 {
             return None;
         }
-        if backslash & inside != 0 {
-            backslashes = true;
-            if !escapes_are_valid(s, base, escaped & inside) {
+        backslashes |= m.backslash & inside != 0;
+        // The byte a backslash escapes may be in the block after the backslash's.
+        if escaped & inside != 0 && !escapes_are_valid(s, base, escaped & inside) {
+            return None;
+        }
+        let high = m.high & inside;
+        if high != 0 && *utf8_done < s.len() {
+            // Text dense in non-ASCII is checked to the line's end at once, as the walk does
+            // (`Lexer::fill`): from `base`, a character boundary (a text starts after a quote,
+            // and a run checked from an earlier block moved `utf8_done` past it).
+            if high.count_ones() >= 16 {
+                let from = base.max(*utf8_done);
+                if simdutf8::basic::from_utf8(&s[from..]).is_err() {
+                    return None;
+                }
+                *utf8_done = s.len();
+            } else if !utf8_is_valid(s, base, high, utf8_done) {
                 return None;
             }
-        }
-        if high & inside != 0 && !utf8_is_valid(s, base, high & inside, utf8_done) {
-            return None;
         }
         if closing != 0 {
             return Some((base + closing.trailing_zeros() as usize, backslashes));
