@@ -243,36 +243,33 @@ fn a_known_shape_still_reads_each_line_for_itself() {
     }
 }
 
-/// A stream whose shapes do not recur is walked without gathering its tokens for a while, and
-/// shapes are looked for again after that.
+/// A stream whose shapes do not recur is walked without gathering its tokens (or trying the
+/// paths of lines before) for a while, and shapes or paths are looked for again after that.
 #[test]
-fn shapes_rest_when_none_recurs() {
+fn shapes_and_paths_rest_when_none_recurs() {
     let mut scanner = FrameScanner::default();
+    let hits = |scanner: &FrameScanner| scanner.shape_hits().or(scanner.path_hits());
     // 64 lines of 64 shapes, each seen once.
     for n in 1..=64 {
         let fields: Vec<String> = (0..n).map(|i| format!(r#""k{i}":{i}"#)).collect();
         let line = format!("{{{}}}", fields.join(","));
         agree(&mut scanner, line.as_bytes(), &line);
     }
-    let Some(0) = scanner.shape_hits() else {
-        return; // this CPU has no shapes' scan
+    let Some(0) = hits(&scanner) else {
+        return; // this CPU has neither the shapes' scan nor the paths'
     };
     let line = r#"{"id":"a","role":"assistant","content":"x","graphPath":["final"]}"#;
     for _ in 0..4000 {
         agree(&mut scanner, line.as_bytes(), line);
     }
-    assert_eq!(
-        scanner.shape_hits(),
-        Some(0),
-        "resting: no shape looked for"
-    );
+    assert_eq!(hits(&scanner), Some(0), "resting: no shape looked for");
     for _ in 0..200 {
         agree(&mut scanner, line.as_bytes(), line);
     }
-    let hits = scanner.shape_hits().unwrap();
+    let hits = hits(&scanner).unwrap();
     assert!(
         (100..200).contains(&hits),
-        "{hits} lines from a shape after the rest"
+        "{hits} lines from a shape or a path after the rest"
     );
 }
 
@@ -388,33 +385,4 @@ fn kinds_taking_turns_are_read_along_their_paths() {
         // Each kind's first line walked; every other line read along a path.
         assert_eq!(hits, n - 3, "lines read along a path");
     }
-}
-
-/// A stream whose lines do not recur is walked without trying paths for a while, and paths are
-/// tried again after that.
-#[test]
-fn paths_rest_when_none_recurs() {
-    let mut scanner = FrameScanner::default();
-    // 64 lines of 64 structures, each seen once.
-    for n in 1..=64 {
-        let fields: Vec<String> = (0..n).map(|i| format!(r#""k{i}":[{i}]"#)).collect();
-        let line = format!("{{{}}}", fields.join(","));
-        agree(&mut scanner, line.as_bytes(), &line);
-    }
-    let Some(0) = scanner.path_hits() else {
-        return; // this CPU reads no paths without shapes
-    };
-    let line = r#"{"id":"a","role":"assistant","content":"x","graphPath":["final"]}"#;
-    for _ in 0..4000 {
-        agree(&mut scanner, line.as_bytes(), line);
-    }
-    assert_eq!(scanner.path_hits(), Some(0), "resting: no path tried");
-    for _ in 0..200 {
-        agree(&mut scanner, line.as_bytes(), line);
-    }
-    let hits = scanner.path_hits().unwrap();
-    assert!(
-        (100..200).contains(&hits),
-        "{hits} lines along a path after the rest"
-    );
 }
