@@ -37,6 +37,9 @@ pub struct Http {
 struct Clients {
     connect_timeout: Duration,
     idle_timeout: Option<Duration>,
+    /// A proxy is configured in the environment (read once, as reqwest reads it once when a
+    /// client is made).
+    proxy: bool,
     /// For https, and for anything when a proxy is configured: the platform's verifier.
     tls: OnceLock<Result<reqwest::Client, String>>,
     /// For http with no proxy configured: no trusted certificates at all. Redirects keep the
@@ -63,10 +66,7 @@ fn needs_tls(url: &Url, proxy: bool) -> bool {
 impl Clients {
     /// The client for `url`, made the first time one is needed.
     fn for_url(&self, url: &Url) -> Result<&reqwest::Client> {
-        let proxy = PROXY_VARS
-            .iter()
-            .any(|v| std::env::var_os(v).is_some_and(|p| !p.is_empty()));
-        let tls = needs_tls(url, proxy);
+        let tls = needs_tls(url, self.proxy);
         let cell = if tls { &self.tls } else { &self.plain };
         cell.get_or_init(|| self.build(tls).map_err(|e| e.to_string()))
             .as_ref()
@@ -126,6 +126,9 @@ impl Http {
             clients: Arc::new(Clients {
                 connect_timeout: connect_timeout.unwrap_or(Duration::from_secs(30)),
                 idle_timeout,
+                proxy: PROXY_VARS
+                    .iter()
+                    .any(|v| std::env::var_os(v).is_some_and(|p| !p.is_empty())),
                 tls: OnceLock::new(),
                 plain: OnceLock::new(),
             }),

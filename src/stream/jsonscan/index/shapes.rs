@@ -608,10 +608,7 @@ impl Shape {
         }
         let bytes = &all[..n];
         let pos = &flat.pos[..n];
-        let token = |offset: usize| -> Option<u16> {
-            let i = pos.binary_search(&u16::try_from(offset).ok()?).ok()?;
-            u16::try_from(i).ok()
-        };
+        let token = |offset: usize| path::token_at(pos, offset);
         let mut runs = Vec::new();
         let mut numbers = Vec::new();
         // The run being made: its first token, and where it starts and ends.
@@ -716,7 +713,7 @@ impl Shape {
             is_delta: top.is_delta,
             tool_call: top.tool_call,
             has_type: top.has_type,
-            path: path::of(s, n, |i| usize::from(pos[i]), top),
+            path: path::of(s, pos, top),
         })
     }
 }

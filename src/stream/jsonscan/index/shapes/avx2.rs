@@ -24,15 +24,12 @@ use super::super::super::TopFields;
 use super::super::Lexer;
 use super::super::classify::{Avx2, scan_avx2};
 use super::path::{Lanes, Path, TextMasks};
-use super::{Fixed, MAX_LINE};
+use super::{Fixed, MAX_LINE, MAX_TOKENS};
 use std::arch::x86_64::*;
 
 /// How many paths are kept: a turn of a chat stream has about ten kinds of line (the bench's
 /// `project` streams: ten), and each must outlive a turn.
 const WAYS: usize = 16;
-
-/// The most tokens of a line given a path (its steps are at most twice as many).
-const MAX_TOKENS: usize = super::MAX_TOKENS;
 
 /// After this many lines in a row that no path read, [`REST`] lines are walked without trying.
 const COLD: u32 = 64;
@@ -67,8 +64,8 @@ pub(in crate::stream::jsonscan) struct Paths {
     rest: u32,
     /// [`COLD`], but for tests that want every line tried.
     cold_limit: u32,
-    /// Token offsets of the line whose path is being made.
-    tokens: Vec<u32>,
+    /// Token offsets of the line whose path is being made (16 bits: at most [`MAX_LINE`]).
+    tokens: Vec<u16>,
     #[cfg(test)]
     hits: usize,
 }
@@ -194,20 +191,20 @@ impl Paths {
         tokens.clear();
         let mut lex = Lexer::new(self.avx2);
         while lex.next_block < s.len() {
-            let base = lex.next_block as u32;
+            let base = lex.next_block as u16;
             let (mut t, _) = lex.fill(s);
             if tokens.len() + t.count_ones() as usize > MAX_TOKENS {
                 return None;
             }
             while t != 0 {
-                tokens.push(base + t.trailing_zeros());
+                tokens.push(base + t.trailing_zeros() as u16);
                 t &= t - 1;
             }
         }
         if lex.bad {
             return None;
         }
-        super::path::of(s, tokens.len(), |i| tokens[i] as usize, top)
+        super::path::of(s, tokens, top)
     }
 }
 

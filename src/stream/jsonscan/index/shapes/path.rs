@@ -97,28 +97,18 @@ struct Builder<'a> {
     flags: Flags,
 }
 
-/// The path of the valid line `s`, whose `n` tokens start at `pos(0)`, `pos(1)`... and whose
-/// fields the walk found (`top`): None when a field the rule reads is a container or a
-/// literal, or the line has too many steps.
-pub(super) fn of(
-    s: &[u8],
-    n: usize,
-    pos: impl Fn(usize) -> usize,
-    top: &TopFields,
-) -> Option<Path> {
-    // The number of the token at `offset`.
-    let token = |offset: usize| -> Option<u16> {
-        let (mut lo, mut hi) = (0, n);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if pos(mid) < offset {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        (lo < n && pos(lo) == offset).then_some(u16::try_from(lo).ok()?)
-    };
+/// The number of the token of a line that starts at `offset`, its tokens starting at `pos`.
+#[inline]
+pub(super) fn token_at(pos: &[u16], offset: usize) -> Option<u16> {
+    let i = pos.binary_search(&u16::try_from(offset).ok()?).ok()?;
+    u16::try_from(i).ok()
+}
+
+/// The path of the valid line `s` (at most [`super::MAX_LINE`] bytes), whose tokens start at
+/// `pos`, and whose fields the walk found (`top`): None when a field the rule reads is a
+/// container or a literal, or the line has too many steps.
+pub(super) fn of(s: &[u8], pos: &[u16], top: &TopFields) -> Option<Path> {
+    let token = |offset: usize| token_at(pos, offset);
     // The path's fields: each a text or a number (or absent), else no path.
     let on_path = |field: Option<Field>| -> Option<(Kind, Option<u16>)> {
         match field {
@@ -141,8 +131,8 @@ pub(super) fn of(
     let mut path = Builder::new(s, fields, top)?;
     let mut depth = 0usize;
     let mut before = 0u8;
-    for i in 0..n {
-        let at = pos(i);
+    for (i, &at) in pos.iter().enumerate() {
+        let at = usize::from(at);
         let b = s[at];
         match b {
             b'{' | b'[' => depth += 1,
@@ -154,7 +144,7 @@ pub(super) fn of(
             // A value (or a nested key): its text is each line's own.
             b'"' => {
                 // Never the last token: a valid line's object closes after it.
-                let next = if i + 1 < n { pos(i + 1) } else { return None };
+                let next = usize::from(*pos.get(i + 1)?);
                 let closing = closing_quote(s, at, next)?;
                 path.token(u16::try_from(i).ok()?, at, Token::Text { closing });
             }
