@@ -165,7 +165,9 @@ impl<W: Write> Printer<W> {
             place.offset + place.span.start as u64,
             (place.span.end - place.span.start) as u64,
         );
-        let map = blocks::map::Map::new(file, start, len, true);
+        // Not populated ahead: a long text is decoded by several threads, and each brings in
+        // the pages of its own pieces.
+        let map = blocks::map::Map::new(file, start, len, false);
         let read;
         let content = match &map {
             Some(map) => map.bytes(),

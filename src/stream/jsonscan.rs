@@ -159,8 +159,10 @@ impl FrameScanner {
     /// Check that `s` is one JSON object and write where its rule-relevant top-level fields are
     /// into `top`, as [`scan_frame_into`] does.
     pub fn scan_frame_into(&mut self, s: &[u8], top: &mut TopFields) -> Result<(), Invalid> {
+        // A long line has no shape or path worth keeping, and is scanned on two threads.
         #[cfg(target_arch = "x86_64")]
         let valid = match self.memory.get_or_insert_with(Memory::new) {
+            _ if s.len() >= index::UTF8_APART => index::scan(s, top),
             Memory::Shapes(shapes) => shapes.scan(s, top),
             Memory::Paths(paths) => paths.scan(s, top),
             Memory::Nothing => index::scan(s, top),

@@ -28,10 +28,18 @@ pub(super) fn take_string(mut line: Vec<u8>, span: Span) -> String {
 /// How much decoded text is gathered before it is written.
 const DECODED_CHUNK: usize = 1 << 20;
 
+/// A text of at least this many (escaped) bytes is decoded by several threads at once, a
+/// piece each (see [`decode_in_pieces`]): a report of tens of megabytes in one frame. (Both
+/// sizes smaller in unit tests, so that texts of kilobytes go this way.)
+const PARALLEL_FROM: usize = if cfg!(test) { 64 << 10 } else { 8 << 20 };
+/// The escaped bytes in one piece (a little more, to reach a place where a piece can end).
+const PIECE: usize = if cfg!(test) { 4 << 10 } else { 1 << 20 };
+
 /// Write the text of the string `content` (the bytes between a string's quotes, of a line the
 /// scanner accepted, still escaped when `escaped`) to `out`, decoded as [`take_string`]
-/// decodes it, a megabyte at a time: a text of any length costs no more memory than that. The
-/// last byte written, if any.
+/// decodes it, a megabyte at a time: a text of any length costs no more memory than a few of
+/// those. A long text is decoded on as many threads as the CPU has (up to four) and written
+/// in order. The last byte written, if any.
 pub fn write_decoded(
     content: &[u8],
     escaped: bool,
@@ -41,19 +49,17 @@ pub fn write_decoded(
         out.write_all(content)?;
         return Ok(content.last().copied());
     }
+    if content.len() >= PARALLEL_FROM {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        if threads > 1 {
+            return decode_in_pieces(content, out, PIECE, threads);
+        }
+    }
     let mut buf = Vec::with_capacity(DECODED_CHUNK.min(content.len()) + 8);
     let mut last = None;
     let mut r = 0;
     while r < content.len() {
-        // Runs are copied up to a backslash (escapes are close together in text, a newline a
-        // row), and the output is written a chunk at a time.
-        r = copy_run(content, r, DECODED_CHUNK - buf.len(), &mut buf);
-        if r < content.len() && content[r] == b'\\' {
-            let (ch, used) = escape(&content[r..]);
-            let mut utf8 = [0u8; 4];
-            buf.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
-            r += used;
-        }
+        r = decode_some(content, r, DECODED_CHUNK - buf.len(), &mut buf);
         if buf.len() >= DECODED_CHUNK {
             out.write_all(&buf)?;
             last = buf.last().copied();
@@ -65,6 +71,116 @@ pub fn write_decoded(
         last = buf.last().copied();
     }
     Ok(last)
+}
+
+/// Decode `content[r..]` onto `buf`: a run up to the next backslash (at most `room` bytes, at
+/// least one) and the escape there. Where it stopped.
+#[inline]
+fn decode_some(content: &[u8], r: usize, room: usize, buf: &mut Vec<u8>) -> usize {
+    // Runs are copied up to a backslash (escapes are close together in text, a newline a row).
+    let mut r = copy_run(content, r, room, buf);
+    if r < content.len() && content[r] == b'\\' {
+        let (ch, used) = escape(&content[r..]);
+        let mut utf8 = [0u8; 4];
+        buf.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+        r += used;
+    }
+    r
+}
+
+/// [`write_decoded`] of an escaped `content` on `threads` threads: it is cut into pieces of
+/// about `piece` bytes where no escape is cut in two ([`piece_end`]), each decoded on its own
+/// by whichever thread takes it, and the pieces are written in order as they come, a few in
+/// flight at most. Decoding a text is the same as decoding its pieces one after the other:
+/// an escape is the only thing that reads more than one byte.
+fn decode_in_pieces(
+    content: &[u8],
+    out: &mut dyn std::io::Write,
+    piece: usize,
+    threads: usize,
+) -> std::io::Result<Option<u8>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Mutex, mpsc};
+
+    let mut cuts = vec![0];
+    while let Some(&start) = cuts.last().filter(|&&c| c < content.len()) {
+        cuts.push(piece_end(content, start + piece.max(1)));
+    }
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    // Buffers written out come back here to be filled again: the memory is that of the pieces
+    // in flight, whatever the text's length.
+    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>)>(threads);
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (cuts, next, stop, spare) = (&cuts, &next, &stop, &spare);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i + 1 >= cuts.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let text = &content[cuts[i]..cuts[i + 1]];
+                    let mut buf = spare
+                        .lock()
+                        .map_or_else(|_| None, |mut s| s.pop())
+                        .unwrap_or_default();
+                    buf.clear();
+                    let mut r = 0;
+                    while r < text.len() {
+                        r = decode_some(text, r, text.len(), &mut buf);
+                    }
+                    if tx.send((i, buf)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = std::collections::BTreeMap::new();
+        let (mut want, mut last) = (0, None);
+        for (i, buf) in rx {
+            pending.insert(i, buf);
+            while let Some(buf) = pending.remove(&want) {
+                want += 1;
+                if let Err(e) = out.write_all(&buf) {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+                last = buf.last().copied().or(last);
+                if let Ok(mut s) = spare.lock() {
+                    s.push(buf);
+                }
+            }
+        }
+        Ok(last)
+    })
+}
+
+/// Where a piece of `content` that should end at `at` can end: the first place from there
+/// that no escape spans, and that does not part a surrogate pair's halves. That is a place
+/// with no backslash in the six bytes before it (an escape is at most six bytes; the low half
+/// of a pair starts six bytes after its high half's backslash), or the first backslash of a
+/// run (the run's escapes pair up from its start) that is not a pair's low half. The end of
+/// `content` when there is none.
+fn piece_end(content: &[u8], at: usize) -> usize {
+    let mut p = at;
+    while p < content.len() {
+        let before = &content[p.saturating_sub(6)..p];
+        let starts_escape = content[p] == b'\\'
+            && before.last() != Some(&b'\\')
+            && !matches!(
+                (content.get(p + 1), hex4(content, p + 2)),
+                (Some(b'u'), Some(0xDC00..=0xDFFF))
+            );
+        if starts_escape || !before.contains(&b'\\') {
+            return p;
+        }
+        p += 1;
+    }
+    content.len()
 }
 
 /// Copy `content[r..]` to `buf` up to its first backslash, at most `room` bytes (at least
@@ -290,6 +406,117 @@ mod long_tests {
             let mut written = Vec::new();
             write_decoded(&line.as_bytes()[span.start..span.end], true, &mut written).unwrap();
             assert_eq!(String::from_utf8(written).unwrap(), whole);
+        }
+    }
+}
+
+#[cfg(test)]
+mod piece_tests {
+    use super::*;
+
+    /// An escaped text of every kind of run and escape in a random order: backslash runs of
+    /// both parities, surrogate pairs and lone halves, a high half before another escape.
+    fn mixed_text(parts: usize, seed: u64) -> String {
+        let kinds = [
+            r#"\n"#,
+            r#"\""#,
+            r#"\\"#,
+            r#"\\\\"#,
+            r#"\\\""#,
+            r#"\\u0041"#,
+            r#"\u00e9"#,
+            r#"\ud83d\udcc8"#,
+            r#"\ud83d"#,
+            r#"\udcc8"#,
+            r#"\ud83d\n"#,
+            r#"\ud83d\u0041"#,
+            r#"\/\b\f\r\t"#,
+            "é",
+            "📈",
+            "plain text ",
+            "x",
+        ];
+        let mut state = seed;
+        (0..parts)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                kinds[(state % kinds.len() as u64) as usize]
+            })
+            .collect()
+    }
+
+    fn whole(content: &str) -> String {
+        let line = format!(r#"{{"content":"{content}"}}"#);
+        let Some(crate::stream::jsonscan::Field::Str(span)) =
+            crate::stream::jsonscan::scan_frame(line.as_bytes())
+                .unwrap()
+                .content
+        else {
+            panic!("no content in {line}");
+        };
+        take_string(line.into_bytes(), span)
+    }
+
+    /// Cut into pieces of every size from 1 to 40 bytes, decoded on two or three threads and
+    /// written in order, a text is what it is decoded whole: no piece ends inside an escape,
+    /// a backslash run or a surrogate pair.
+    #[test]
+    fn pieces_of_any_size_decode_as_the_whole_text() {
+        for seed in 1..=4 {
+            let content = mixed_text(300, seed);
+            let expected = whole(&content);
+            for piece in 1..=40 {
+                for threads in [2, 3] {
+                    let mut out = Vec::new();
+                    let last =
+                        decode_in_pieces(content.as_bytes(), &mut out, piece, threads).unwrap();
+                    assert_eq!(
+                        String::from_utf8(out).unwrap(),
+                        expected,
+                        "seed {seed}, pieces of {piece}, {threads} threads"
+                    );
+                    assert_eq!(last, expected.as_bytes().last().copied());
+                }
+            }
+        }
+    }
+
+    /// A text long enough to be decoded on several threads by `write_decoded` itself.
+    #[test]
+    fn a_long_text_is_decoded_in_parallel_as_a_whole() {
+        let mut content = mixed_text(2_000, 9);
+        while content.len() < PARALLEL_FROM + PIECE / 2 {
+            content.push_str(&content.clone());
+        }
+        let mut out = Vec::new();
+        let last = write_decoded(content.as_bytes(), true, &mut out).unwrap();
+        let expected = whole(&content);
+        assert!(out == expected.as_bytes(), "the decoded texts differ");
+        assert_eq!(last, expected.as_bytes().last().copied());
+    }
+
+    /// A write that fails ends the decoding with its error: no thread is left waiting.
+    #[test]
+    fn a_failed_write_stops_every_thread() {
+        struct Full(usize);
+        impl std::io::Write for Full {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+                }
+                self.0 -= 1;
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let content = mixed_text(5_000, 3);
+        for writes in [0, 1, 5] {
+            let err = decode_in_pieces(content.as_bytes(), &mut Full(writes), 64, 3).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
         }
     }
 }

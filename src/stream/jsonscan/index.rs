@@ -44,20 +44,94 @@ pub(super) use shapes::{Paths, Shapes};
 /// in `top`.
 #[inline]
 pub(super) fn scan(s: &[u8], top: &mut TopFields) -> bool {
+    if s.len() >= UTF8_APART {
+        return scan_long(s, top);
+    }
+    scan_checking(s, top, false)
+}
+
+/// [`scan`] on the CPU's best classification; with `utf8_checked`, the line is known to be
+/// UTF-8 and the walk does not check it again.
+#[inline]
+fn scan_checking(s: &[u8], top: &mut TopFields, utf8_checked: bool) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: an `Avx512` or an `Avx2` exists only when the CPU has the features its scan
         // is compiled for.
         if let Some(avx512) = Avx512::detect() {
-            unsafe { classify::scan_avx512(s, avx512, top) }
+            unsafe { classify::scan_avx512(s, avx512, top, utf8_checked) }
         } else if let Some(avx2) = Avx2::detect() {
-            unsafe { classify::scan_avx2(s, avx2, top) }
+            unsafe { classify::scan_avx2(s, avx2, top, utf8_checked) }
         } else {
-            scan_into(s, Sse2, top)
+            scan_into(s, Sse2, top, utf8_checked)
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    scan_into(s, Portable, top)
+    scan_into(s, Portable, top, utf8_checked)
+}
+
+/// A line of at least this many bytes has its UTF-8 checked on a thread of its own while the
+/// walk checks its structure: a report or a state of many megabytes in one line, where the
+/// two passes would otherwise run one after the other on one core. As long as a block of
+/// `extract-final`'s parallel scan: the other worker then skips blocks inside the line and has
+/// a core to spare, where lines of a megabyte keep both workers busy with lines of their own.
+/// (Smaller in unit tests, so that lines of a few kilobytes go this way, a piece at a time.)
+pub(super) const UTF8_APART: usize = if cfg!(test) { 4 << 10 } else { 4 << 20 };
+/// How many lines went through [`scan_long`] (for tests: it only ever grows).
+#[cfg(test)]
+pub(super) static LONG_SCANS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+/// The bytes checked between two looks at whether the walk has found the line invalid.
+pub(super) const UTF8_PIECE: usize = if cfg!(test) { 512 } else { 1 << 20 };
+
+/// [`scan`] of a long line: its structure here, its UTF-8 meanwhile on another thread (in
+/// pieces, so that a line found invalid early stops that check too). Where no thread can be
+/// started, both here.
+#[cold]
+fn scan_long(s: &[u8], top: &mut TopFields) -> bool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    #[cfg(test)]
+    LONG_SCANS.fetch_add(1, Ordering::Relaxed);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let utf8 = std::thread::Builder::new()
+            .name("utf8".into())
+            .spawn_scoped(scope, || utf8_unless(s, &stop));
+        let Ok(utf8) = utf8 else {
+            return scan_checking(s, top, false);
+        };
+        let structure = scan_checking(s, top, true);
+        if !structure {
+            stop.store(true, Ordering::Relaxed);
+        }
+        // A panic on the other thread (there is none to expect) counts as invalid, which the
+        // byte-at-a-time scanner then looks into.
+        let utf8 = utf8.join().unwrap_or(false);
+        structure && utf8
+    })
+}
+
+/// Whether `s` is UTF-8, checked [`UTF8_PIECE`] bytes at a time until `stop` is set (then
+/// false). A piece ends where a character starts (not on a continuation byte, looking at most
+/// three bytes on): pieces of a valid text are valid, and an invalid one has an invalid piece.
+fn utf8_unless(s: &[u8], stop: &std::sync::atomic::AtomicBool) -> bool {
+    let mut from = 0;
+    while from < s.len() {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
+        let mut to = (from + UTF8_PIECE).min(s.len());
+        let mut on = 0;
+        while to < s.len() && on < 3 && s[to] & 0xC0 == 0x80 {
+            to += 1;
+            on += 1;
+        }
+        if simdutf8::basic::from_utf8(&s[from..to]).is_err() {
+            return false;
+        }
+        from = to;
+    }
+    true
 }
 
 /// The odd bits of a word: a backslash run that starts on one ends on an even bit when its
@@ -708,15 +782,24 @@ fn number(s: &[u8], mut i: usize) -> Option<usize> {
 #[cfg(test)]
 pub(super) fn scan_with<C: Classify>(s: &[u8], classify: C) -> Option<TopFields> {
     let mut top = TopFields::default();
-    scan_into(s, classify, &mut top).then_some(top)
+    scan_into(s, classify, &mut top, false).then_some(top)
 }
 
-/// [`scan`] with the given classification. The fields are written in place: the struct is
-/// large, and a line's scan is short enough that copying it out would show.
+/// [`scan`] with the given classification; with `utf8_checked`, without a check of the
+/// line's UTF-8 (known good). The fields are written in place: the struct is large, and a
+/// line's scan is short enough that copying it out would show.
 #[inline(always)]
-pub(super) fn scan_into<C: Classify>(s: &[u8], classify: C, top: &mut TopFields) -> bool {
+pub(super) fn scan_into<C: Classify>(
+    s: &[u8],
+    classify: C,
+    top: &mut TopFields,
+    utf8_checked: bool,
+) -> bool {
     *top = TopFields::default();
     let mut cursor = Cursor::new(s, classify);
+    if utf8_checked {
+        cursor.lex.utf8_done = s.len();
+    }
     let Some(first) = cursor.next() else {
         return false;
     };

@@ -538,3 +538,79 @@ fn white_space_after_a_string_across_block_boundaries() {
 
 mod props;
 mod shapes;
+
+/// Lines long enough that their UTF-8 is checked on a thread of its own, in pieces, while the walk checks the rest: characters across a piece's end at every offset,
+/// bad sequences anywhere (across a piece's end among them), a bad byte of structure, each
+/// judged as serde_json judges it, by the scanner of runs of lines too.
+#[test]
+fn long_lines_are_judged_whole_with_their_utf8_checked_apart() {
+    let body = "€ü😀 plain ".repeat(index::UTF8_APART / 5);
+    let line = |pad: usize| {
+        let id = "i".repeat(pad);
+        format!("{{\"id\":\"{id}\",\"content\":\"{body}\",\"sort\":1}}").into_bytes()
+    };
+    // Where the other thread's second piece ends.
+    let edge = 2 * index::UTF8_PIECE;
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    // The text repeats every 15 bytes: a character across the edge at every offset.
+    for pad in 0..15 {
+        cases.push((format!("good, padded by {pad}"), line(pad)));
+    }
+    let good = line(0);
+    assert!(good.len() > index::UTF8_APART * 2 && good.len() > edge * 4);
+    let first = good.iter().position(|&b| b >= 0x80).unwrap();
+    let ats = [
+        first,
+        edge - 3,
+        edge - 2,
+        edge - 1,
+        edge,
+        edge + 1,
+        good.len() - 20,
+    ];
+    for at in ats {
+        for bad in [
+            &b"\xff"[..],
+            b"\xc3",
+            b"\xe2\x82",
+            b"\xed\xa0\x80",
+            b"\x80\x80\x80\x80",
+        ] {
+            let mut l = good.clone();
+            l.splice(at..at, bad.iter().copied());
+            cases.push((format!("{bad:?} at {at}"), l));
+        }
+    }
+    let mut structure = good.clone();
+    let near_end = structure.len() - 10;
+    structure[near_end] = b'}';
+    cases.push(("a brace in place of a quote".into(), structure));
+    let mut scanner = FrameScanner::default();
+    let before = index::LONG_SCANS.load(std::sync::atomic::Ordering::Relaxed);
+    for (what, l) in &cases {
+        let serde = serde_accepts(l);
+        assert_eq!(serde, what.starts_with("good"), "{what}");
+        assert_eq!(scan_frame(l).is_ok(), serde, "{what}");
+        let mut top = TopFields::default();
+        assert_eq!(
+            scanner.scan_frame_into(l, &mut top).is_ok(),
+            serde,
+            "{what}"
+        );
+        if serde {
+            assert_eq!(
+                text(l, top.content).as_deref(),
+                Some(body.as_str()),
+                "{what}"
+            );
+        }
+    }
+    // Both scanners took the long way with every line (other tests may add to the count).
+    let after = index::LONG_SCANS.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        after - before >= 2 * cases.len(),
+        "{} of {}",
+        after - before,
+        2 * cases.len()
+    );
+}

@@ -319,8 +319,9 @@ mod x86 {
         s: &[u8],
         avx2: Avx2,
         top: &mut TopFields,
+        utf8_checked: bool,
     ) -> bool {
-        scan_into(s, avx2, top)
+        scan_into(s, avx2, top, utf8_checked)
     }
     /// AVX-512 (F and BW): a block is one 64-byte register, and each class one compare into a
     /// mask register, which is the bit mask itself (AVX2 needs two halves, a byte-mask
@@ -424,7 +425,8 @@ mod x86 {
         s: &[u8],
         avx512: Avx512,
         top: &mut TopFields,
+        utf8_checked: bool,
     ) -> bool {
-        scan_into(s, avx512, top)
+        scan_into(s, avx512, top, utf8_checked)
     }
 }
