@@ -561,7 +561,7 @@ impl<C: Classify> Lexer<C> {
             }
             white |= allowed;
         }
-        if escaped != 0 && !escapes_are_valid(s, base, escaped) {
+        if escaped != 0 && !self.classify.escapes_valid(s, base, escaped) {
             return self.fail(s);
         }
         if m.high != 0 && self.utf8_done < s.len() {
@@ -612,9 +612,10 @@ fn escaped_slow(s: &[u8], start: usize, end: usize) -> bool {
 }
 
 /// Each escaped byte (at `base` + its bit) is one JSON allows after a backslash. Out of line:
-/// escapes are rare.
+/// escapes are rare but in strings of escaped JSON, where the classification looks a block's
+/// up at once ([`Classify::escapes_valid`]).
 #[inline(never)]
-fn escapes_are_valid(s: &[u8], base: usize, mut escaped: u64) -> bool {
+pub(super) fn escapes_are_valid(s: &[u8], base: usize, mut escaped: u64) -> bool {
     while escaped != 0 {
         let at = base + escaped.trailing_zeros() as usize;
         escaped &= escaped - 1;

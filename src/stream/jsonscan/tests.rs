@@ -614,3 +614,50 @@ fn long_lines_are_judged_whole_with_their_utf8_checked_apart() {
         2 * cases.len()
     );
 }
+
+/// Every byte after a backslash, in every lane of a block that holds other escapes (where the
+/// AVX classifications look the block up whole) and in a line's short last block (where they
+/// check it one escape at a time), `\u` with good and bad hex digits among them: each line
+/// judged as serde_json judges it, by every classification.
+#[test]
+fn every_escaped_byte_in_every_lane_is_judged_as_serde_judges_it() {
+    // Escapes every three bytes: any 64-byte block of the text holds many.
+    let body: Vec<u8> = br"ab\n".repeat(50);
+    let mut escapes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b'\\', b]).collect();
+    escapes.extend([
+        br"\u00e9".to_vec(),
+        br"\u00E9".to_vec(),
+        br"\u00g9".to_vec(),
+        br"\u00".to_vec(),
+    ]);
+    let places = (0..66).chain(body.len() - 8..=body.len());
+    for at in places {
+        for escape in &escapes {
+            let mut line = br#"{"a":""#.to_vec();
+            line.extend_from_slice(&body[..at]);
+            line.extend_from_slice(escape);
+            line.extend_from_slice(&body[at..]);
+            line.extend_from_slice(br#""}"#);
+            let serde = serde_accepts(&line);
+            let show = || format!("{:?} at {at}", String::from_utf8_lossy(escape));
+            assert_eq!(
+                index::scan_with(&line, index::Sse2).is_some(),
+                serde,
+                "sse2, {}",
+                show()
+            );
+            if let Some(avx2) = index::Avx2::detect() {
+                assert_eq!(
+                    index::scan_with(&line, avx2).is_some(),
+                    serde,
+                    "avx2, {}",
+                    show()
+                );
+            }
+            if let Some(avx512) = index::Avx512::detect() {
+                let got = index::scan_with(&line, avx512).is_some();
+                assert_eq!(got, serde, "avx512, {}", show());
+            }
+        }
+    }
+}

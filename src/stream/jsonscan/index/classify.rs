@@ -4,7 +4,7 @@
 //! is a shifted copy of the line's last 64 bytes, a padded copy of a short line, or (AVX-512)
 //! one masked load.
 
-use super::{Chunk, Lexer};
+use super::{Chunk, Lexer, escapes_are_valid};
 
 /// One 64-byte block as bit masks: bit `i` is byte `i`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,6 +62,15 @@ pub(in crate::stream::jsonscan) trait Classify: Copy {
     #[inline(never)]
     fn refill(lex: &mut Lexer<Self>, s: &[u8], chunk: &mut Chunk) {
         lex.fill_chunk(s, chunk)
+    }
+
+    /// Whether each escaped byte of the block at `base` (bits of `escaped`, none past the end
+    /// of `s`) is one JSON allows after a backslash, as [`escapes_are_valid`] checks them one
+    /// at a time. The AVX classifications look a whole block up at once where it holds two
+    /// escapes or more (a JSON document inside a string escapes every quote).
+    #[inline(always)]
+    fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool {
+        escapes_are_valid(s, base, escaped)
     }
 
     /// Bit `i` is the parity of the bits `0..=i` of `x` (which bytes are inside a string).
@@ -135,7 +144,7 @@ pub(in crate::stream::jsonscan) use x86::{Avx2, Avx512, Sse2, scan_avx2, scan_av
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::super::{Chunk, Lexer, scan_into};
+    use super::super::{Chunk, Lexer, escapes_are_valid, scan_into};
     use super::{Classify, Masks};
     use crate::stream::jsonscan::TopFields;
     use std::arch::x86_64::*;
@@ -187,6 +196,51 @@ mod x86 {
             }
             m
         }
+    }
+
+    /// [`Classify::escapes_valid`] of a block of `s` with AVX2 (an `Avx512` has it too): the
+    /// bytes that may follow a backslash (`"\\/bfnrtu`) found by two 16-entry lookups, of each
+    /// byte's low and high half, whose bits meet only for those nine bytes; a `u`'s four hex
+    /// digits are then checked one escape at a time. A single escape, or one in a line's short
+    /// last block, is checked on its own.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    unsafe fn escapes_valid_avx2(s: &[u8], base: usize, escaped: u64) -> bool {
+        let block = match s[base..].first_chunk::<64>() {
+            Some(block) if escaped & escaped.wrapping_sub(1) != 0 => block,
+            _ => return escapes_are_valid(s, base, escaped),
+        };
+        // Bits by high half: 2 -> 1 (`"` `/`), 5 -> 2 (`\`), 6 -> 4 (`b` `f` `n`),
+        // 7 -> 8 (`r` `t` `u`); by low half, the bits of the high halves it goes with.
+        const LOW: [i8; 16] = [0, 0, 1 | 4 | 8, 0, 8, 8, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1];
+        const HIGH: [i8; 16] = [0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0];
+        let (mut allowed, mut u) = (0u64, 0u64);
+        // SAFETY: the caller's (AVX2); the loads read bytes 32k..32k+32 of a 64-byte array.
+        unsafe {
+            let table = |t: [i8; 16]| {
+                _mm256_setr_epi8(
+                    t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11],
+                    t[12], t[13], t[14], t[15], t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7],
+                    t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15],
+                )
+            };
+            let (low, high) = (table(LOW), table(HIGH));
+            let nibble = _mm256_set1_epi8(0x0F);
+            for k in 0..2 {
+                let v = _mm256_loadu_si256(block.as_ptr().add(32 * k).cast());
+                let lo = _mm256_and_si256(v, nibble);
+                let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+                let both =
+                    _mm256_and_si256(_mm256_shuffle_epi8(low, lo), _mm256_shuffle_epi8(high, hi));
+                let none = _mm256_movemask_epi8(_mm256_cmpeq_epi8(both, _mm256_setzero_si256()));
+                allowed |= u64::from(!(none as u32)) << (32 * k);
+                let is_u = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'u' as i8)));
+                u |= u64::from(is_u as u32) << (32 * k);
+            }
+        }
+        escaped & !allowed == 0 && (escaped & u == 0 || escapes_are_valid(s, base, escaped & u))
     }
 
     /// AVX2: two 32-byte lanes per block. A value exists only when the CPU has AVX2.
@@ -285,6 +339,12 @@ mod x86 {
             // SAFETY: an `Avx2` exists only when the CPU has the features the function is
             // compiled for.
             unsafe { refill_avx2(lex, s, chunk) }
+        }
+
+        #[inline(always)]
+        fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool {
+            // SAFETY: an `Avx2` exists only when the CPU has AVX2.
+            unsafe { escapes_valid_avx2(s, base, escaped) }
         }
 
         /// One carry-less multiplication by all ones.
@@ -397,6 +457,12 @@ mod x86 {
             // SAFETY: an `Avx512` exists only when the CPU has the features the function is
             // compiled for.
             unsafe { refill_avx512(lex, s, chunk) }
+        }
+
+        #[inline(always)]
+        fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool {
+            // SAFETY: an `Avx512` exists only when the CPU has AVX2 too.
+            unsafe { escapes_valid_avx2(s, base, escaped) }
         }
 
         #[inline(always)]
