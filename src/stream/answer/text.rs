@@ -362,19 +362,9 @@ mod long_tests {
         while content.len() < 3 * DECODED_CHUNK {
             content.push_str(r#"row \"q\" caf\u00e9 \ud83d\udcc8 \\ end\n"#);
         }
-        let line = format!(r#"{{"content":"{content}"}}"#);
-        let span = match crate::stream::jsonscan::scan_frame(line.as_bytes())
-            .unwrap()
-            .content
-        {
-            Some(crate::stream::jsonscan::Field::Str(span)) => span,
-            other => panic!("{other:?}"),
-        };
-        let whole = take_string(line.clone().into_bytes(), span);
         let mut written = Vec::new();
-        let last =
-            write_decoded(&line.as_bytes()[span.start..span.end], true, &mut written).unwrap();
-        assert_eq!(written, whole.as_bytes());
+        let last = write_decoded(content.as_bytes(), true, &mut written).unwrap();
+        assert_eq!(written, whole(&content).as_bytes());
         assert_eq!(last, Some(b'\n'));
     }
 
@@ -394,25 +384,11 @@ mod long_tests {
             if tail {
                 content.push_str("end");
             }
-            let line = format!(r#"{{"content":"{content}"}}"#);
-            let Some(crate::stream::jsonscan::Field::Str(span)) =
-                crate::stream::jsonscan::scan_frame(line.as_bytes())
-                    .unwrap()
-                    .content
-            else {
-                panic!("no content in {line}");
-            };
-            let whole = take_string(line.clone().into_bytes(), span);
             let mut written = Vec::new();
-            write_decoded(&line.as_bytes()[span.start..span.end], true, &mut written).unwrap();
-            assert_eq!(String::from_utf8(written).unwrap(), whole);
+            write_decoded(content.as_bytes(), true, &mut written).unwrap();
+            assert_eq!(String::from_utf8(written).unwrap(), whole(&content));
         }
     }
-}
-
-#[cfg(test)]
-mod piece_tests {
-    use super::*;
 
     /// An escaped text of every kind of run and escape in a random order: backslash runs of
     /// both parities, surrogate pairs and lone halves, a high half before another escape.
@@ -447,6 +423,7 @@ mod piece_tests {
             .collect()
     }
 
+    /// The text of `content` (a string's escaped bytes) decoded whole, from a line holding it.
     fn whole(content: &str) -> String {
         let line = format!(r#"{{"content":"{content}"}}"#);
         let Some(crate::stream::jsonscan::Field::Str(span)) =
