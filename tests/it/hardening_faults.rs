@@ -56,7 +56,7 @@ fn case(faults: &[&str], args: &[&str], code: i32, check: Check) -> Case {
     }
 }
 
-/// Run every case; collect all mismatches so one run shows the whole picture. Cases run four
+/// Run every case; collect all mismatches so one run shows the whole picture. Cases run eight
 /// at a time, each with its own emulator and home: most of a case is waiting (idle timeouts,
 /// delays, retry back-offs), which one at a time made this the slowest test of the suite.
 fn run_matrix(
@@ -78,7 +78,7 @@ fn run_matrix(
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for _ in 0..4 {
+        for _ in 0..8 {
             scope.spawn(|| {
                 while let Some(c) =
                     cases.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
