@@ -266,7 +266,7 @@ fn the_truths_hold_under_every_fault_in_every_format() {
     let queue = Mutex::new(cases.into_iter());
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..4 {
+        for _ in 0..8 {
             s.spawn(|| {
                 loop {
                     let Some(case) = queue.lock().unwrap().next() else {
