@@ -64,9 +64,9 @@ pub(in crate::stream::jsonscan) trait Classify: Copy {
         lex.fill_chunk(s, chunk)
     }
 
-    /// Whether each escaped byte of the block at `base` (bits of `escaped`, none past the end
-    /// of `s`) is one JSON allows after a backslash, as [`escapes_are_valid`] checks them one
-    /// at a time. The AVX classifications look a whole block up at once where it holds two
+    /// Whether each escaped byte of the block at `base` (bits of `escaped`) is one JSON allows
+    /// after a backslash, as [`escapes_are_valid`] checks them one at a time (a bit past the
+    /// end of `s`, after a line's last backslash, is not). The AVX classifications look a whole block up at once where it holds two
     /// escapes or more (a JSON document inside a string escapes every quote).
     #[inline(always)]
     fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool {
