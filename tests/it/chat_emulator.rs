@@ -273,6 +273,7 @@ fn the_continue_hint_works_when_pasted() {
     let out = Command::new("sh")
         .env_clear()
         .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", common::isolation::SHARED_CACHE)
         .env(
             "PATH",
             format!("{}:/usr/bin:/bin", bin.parent().unwrap().display()),

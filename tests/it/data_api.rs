@@ -256,6 +256,7 @@ fn the_cut_tables_command_works_when_pasted() {
         let out = run(std::process::Command::new("sh")
             .env_clear()
             .env("HOME", home.path())
+            .env("XDG_CACHE_HOME", common::isolation::SHARED_CACHE)
             .env(
                 "PATH",
                 format!("{}:/usr/bin:/bin", bin.parent().unwrap().display()),

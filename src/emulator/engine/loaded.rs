@@ -208,10 +208,11 @@ pub fn keep_samples_in(dir: PathBuf) {
 /// build, a third of one in a release build (most of it SQLite inserting, indexing and
 /// analysing 24 MB), so it is built once and kept:
 /// - in the cache directory ([`keep_samples_in`]), a file per date and build of this program,
-///   opened read-only by every later process;
-/// - in memory, from the second start for the same date in one process on (a test harness
-///   starts hundreds, `eval` several), read in place by every later start; one that starts a
-///   single emulator (`chat --demo`, `serve`) never holds a second copy.
+///   opened read-only by every later process, and built by one process at a time;
+/// - in memory, read in place by every later start for the same date in one process: from the
+///   first start where there is no cache directory (a library user: the test harness starts
+///   hundreds), else from the second (a file that could not be written or read), so that one
+///   that starts a single emulator (`chat --demo`, `serve`) never holds a second copy.
 fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse> {
     use std::collections::HashMap;
     use std::sync::Mutex;
@@ -235,6 +236,14 @@ fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse>
     if let Some(w) = file.as_deref().and_then(sample_cache::open) {
         return Ok(w);
     }
+    // Another process starting on the same date (a script's commands run side by side, a test
+    // harness's hundreds) may be building it now: wait for its file rather than build it twice.
+    let _building = file.as_deref().and_then(sample_cache::building);
+    if _building.is_some()
+        && let Some(w) = file.as_deref().and_then(sample_cache::open)
+    {
+        return Ok(w);
+    }
     let mut conn = rusqlite::Connection::open_in_memory()?;
     sample_data::build(&conn, today.map(super::dates::Date::new))?;
     if let Some(file) = &file {
@@ -244,8 +253,12 @@ fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse>
             return Ok(w);
         }
     }
-    // The second build of a date in this process is kept for the starts after it.
-    if let std::collections::hash_map::Entry::Vacant(first) = samples.entry(today) {
+    // Kept in memory for the starts after this one: from the first build where no file can
+    // keep it (no cache directory: a library user, such as the test harness, which starts
+    // hundreds); from the second where one should have and could not be written or read.
+    if file.is_some()
+        && let std::collections::hash_map::Entry::Vacant(first) = samples.entry(today)
+    {
         first.insert(Kept::Once);
         return Warehouse::from_memory(&conn);
     }
@@ -297,6 +310,70 @@ mod sample_cache {
         Some(w)
     }
 
+    /// How long to wait for another process's build of the same file before building it
+    /// anyway: a build takes about a second of CPU in a debug build; a holder that takes longer
+    /// is stopped or stuck, and must not hold this process up for good.
+    const BUILD_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+    /// Held while this process builds `file`: an exclusive lock on `.<file name>.lock` beside
+    /// it, removed when dropped (before the lock is let go, so a process that waited on it finds
+    /// the file written, and one that comes later a fresh lock).
+    pub struct Building {
+        path: PathBuf,
+        _file: std::fs::File,
+    }
+
+    impl Drop for Building {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+
+    /// The lock for building `file`, once no other process holds it (waiting for one that does,
+    /// up to [`BUILD_WAIT`]); `None` when it cannot be had, and this process builds unguarded.
+    pub fn building(file: &Path) -> Option<Building> {
+        let dir = file.parent()?;
+        std::fs::create_dir_all(dir).ok()?;
+        let path = dir.join(format!(".{}.lock", file.file_name()?.to_str()?));
+        let waited = std::time::Instant::now();
+        loop {
+            let lock = std::fs::File::options()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .ok()?;
+            match lock.try_lock() {
+                // The holder before us removes the file before it lets go: a lock on a removed
+                // file guards nothing, so take the one now at the path.
+                Ok(()) if same_file(&lock, &path) => {
+                    return Some(Building { path, _file: lock });
+                }
+                Ok(()) => continue,
+                Err(std::fs::TryLockError::WouldBlock) if waited.elapsed() < BUILD_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Whether `file` is still the one at `path`.
+    #[cfg(unix)]
+    fn same_file(file: &std::fs::File, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+
+    /// Elsewhere a file that is open cannot be removed: the one at the path is the one locked.
+    #[cfg(not(unix))]
+    fn same_file(_: &std::fs::File, _: &Path) -> bool {
+        true
+    }
+
     /// Write the built sample to `file` (through a temporary name and a rename, so a reader
     /// never sees half a file), then leave only this build's most recent dates.
     pub fn write(built: &rusqlite::Connection, file: &Path) {
@@ -346,5 +423,48 @@ mod sample_cache {
         for (_, path) in mine.into_iter().skip(KEEP) {
             let _ = std::fs::remove_file(path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sample_cache::building;
+
+    /// One process builds a date at a time: while the lock is held no other open of it can
+    /// take it; once let go its file is gone and the next taker gets a fresh one at once.
+    #[test]
+    fn one_build_of_a_file_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir
+            .path()
+            .join("analyst")
+            .join("sample-b-2025-12-31.sqlite");
+        let lock = dir
+            .path()
+            .join("analyst")
+            .join(".sample-b-2025-12-31.sqlite.lock");
+        let held = building(&file).expect("the first taker gets the lock");
+        assert!(lock.is_file());
+        let other = std::fs::File::options().write(true).open(&lock).unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        // A waiter holds the old file open: it must not keep the next taker out.
+        drop(held);
+        assert!(!lock.exists());
+        let next = building(&file).expect("the next taker gets a fresh lock");
+        assert!(lock.is_file());
+        assert!(matches!(
+            std::fs::File::options()
+                .write(true)
+                .open(&lock)
+                .unwrap()
+                .try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(next);
+        drop(other);
+        assert!(!lock.exists());
     }
 }

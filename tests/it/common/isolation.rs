@@ -5,18 +5,18 @@
 use std::path::Path;
 use std::process::Command;
 
+/// A cache shared by every test of the run: the demo's sample database is built once a date,
+/// not once a process (see `keep_samples_in`). Tests of a first run in a fresh HOME, and of the
+/// cache itself, leave it out.
+pub const SHARED_CACHE: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/cache");
+
 /// Cut `cmd` off from the user's environment; `home` holds its HOME, config and state.
 pub fn isolate(cmd: &mut Command, home: &Path) {
     cmd.env_clear()
         .env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_STATE_HOME", home.join("state"))
-        // A cache shared by every test of the run: the demo's sample database is built once
-        // a date, not once a process (see `keep_samples_in`).
-        .env(
-            "XDG_CACHE_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/cache"),
-        )
+        .env("XDG_CACHE_HOME", SHARED_CACHE)
         .env("ANALYST_TEST_BACKOFF_MS", "1")
         .env("NO_COLOR", "1");
     if let Some(path) = std::env::var_os("PATH") {

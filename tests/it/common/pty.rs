@@ -139,6 +139,7 @@ pub fn prompt_cmd(home: &Path) -> Command {
         .env("HOME", home)
         .env("XDG_STATE_HOME", home.join("state"))
         .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", super::isolation::SHARED_CACHE)
         .env("TERM", "xterm")
         .env("NO_COLOR", "1")
         .current_dir(home);
