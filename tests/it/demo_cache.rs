@@ -60,20 +60,15 @@ fn the_sample_is_kept_per_date_reused_rebuilt_when_damaged_and_pruned() {
         (0, first)
     );
     assert!(std::fs::metadata(&file).unwrap().len() > 1_000_000);
-    // Five more dates: at most four kept, the most recent among them.
-    for day in [
-        "2026-07-01",
-        "2026-07-02",
-        "2026-07-03",
-        "2026-07-04",
-        "2026-07-05",
-    ] {
+    // Four more dates, five in all: at most four kept, the most recent among them and the
+    // least recently used (2026-06-30) gone.
+    for day in ["2026-07-01", "2026-07-02", "2026-07-03", "2026-07-04"] {
         assert_eq!(final_answer(home.path(), cache.path(), day).0, 0);
     }
     let files = kept(cache.path());
     assert_eq!(files.len(), 4, "{files:?}");
     assert!(
-        files.iter().any(|f| f.ends_with("-2026-07-05.sqlite")),
+        files.iter().any(|f| f.ends_with("-2026-07-04.sqlite")),
         "{files:?}"
     );
     assert!(

@@ -25,8 +25,14 @@
 use super::{BitStack, GraphPath, Key, MAX_DEPTH, Span, TopFields, key_of, unescape};
 
 mod classify;
+mod pieces;
 #[cfg(target_arch = "x86_64")]
 mod shapes;
+
+use pieces::Pieces;
+#[cfg(test)]
+pub(super) use pieces::{HELPER_FIRST, PIECE, SKIPPED};
+use std::sync::Arc;
 
 pub(super) use classify::Classify;
 #[cfg(test)]
@@ -47,91 +53,83 @@ pub(super) fn scan(s: &[u8], top: &mut TopFields) -> bool {
     if s.len() >= UTF8_APART {
         return scan_long(s, top);
     }
-    scan_checking(s, top, false)
+    scan_checking(s, top, None)
 }
 
-/// [`scan`] on the CPU's best classification; with `utf8_checked`, the line is known to be
-/// UTF-8 and the walk does not check it again.
+/// [`scan`] on the CPU's best classification; with `long`, a long line's pieces (their UTF-8
+/// checked by whoever takes them, not by the walk).
 #[inline]
-fn scan_checking(s: &[u8], top: &mut TopFields, utf8_checked: bool) -> bool {
+fn scan_checking(s: &[u8], top: &mut TopFields, long: Option<&Arc<Pieces>>) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: an `Avx512` or an `Avx2` exists only when the CPU has the features its scan
         // is compiled for.
         if let Some(avx512) = Avx512::detect() {
-            unsafe { classify::scan_avx512(s, avx512, top, utf8_checked) }
+            unsafe { classify::scan_avx512(s, avx512, top, long) }
         } else if let Some(avx2) = Avx2::detect() {
-            unsafe { classify::scan_avx2(s, avx2, top, utf8_checked) }
+            unsafe { classify::scan_avx2(s, avx2, top, long) }
         } else {
-            scan_into(s, Sse2, top, utf8_checked)
+            scan_into(s, Sse2, top, long)
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    scan_into(s, Portable, top, utf8_checked)
+    scan_into(s, Portable, top, long)
 }
 
-/// A line of at least this many bytes has its UTF-8 checked on a thread of its own while the
-/// walk checks its structure: a report or a state of many megabytes in one line, where the
-/// two passes would otherwise run one after the other on one core. As long as a block of
-/// `extract-final`'s parallel scan: the other worker then skips blocks inside the line and has
-/// a core to spare, where lines of a megabyte keep both workers busy with lines of their own.
-/// (Smaller in unit tests, so that lines of a few kilobytes go this way, a piece at a time.)
+/// A line of at least this many bytes is checked on two cores ([`pieces`]): a report or a
+/// state of many megabytes in one line, which one core would otherwise walk alone. As long as
+/// a block of `extract-final`'s parallel scan: the other worker then skips blocks inside the
+/// line and has a core to spare, where lines of a megabyte keep both workers busy with lines
+/// of their own. (Smaller in unit tests, so that lines of a few kilobytes go this way.)
 pub(super) const UTF8_APART: usize = if cfg!(test) { 4 << 10 } else { 4 << 20 };
 /// How many lines went through [`scan_long`] (for tests: it only ever grows).
 #[cfg(test)]
 pub(super) static LONG_SCANS: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
-/// The bytes checked between two looks at whether the walk has found the line invalid.
-pub(super) const UTF8_PIECE: usize = if cfg!(test) { 512 } else { 1 << 20 };
 
-/// [`scan`] of a long line: its structure here, its UTF-8 meanwhile on another thread (in
-/// pieces, so that a line found invalid early stops that check too). Where no thread can be
-/// started, both here.
+/// [`scan`] of a long line: walked from its start here while a helper thread takes its pieces
+/// from the end ([`pieces`]). Where no thread can be started, all of it here.
 #[cold]
 fn scan_long(s: &[u8], top: &mut TopFields) -> bool {
-    use std::sync::atomic::{AtomicBool, Ordering};
     #[cfg(test)]
-    LONG_SCANS.fetch_add(1, Ordering::Relaxed);
-    let stop = AtomicBool::new(false);
+    LONG_SCANS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let pieces = Arc::new(Pieces::new(s.len()));
+    // Tests ask for the helper's whole part first at times: then the walk meets every piece
+    // the helper has done, whatever the threads' timing.
+    #[cfg(test)]
+    if pieces::HELPER_FIRST.get() {
+        help(&pieces, s);
+    }
     std::thread::scope(|scope| {
-        let utf8 = std::thread::Builder::new()
-            .name("utf8".into())
-            .spawn_scoped(scope, || utf8_unless(s, &stop));
-        let Ok(utf8) = utf8 else {
-            return scan_checking(s, top, false);
+        let ahead = Arc::clone(&pieces);
+        let helper = std::thread::Builder::new()
+            .name("scan-ahead".into())
+            .spawn_scoped(scope, move || help(&ahead, s));
+        let Ok(helper) = helper else {
+            return scan_checking(s, top, None);
         };
-        let structure = scan_checking(s, top, true);
-        if !structure {
-            stop.store(true, Ordering::Relaxed);
-        }
+        let valid = scan_checking(s, top, Some(&pieces));
+        pieces.stop();
         // A panic on the other thread (there is none to expect) counts as invalid, which the
         // byte-at-a-time scanner then looks into.
-        let utf8 = utf8.join().unwrap_or(false);
-        structure && utf8
+        helper.join().is_ok() && valid
     })
 }
 
-/// Whether `s` is UTF-8, checked [`UTF8_PIECE`] bytes at a time until `stop` is set (then
-/// false). A piece ends where a character starts (not on a continuation byte, looking at most
-/// three bytes on): pieces of a valid text are valid, and an invalid one has an invalid piece.
-fn utf8_unless(s: &[u8], stop: &std::sync::atomic::AtomicBool) -> bool {
-    let mut from = 0;
-    while from < s.len() {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            return false;
+/// The helper's part of [`scan_long`], on the CPU's best classification.
+fn help(pieces: &Pieces, s: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(avx512) = Avx512::detect() {
+            pieces.help(s, avx512)
+        } else if let Some(avx2) = Avx2::detect() {
+            pieces.help(s, avx2)
+        } else {
+            pieces.help(s, Sse2)
         }
-        let mut to = (from + UTF8_PIECE).min(s.len());
-        let mut on = 0;
-        while to < s.len() && on < 3 && s[to] & 0xC0 == 0x80 {
-            to += 1;
-            on += 1;
-        }
-        if simdutf8::basic::from_utf8(&s[from..to]).is_err() {
-            return false;
-        }
-        from = to;
     }
-    true
+    #[cfg(not(target_arch = "x86_64"))]
+    pieces.help(s, Portable)
 }
 
 /// The odd bits of a word: a backslash run that starts on one ends on an even bit when its
@@ -192,6 +190,17 @@ pub(super) struct Chunk {
     backslash: [u64; CHUNK],
 }
 
+impl Chunk {
+    fn new() -> Chunk {
+        Chunk {
+            base: 0,
+            len: 0,
+            tokens: [0; CHUNK],
+            backslash: [0; CHUNK],
+        }
+    }
+}
+
 /// The classification's state between blocks.
 pub(super) struct Lexer<C> {
     classify: C,
@@ -206,6 +215,9 @@ pub(super) struct Lexer<C> {
     bad: bool,
     /// Where the last run of non-ASCII bytes checked to be UTF-8 ended.
     utf8_done: usize,
+    /// A long line's pieces, and where the next one starts (`usize::MAX`: none).
+    pieces: Option<Arc<Pieces>>,
+    piece_at: usize,
 }
 
 impl<'a, C: Classify> Cursor<'a, C> {
@@ -215,12 +227,7 @@ impl<'a, C: Classify> Cursor<'a, C> {
             base: 0,
             tokens: 0,
             word: 0,
-            chunk: Chunk {
-                base: 0,
-                len: 0,
-                tokens: [0; CHUNK],
-                backslash: [0; CHUNK],
-            },
+            chunk: Chunk::new(),
             lex: Lexer::new(classify),
         }
     }
@@ -515,12 +522,25 @@ impl<C: Classify> Lexer<C> {
             scalar_carry: 0,
             bad: false,
             utf8_done: 0,
+            pieces: None,
+            piece_at: usize::MAX,
         }
     }
 
     /// Classify the next blocks of `s`, up to a chunk's worth, into `chunk`.
     #[inline(always)]
     pub(super) fn fill_chunk(&mut self, s: &[u8], chunk: &mut Chunk) {
+        if self.next_block == self.piece_at {
+            self.enter_pieces(s);
+            if self.bad {
+                // No more tokens: one empty block, so that the cursor asks for no more.
+                chunk.base = self.next_block;
+                chunk.tokens[0] = 0;
+                chunk.backslash[0] = 0;
+                chunk.len = 1;
+                return;
+            }
+        }
         chunk.base = self.next_block;
         let mut len = 0;
         while len < CHUNK && self.next_block < s.len() {
@@ -593,6 +613,54 @@ impl<C: Classify> Lexer<C> {
             (m.op & !in_string) | (quote & in_string) | scalar_start,
             m.backslash,
         )
+    }
+
+    /// At the start of a long line's piece ([`pieces`]): the walk takes it (checking its
+    /// UTF-8) or jumps over it where the helper has classified it from the state the walk is
+    /// in, and so on over the pieces after it.
+    #[cold]
+    #[inline(never)]
+    fn enter_pieces(&mut self, s: &[u8]) {
+        let Some(pieces) = self.pieces.clone() else {
+            self.piece_at = usize::MAX;
+            return;
+        };
+        loop {
+            let k = self.next_block / pieces::PIECE;
+            if k >= pieces.count {
+                self.piece_at = usize::MAX;
+                if !pieces.utf8(s, pieces.count) {
+                    self.fail(s);
+                }
+                return;
+            }
+            self.piece_at = (k + 1) * pieces::PIECE;
+            let Some(done) = pieces.take(k) else {
+                if !pieces.utf8(s, k) {
+                    self.fail(s);
+                }
+                return;
+            };
+            if !done.utf8 {
+                self.fail(s);
+                return;
+            }
+            match done.skip {
+                Some(skip)
+                    if self.in_string == !0
+                        && self.escape_carry == skip.escape_in
+                        && self.scalar_carry == 0 =>
+                {
+                    self.next_block = self.piece_at;
+                    self.escape_carry = skip.escape_out;
+                    self.in_string = skip.in_string_out;
+                    self.scalar_carry = skip.scalar_out;
+                    #[cfg(test)]
+                    pieces::SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                _ => return,
+            }
+        }
     }
 
     /// A byte no valid line holds: no more tokens.
@@ -783,23 +851,25 @@ fn number(s: &[u8], mut i: usize) -> Option<usize> {
 #[cfg(test)]
 pub(super) fn scan_with<C: Classify>(s: &[u8], classify: C) -> Option<TopFields> {
     let mut top = TopFields::default();
-    scan_into(s, classify, &mut top, false).then_some(top)
+    scan_into(s, classify, &mut top, None).then_some(top)
 }
 
-/// [`scan`] with the given classification; with `utf8_checked`, without a check of the
-/// line's UTF-8 (known good). The fields are written in place: the struct is large, and a
-/// line's scan is short enough that copying it out would show.
+/// [`scan`] with the given classification; with `long`, a long line's pieces, which check
+/// its UTF-8 ([`pieces`]). The fields are written in place: the struct is large, and a line's
+/// scan is short enough that copying it out would show.
 #[inline(always)]
 pub(super) fn scan_into<C: Classify>(
     s: &[u8],
     classify: C,
     top: &mut TopFields,
-    utf8_checked: bool,
+    long: Option<&Arc<Pieces>>,
 ) -> bool {
     *top = TopFields::default();
     let mut cursor = Cursor::new(s, classify);
-    if utf8_checked {
+    if let Some(pieces) = long {
         cursor.lex.utf8_done = s.len();
+        cursor.lex.pieces = Some(Arc::clone(pieces));
+        cursor.lex.piece_at = 0;
     }
     let Some(first) = cursor.next() else {
         return false;

@@ -539,18 +539,18 @@ fn white_space_after_a_string_across_block_boundaries() {
 mod props;
 mod shapes;
 
-/// Lines long enough that their UTF-8 is checked on a thread of its own, in pieces, while the walk checks the rest: characters across a piece's end at every offset,
+/// Lines long enough to be checked in pieces on two threads: characters across a piece's end at every offset,
 /// bad sequences anywhere (across a piece's end among them), a bad byte of structure, each
 /// judged as serde_json judges it, by the scanner of runs of lines too.
 #[test]
-fn long_lines_are_judged_whole_with_their_utf8_checked_apart() {
+fn long_lines_are_judged_whole_in_pieces() {
     let body = "€ü😀 plain ".repeat(index::UTF8_APART / 5);
     let line = |pad: usize| {
         let id = "i".repeat(pad);
         format!("{{\"id\":\"{id}\",\"content\":\"{body}\",\"sort\":1}}").into_bytes()
     };
-    // Where the other thread's second piece ends.
-    let edge = 2 * index::UTF8_PIECE;
+    // Where the second piece ends.
+    let edge = 2 * index::PIECE;
     let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
     // The text repeats every 15 bytes: a character across the edge at every offset.
     for pad in 0..15 {

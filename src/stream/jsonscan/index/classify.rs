@@ -379,9 +379,9 @@ mod x86 {
         s: &[u8],
         avx2: Avx2,
         top: &mut TopFields,
-        utf8_checked: bool,
+        long: Option<&std::sync::Arc<super::super::Pieces>>,
     ) -> bool {
-        scan_into(s, avx2, top, utf8_checked)
+        scan_into(s, avx2, top, long)
     }
     /// AVX-512 (F and BW): a block is one 64-byte register, and each class one compare into a
     /// mask register, which is the bit mask itself (AVX2 needs two halves, a byte-mask
@@ -491,8 +491,8 @@ mod x86 {
         s: &[u8],
         avx512: Avx512,
         top: &mut TopFields,
-        utf8_checked: bool,
+        long: Option<&std::sync::Arc<super::super::Pieces>>,
     ) -> bool {
-        scan_into(s, avx512, top, utf8_checked)
+        scan_into(s, avx512, top, long)
     }
 }

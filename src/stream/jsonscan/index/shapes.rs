@@ -294,7 +294,7 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
     let avx512 = shapes.avx512;
     if s.is_empty() || s.len() > MAX_LINE || shapes.resting() {
         // SAFETY: the caller's.
-        return unsafe { scan_avx512(s, avx512, top, false) };
+        return unsafe { scan_avx512(s, avx512, top, None) };
     }
     if shapes.follow
         && let Some(shape) = &shapes.slots[shapes.last]
@@ -319,7 +319,7 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
         Flattened::TooMany => {
             shapes.missed_one();
             // SAFETY: the caller's.
-            return unsafe { scan_avx512(s, avx512, top, false) };
+            return unsafe { scan_avx512(s, avx512, top, None) };
         }
     };
     let hash = hash_of(&tokens);
@@ -346,7 +346,7 @@ unsafe fn scan_vbmi2(shapes: &mut Shapes, s: &[u8], top: &mut TopFields) -> bool
     }
     shapes.missed_one();
     // SAFETY: the caller's.
-    let valid = unsafe { scan_avx512(s, avx512, top, false) };
+    let valid = unsafe { scan_avx512(s, avx512, top, None) };
     // A shape for these bytes the second time they miss, in the way not used last.
     let again = std::mem::replace(&mut shapes.missed[set], hash) == hash;
     if valid

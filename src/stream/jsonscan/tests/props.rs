@@ -574,3 +574,86 @@ fn escaped_bytes_match_a_byte_at_a_time_count() {
         }
     }
 }
+
+/// Lines long enough to be cut into pieces that the walk may jump over ([`index::PIECE`]):
+/// long strings of text dense in escapes and backslash runs, between them random values, and
+/// something that matters (a quote, a backslash, a control or non-ASCII byte, a brace) put
+/// around a piece's start or anywhere. Judged as serde_json judges them, fields included.
+/// Every other line has the helper's part done first, so that the walk meets every piece it
+/// did (and jumps over those it could) whatever the threads' timing.
+#[test]
+fn long_lines_cut_into_pieces_agree_with_serde_json() {
+    let cases = env("JSONSCAN_CASES", 8000) as usize / 20;
+    let mut rng = Rng(env("JSONSCAN_SEED", 11) ^ 0x10A6);
+    let text: &[&[u8]] = &[
+        b"plain words ",
+        br"\n",
+        br#"\""#,
+        br"\\",
+        br"\\\\\\",
+        br#"\\\""#,
+        br"\u00e9",
+        br"\uD83D\uDE00",
+        "naïve € 😀 ".as_bytes(),
+        b"| 2024-03 | 1234.56 |",
+    ];
+    let skipped = index::SKIPPED.load(std::sync::atomic::Ordering::Relaxed);
+    let mut valid = 0;
+    for case in 0..cases {
+        let mut line = br#"{"id":"x","content":""#.to_vec();
+        let target = index::UTF8_APART + rng.below(6 * index::PIECE);
+        while line.len() < target {
+            // A long string, then now and then a few values and another string.
+            for _ in 0..1 + rng.below(200) {
+                line.extend_from_slice(rng.pick(text));
+            }
+            if rng.percent(10) {
+                line.extend_from_slice(br#"","n":["#);
+                for i in 0..1 + rng.below(4) {
+                    if i > 0 {
+                        line.push(b',');
+                    }
+                    value(&mut rng, &mut line, 2);
+                }
+                line.extend_from_slice(br#"],"more":""#);
+            }
+        }
+        line.extend_from_slice(br#"","sort":1}"#);
+        if rng.percent(50) {
+            let piece = index::PIECE * (1 + rng.below(line.len() / index::PIECE));
+            let at = (piece + rng.below(5)).saturating_sub(2).min(line.len() - 1);
+            let bytes = rng.pick(&[
+                &b"\""[..],
+                b"\\",
+                b"\\\\",
+                b"\x01",
+                b"\n",
+                b"\xff",
+                b"}",
+                b"\xc3",
+            ]);
+            if rng.percent(50) {
+                line.splice(at..at, bytes.iter().copied());
+            } else {
+                line[at] = bytes[0];
+            }
+        }
+        if rng.percent(10) {
+            mutate(&mut rng, &mut line);
+        }
+        assert!(line.len() >= index::UTF8_APART);
+        index::HELPER_FIRST.set(case % 2 == 1);
+        if check(&line, &format!("long line {case}")) {
+            valid += 1;
+        }
+        index::HELPER_FIRST.set(false);
+    }
+    assert!(valid > cases / 3, "{valid} of {cases} valid");
+    // Lines of at least four pieces, half of them with the helper's part done first.
+    let now = index::SKIPPED.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        now - skipped > cases / 2,
+        "{} pieces jumped over",
+        now - skipped
+    );
+}

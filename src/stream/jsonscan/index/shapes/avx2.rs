@@ -145,7 +145,7 @@ impl Paths {
             self.rest = REST;
         }
         // SAFETY: the caller's.
-        let valid = unsafe { scan_avx2(s, self.avx2, top, false) };
+        let valid = unsafe { scan_avx2(s, self.avx2, top, None) };
         // SAFETY: the caller's.
         if valid && let Some(path) = unsafe { self.path_of(s, top) } {
             let way = Way {
@@ -217,13 +217,13 @@ unsafe fn scan_paths(paths: &mut Paths, s: &[u8], top: &mut TopFields) -> bool {
     paths.clock += 1;
     if s.is_empty() || s.len() > MAX_LINE {
         // SAFETY: the caller's.
-        return unsafe { scan_avx2(s, paths.avx2, top, false) };
+        return unsafe { scan_avx2(s, paths.avx2, top, None) };
     }
     if paths.rest > 0 {
         paths.rest -= 1;
         paths.last = NONE;
         // SAFETY: the caller's.
-        return unsafe { scan_avx2(s, paths.avx2, top, false) };
+        return unsafe { scan_avx2(s, paths.avx2, top, None) };
     }
     // The two ways that followed the last line's way lately, and that way itself, then the
     // others.
