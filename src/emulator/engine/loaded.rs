@@ -238,8 +238,9 @@ fn sample_warehouse(today: Option<(i32, u32, u32)>) -> anyhow::Result<Warehouse>
     }
     // Another process starting on the same date (a script's commands run side by side, a test
     // harness's hundreds) may be building it now: wait for its file rather than build it twice.
-    let _building = file.as_deref().and_then(sample_cache::building);
-    if _building.is_some()
+    // Held until this function returns: past the write of the file, which a waiter then opens.
+    let building = file.as_deref().and_then(sample_cache::building);
+    if building.is_some()
         && let Some(w) = file.as_deref().and_then(sample_cache::open)
     {
         return Ok(w);
@@ -368,7 +369,9 @@ mod sample_cache {
         }
     }
 
-    /// Elsewhere a file that is open cannot be removed: the one at the path is the one locked.
+    /// Elsewhere (Windows) a removed file that is still open keeps its path from being opened
+    /// again until it is closed (the open fails, and this process builds unguarded): a lock
+    /// that was taken is on the file at the path.
     #[cfg(not(unix))]
     fn same_file(_: &std::fs::File, _: &Path) -> bool {
         true

@@ -101,10 +101,9 @@ fn scan_long(s: &[u8], top: &mut TopFields) -> bool {
         help(&pieces, s);
     }
     std::thread::scope(|scope| {
-        let ahead = Arc::clone(&pieces);
         let helper = std::thread::Builder::new()
             .name("scan-ahead".into())
-            .spawn_scoped(scope, move || help(&ahead, s));
+            .spawn_scoped(scope, || help(&pieces, s));
         let Ok(helper) = helper else {
             return scan_checking(s, top, None);
         };

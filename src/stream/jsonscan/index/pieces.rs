@@ -58,7 +58,6 @@ pub(super) struct Skip {
 pub(in crate::stream::jsonscan) struct Pieces {
     /// The whole pieces; the rest of the line after them (at least a byte) is the walk's.
     pub count: usize,
-    len: usize,
     taken: Vec<AtomicU8>,
     done: Vec<OnceLock<Done>>,
     stop: AtomicBool,
@@ -69,7 +68,6 @@ impl Pieces {
         let count = len.saturating_sub(1) / PIECE;
         Pieces {
             count,
-            len,
             taken: (0..count).map(|_| AtomicU8::new(FREE)).collect(),
             done: (0..count).map(|_| OnceLock::new()).collect(),
             stop: AtomicBool::new(false),
@@ -113,7 +111,7 @@ impl Pieces {
         let to = if k < self.count {
             char_start(s, (k + 1) * PIECE)
         } else {
-            self.len
+            s.len()
         };
         simdutf8::basic::from_utf8(&s[from..to]).is_ok()
     }
