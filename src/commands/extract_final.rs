@@ -5,7 +5,7 @@ use crate::cli::{ExtractFinalArgs, Format};
 use crate::exit::{Status, fail, usage};
 use crate::render::{pick_format, write_document};
 use crate::stream::answer::{Answer, FinalTracker, InPlace, write_decoded};
-use crate::stream::ndjson::blocks::{self, ScanPlan};
+use crate::stream::ndjson::blocks::{self, LineMap, ScanPlan};
 use crate::stream::ndjson::{self, Event};
 use crate::term::warn;
 use anyhow::Result;
@@ -35,8 +35,16 @@ struct Outcome {
     answer: Option<Answer>,
     /// Instead of `answer`: the text of a complete frame, still in the file (text output of
     /// a long line, see [`FinalTracker::text_in_place`]).
-    in_place: Option<(std::fs::File, InPlace)>,
+    in_place: Option<Kept>,
     malformed: Malformed,
+}
+
+/// An answer's text still in its file, and the map of its line the scan made, when it kept
+/// one (a line mapped whole, see [`blocks::Block::line`]).
+struct Kept {
+    file: std::fs::File,
+    place: InPlace,
+    map: Option<LineMap>,
 }
 
 /// Run the command.
@@ -84,14 +92,14 @@ pub fn run(ctx: &Ctx, args: ExtractFinalArgs) -> Result<Status> {
             Err(e) => return Err(e),
         };
         report_malformed(&name, &outcome.malformed);
-        if let Some((file, place)) = &outcome.in_place {
-            if place.from_fallback {
+        if let Some(kept) = &outcome.in_place {
+            if kept.place.from_fallback {
                 warn(format!(
                     "{name}: no final frame; using the last complete assistant message (--fallback)"
                 ));
             }
             printer
-                .text_in_place(&name, file, place)
+                .text_in_place(&name, kept)
                 .map_err(|e| read_error(&name, e))?;
             continue;
         }
@@ -152,27 +160,29 @@ impl<W: Write> Printer<W> {
         Ok(())
     }
 
-    /// A text answer still in `file`: decoded from a map of it straight to the output, never
-    /// held whole (text output only). A read error is the input's.
-    fn text_in_place(
-        &mut self,
-        name: &str,
-        file: &std::fs::File,
-        place: &InPlace,
-    ) -> std::io::Result<()> {
+    /// A text answer still in its file: decoded from a map of it straight to the output,
+    /// never held whole (text output only). A read error is the input's.
+    fn text_in_place(&mut self, name: &str, kept: &Kept) -> std::io::Result<()> {
         self.label(name)?;
+        let Kept { file, place, map } = kept;
         let (start, len) = (
             place.offset + place.span.start as u64,
-            (place.span.end - place.span.start) as u64,
+            place.span.end - place.span.start,
         );
-        // Not populated ahead: a long text is decoded by several threads, and each brings in
-        // the pages of its own pieces.
-        let map = blocks::map::Map::new(file, start, len, false);
+        // The scan's map of the line, whose pages are in place, when it kept one; else a map
+        // of the text, not populated ahead: a long text is decoded by several threads, and
+        // each brings in the pages of its own pieces.
+        let scanned = map.as_ref().and_then(|m| m.get(start, len));
+        let mapped = match scanned {
+            Some(_) => None,
+            None => blocks::map::Map::new(file, start, len as u64, false),
+        };
         let read;
-        let content = match &map {
-            Some(map) => map.bytes(),
-            None => {
-                let mut buf = vec![0; len as usize];
+        let content = match (scanned, &mapped) {
+            (Some(bytes), _) => bytes,
+            (None, Some(map)) => map.bytes(),
+            (None, None) => {
+                let mut buf = vec![0; len];
                 file.read_exact_at(&mut buf, start)?;
                 read = buf;
                 &read
@@ -336,7 +346,11 @@ fn scan_file(
     let mut base = 0;
     let mut failed = None;
     let init = || Scan::new(tracker(FinalTracker::for_block(fallback)));
-    blocks::scan(file, len, plan, init, fold, |block| {
+    // The maps of long lines the answer may be read from again (its final frame's, its
+    // fallback's): at most two are kept, each dropped once a later line takes its place.
+    let keep = |scan: &Scan, offset| scan.tracker.keeps_place(offset);
+    let mut maps: Vec<LineMap> = Vec::new();
+    blocks::scan(file, len, plan, init, fold, keep, |block| {
         let Scan { tracker, malformed } = block.state;
         if let Some((line, why)) = malformed.first {
             if strict {
@@ -347,6 +361,8 @@ fn scan_file(
             total.malformed.first.get_or_insert((base + line, why));
         }
         total.tracker.merge(tracker);
+        maps.extend(block.line);
+        maps.retain(|m| total.tracker.keeps_place(m.start()));
         base += block.lines;
         true
     })
@@ -364,15 +380,19 @@ fn scan_file(
         && let Some(place) = total.tracker.text_in_place()
     {
         let file = file.try_clone().map_err(|e| read_error(name, e))?;
+        let map = maps.into_iter().find(|m| m.start() == place.offset);
         return Ok(Ok(Outcome {
             answer: None,
-            in_place: Some((file, place)),
+            in_place: Some(Kept { file, place, map }),
             malformed: total.malformed,
         }));
     }
     total
         .tracker
         .load_places(|offset, len| {
+            if let Some(line) = maps.iter().find_map(|m| m.get(offset, len)) {
+                return Ok(line.to_vec());
+            }
             let mut line = vec![0; len];
             file.read_exact_at(&mut line, offset)?;
             Ok(line)

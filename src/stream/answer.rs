@@ -433,6 +433,15 @@ impl FinalTracker {
         }
     }
 
+    /// Whether a line kept by its place starts at `offset` (see [`FinalTracker::observe_at`]):
+    /// the answer may need that line again.
+    pub fn keeps_place(&self, offset: u64) -> bool {
+        [&self.final_frame, &self.fallback_frame]
+            .into_iter()
+            .flatten()
+            .any(|last| last.at.is_some_and(|(at, _)| at == offset))
+    }
+
     /// Read the lines kept by their place (`read(offset, len)`), so that the answer can be
     /// made from them as from lines kept whole.
     pub fn load_places(

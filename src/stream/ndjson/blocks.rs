@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 /// What a worker produced for one block.
 #[derive(Debug)]
@@ -26,6 +26,32 @@ pub struct Block<S> {
     pub state: S,
     /// Lines that start in the block (blank ones included), for absolute line numbers.
     pub lines: u64,
+    /// The map of the block's last line, when it was long (mapped whole) and `scan`'s `keep`
+    /// wanted it: the caller can read the line again where it is, without mapping or reading
+    /// it a second time.
+    pub line: Option<LineMap>,
+}
+
+/// A long line of the file, mapped (see [`Block::line`]).
+#[derive(Debug)]
+pub struct LineMap {
+    map: Arc<map::Map>,
+    /// The line's offset in the file (the map's first byte) and its length.
+    start: u64,
+    len: usize,
+}
+
+impl LineMap {
+    /// The file's `len` bytes at `offset`, if they lie within this line.
+    pub fn get(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        let from = usize::try_from(offset.checked_sub(self.start)?).ok()?;
+        self.map.bytes()[..self.len].get(from..from.checked_add(len)?)
+    }
+
+    /// The line's offset in the file.
+    pub fn start(&self) -> u64 {
+        self.start
+    }
 }
 
 /// How to cut and scan.
@@ -46,30 +72,36 @@ const READ: usize = 1 << 20;
 const TAIL: usize = 64 << 10;
 
 /// Scan `file` (of `len` bytes). `fold` sees each event with its line number relative to its
-/// block; `reduce` gets the blocks in order and returns false to stop early.
-pub fn scan<S, I, F, R>(
+/// block; `reduce` gets the blocks in order and returns false to stop early. `keep` says, from
+/// a block's state and the offset of its last line, when that line was long enough to be
+/// mapped whole, whether the block should carry the map to `reduce` ([`Block::line`]).
+pub fn scan<S, I, F, K, R>(
     file: &File,
     len: u64,
     plan: ScanPlan,
     init: I,
     fold: F,
+    keep: K,
     mut reduce: R,
 ) -> std::io::Result<()>
 where
     S: Send,
     I: Fn() -> S + Sync,
     F: Fn(&mut S, Event<'_>) + Sync,
+    K: Fn(&S, u64) -> bool + Sync,
     R: FnMut(Block<S>) -> bool,
 {
     let block = plan.block.max(1);
     let count = len.div_ceil(block);
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
+    let searches = search::Searches::default();
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<(u64, std::io::Result<Block<S>>)>(plan.threads * 2);
         for _ in 0..plan.threads.max(1) {
             let tx = tx.clone();
-            let (next, stop, init, fold) = (&next, &stop, &init, &fold);
+            let (next, stop, init, fold, keep) = (&next, &stop, &init, &fold, &keep);
+            let searches = &searches;
             scope.spawn(move || {
                 // Allocated when first needed: mapped blocks read nothing into it.
                 let mut buf = Vec::new();
@@ -80,17 +112,28 @@ where
                     }
                     let start = i * block;
                     let end = (start + block).min(len);
-                    let result = scan_block(
-                        file,
-                        len,
-                        start,
-                        end,
-                        plan.max_line,
-                        plan.map,
-                        &mut buf,
-                        init(),
-                        fold,
-                    );
+                    // A block inside a long line another worker is searching: this one helps
+                    // that search, whose result settles the block.
+                    let result = if searches.settle_empty(start, end) {
+                        Ok(Block {
+                            state: init(),
+                            lines: 0,
+                            line: None,
+                        })
+                    } else {
+                        let at = Place {
+                            file,
+                            len,
+                            start,
+                            end,
+                        };
+                        let with = Scanning {
+                            max_line: plan.max_line,
+                            map: plan.map,
+                            searches,
+                        };
+                        scan_block(at, with, &mut buf, init(), fold, keep)
+                    };
                     if tx.send((i, result)).is_err() {
                         break;
                     }
@@ -123,19 +166,39 @@ where
     })
 }
 
-/// Fold the lines that start in `[start, end)`.
-#[allow(clippy::too_many_arguments)]
-fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
-    file: &File,
+/// A block of the file: `[start, end)` of its `len` bytes.
+#[derive(Clone, Copy)]
+struct Place<'f> {
+    file: &'f File,
     len: u64,
     start: u64,
     end: u64,
+}
+
+/// How every block is scanned.
+#[derive(Clone, Copy)]
+struct Scanning<'s> {
     max_line: usize,
     map: bool,
+    searches: &'s search::Searches,
+}
+
+/// Fold the lines that start in the block.
+fn scan_block<S, F: Fn(&mut S, Event<'_>), K: Fn(&S, u64) -> bool>(
+    at: Place<'_>,
+    with: Scanning<'_>,
     buf: &mut Vec<u8>,
     mut state: S,
     fold: &F,
+    keep: &K,
 ) -> std::io::Result<Block<S>> {
+    let Place {
+        file,
+        len,
+        start,
+        end,
+    } = at;
+    let Scanning { max_line, map, .. } = with;
     let mut framer = if start == 0 {
         Framer::new(max_line)
     } else {
@@ -157,20 +220,25 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
     } else {
         None
     };
+    let mut long = None;
     if let Some(map) = mapped {
-        match feed_mapped(&mut framer, &mut on, map.bytes(), from, start, end) {
-            Some(reached) => pos = reached,
-            None => return Ok(Block { state, lines: 0 }),
-        }
-        if pos < len && !framer.partial().is_empty() {
-            pos = feed_long_line(file, len, pos, max_line, &mut framer, &mut on);
+        match feed_mapped(&mut framer, &mut on, map.bytes(), from, at) {
+            Mapped::Empty => return Ok(empty(state)),
+            Mapped::Reached(reached) => pos = reached,
+            Mapped::Long { line_start, clear } => {
+                drop(map);
+                let whole = feed_long_line(at, line_start, clear, with, &mut framer, &mut on);
+                // Too long for the bound, or the input's last line without a newline: read
+                // from its start, as a block that is not mapped is.
+                (pos, long) = whole.unwrap_or((line_start, None));
+            }
         }
     } else if start > 0 {
         buf.resize(READ, 0);
         match find_newline(file, start - 1, end, buf)? {
             Some(nl) if nl + 1 < end => pos = nl + 1,
             // No line starts here: the block lies inside a line that began earlier.
-            _ => return Ok(Block { state, lines: 0 }),
+            _ => return Ok(empty(state)),
         }
     }
     if pos >= end && !framer.has_partial() {
@@ -178,7 +246,9 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
             let _ = framer.finish(&mut on);
         }
         let lines = framer.lines();
-        return Ok(Block { state, lines });
+        // The long line, if it was the block's last and the caller wants it.
+        let line = long.filter(|l: &LineMap| keep(&state, l.start));
+        return Ok(Block { state, lines, line });
     }
     if !framer.has_partial() {
         framer.set_position(pos);
@@ -188,7 +258,20 @@ fn scan_block<S, F: Fn(&mut S, Event<'_>)>(
         let _ = framer.finish(&mut on);
     }
     let lines = framer.lines();
-    Ok(Block { state, lines })
+    Ok(Block {
+        state,
+        lines,
+        line: None,
+    })
+}
+
+/// The block of a state where no line starts.
+fn empty<S>(state: S) -> Block<S> {
+    Block {
+        state,
+        lines: 0,
+        line: None,
+    }
 }
 
 /// Feed `framer` the file's bytes from `pos` (a line start, or inside the block's last line)
@@ -238,146 +321,116 @@ fn feed_read(
     Ok(pos)
 }
 
+/// How far [`feed_mapped`] took a block.
+enum Mapped {
+    /// No line starts in the block.
+    Empty,
+    /// Its lines fed, up to this position (past the newline that ends its last line, or the
+    /// input's end).
+    Reached(u64),
+    /// Its lines fed but the last, which starts at `line_start` and has no newline up to
+    /// `clear`, the end of the mapped bytes: a long line, none of it fed yet.
+    Long { line_start: u64, clear: u64 },
+}
+
 /// The lines that start in a mapped block, fed to `framer`: `bytes` are the file's from `from`
-/// (the byte before `start`, or 0) to `end` and on, up to TAIL more. The position reached (past
-/// the newline that ends the block's last line, if the mapped bytes hold it), or None when no
-/// line starts in the block.
+/// (the byte before the block's start, or 0) to the block's end and on, up to TAIL more. The
+/// block's last line is fed only if it ends within those bytes: one that goes on past them is
+/// left for [`feed_long_line`], so that its front (up to a block) is not copied into the
+/// framer only to be thrown away.
 fn feed_mapped(
     framer: &mut Framer,
     on: &mut impl FnMut(Event<'_>) -> Result<(), std::convert::Infallible>,
     bytes: &[u8],
     from: u64,
-    start: u64,
-    end: u64,
-) -> Option<u64> {
+    at: Place<'_>,
+) -> Mapped {
+    let Place {
+        len, start, end, ..
+    } = at;
     let (block, after) = bytes.split_at((end - from) as usize);
     let mut pos = start;
     if start > 0 {
         match memchr::memchr(b'\n', block) {
             Some(nl) if from + (nl as u64) + 1 < end => pos = from + nl as u64 + 1,
-            _ => return None,
+            _ => return Mapped::Empty,
         }
     }
     framer.set_position(pos);
-    let _ = framer.feed(&block[(pos - from) as usize..], on);
-    pos = end;
-    if framer.has_partial() {
-        // The rest of the last line, up to its newline if the mapped bytes hold it.
-        let rest = memchr::memchr(b'\n', after).map_or(after, |nl| &after[..=nl]);
-        let _ = framer.feed(rest, on);
-        pos += rest.len() as u64;
+    let body = &block[(pos - from) as usize..];
+    // The block's whole lines, then its last line (the bytes after its last newline).
+    let last = memchr::memrchr(b'\n', body).map_or(0, |nl| nl + 1);
+    let _ = framer.feed(&body[..last], on);
+    let tail = &body[last..];
+    if tail.is_empty() {
+        return Mapped::Reached(end);
     }
-    Some(pos)
+    let clear = end + after.len() as u64;
+    let rest = match memchr::memchr(b'\n', after) {
+        Some(nl) => &after[..=nl],
+        // The input's last line, without a newline: the framer finishes it.
+        None if clear >= len => after,
+        None => {
+            let line_start = end - tail.len() as u64;
+            return Mapped::Long { line_start, clear };
+        }
+    };
+    let _ = framer.feed(tail, on);
+    let _ = framer.feed(rest, on);
+    Mapped::Reached(end + rest.len() as u64)
 }
 
-/// The block's last line goes on past the mapped bytes (the framer holds its front, up to
-/// `pos`): map it whole, from its start to its newline, and hand it over in place, so that a
-/// long line (a tool result or a state of megabytes, a file of one line) costs no copy. The
-/// position reached; `pos` unchanged when the line is not whole within the line bound (too
-/// long, or the input's last line without a newline), which the read path then deals with.
+/// The block's last line, from `line_start`, goes on past the mapped bytes (it has no newline
+/// before `clear`; the framer, at a line start, holds none of it): map it whole, from its
+/// start to its newline, and hand it over in place, so that a long line (a tool result or a
+/// state of megabytes, a file of one line) costs no copy. The position reached, and the
+/// line's map; None when the line is not whole within the line bound (too long, or the
+/// input's last line without a newline), which the read path then deals with.
 fn feed_long_line(
-    file: &File,
-    len: u64,
-    pos: u64,
-    max_line: usize,
+    at: Place<'_>,
+    line_start: u64,
+    clear: u64,
+    with: Scanning<'_>,
     framer: &mut Framer,
     on: &mut impl FnMut(Event<'_>) -> Result<(), std::convert::Infallible>,
-) -> u64 {
-    let held = framer.partial().len() as u64;
-    let line_start = pos - held;
+) -> Option<(u64, Option<LineMap>)> {
+    let held = usize::try_from(clear - line_start).ok()?;
     // Room for the longest line the framer takes: the bound, a CR, a byte-order mark and
     // the newline.
-    let window = (max_line as u64 + 5).min(len - line_start);
+    let window = (with.max_line as u64 + 5).min(at.len - line_start);
+    if held as u64 >= window {
+        return None;
+    }
     // Not populated ahead: the window may reach far past a line of a megabyte. The search for
     // the newline brings the line's pages in, and the scan finds them there.
-    let Some(map) = map::Map::new(file, line_start, window, false) else {
-        return pos;
-    };
+    let map = map::Map::new(at.file, line_start, window, false)?;
+    let map = Arc::new(map);
     let bytes = map.bytes();
-    let Some(nl) = memchr::memchr(b'\n', &bytes[held as usize..]) else {
-        return pos;
+    // Most long lines end within a chunk (a tool result of a megabyte): searched alone. A
+    // longer one is searched by every worker that claims a block inside it.
+    let first = bytes.len().min(held + search::CHUNK);
+    let nl = match memchr::memchr(b'\n', &bytes[held..first]) {
+        Some(i) => Some(held + i),
+        None if first < bytes.len() => {
+            let line = search::Search::new(Arc::clone(&map), line_start, first);
+            with.searches.run(line)
+        }
+        None => None,
     };
-    let line = &bytes[..held as usize + nl + 1];
-    framer.discard_partial();
+    let line = &bytes[..=nl?];
     framer.set_position(line_start);
     // The line's one newline is its last byte: no need to search it again.
     let _ = framer.feed_line(line, on);
-    line_start + line.len() as u64
+    let kept = LineMap {
+        map: Arc::clone(&map),
+        start: line_start,
+        len: line.len(),
+    };
+    Some((line_start + line.len() as u64, Some(kept)))
 }
 
-/// Read-only memory maps of a file's blocks.
-pub(crate) mod map {
-    use std::fs::File;
-    use std::os::unix::io::AsRawFd;
-
-    /// `len` bytes of a file from `offset`, mapped read-only; unmapped when dropped.
-    pub(crate) struct Map {
-        /// The start of the mapping (page-aligned, at or before the bytes asked for).
-        base: *mut libc::c_void,
-        /// The mapping's length.
-        mapped: usize,
-        /// Where the bytes asked for start in it, and how many.
-        skip: usize,
-        len: usize,
-    }
-
-    impl Map {
-        /// The mapping, or None when the system refuses (the caller reads instead); with
-        /// `populate`, its pages are mapped at once (no fault per page as they are read).
-        pub(crate) fn new(file: &File, offset: u64, len: u64, populate: bool) -> Option<Map> {
-            // SAFETY: sysconf has no preconditions.
-            let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-            let page = u64::try_from(page).ok().filter(|p| p.is_power_of_two())?;
-            let aligned = offset & !(page - 1);
-            let skip = usize::try_from(offset - aligned).ok()?;
-            let len = usize::try_from(len).ok()?;
-            let mapped = skip.checked_add(len)?;
-            if len == 0 {
-                return None;
-            }
-            // SAFETY: a fresh read-only private mapping of an open file; nothing else refers
-            // to the address range it returns.
-            let base = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    mapped,
-                    libc::PROT_READ,
-                    if populate {
-                        libc::MAP_PRIVATE | libc::MAP_POPULATE
-                    } else {
-                        libc::MAP_PRIVATE
-                    },
-                    file.as_raw_fd(),
-                    libc::off_t::try_from(aligned).ok()?,
-                )
-            };
-            (base != libc::MAP_FAILED).then_some(Map {
-                base,
-                mapped,
-                skip,
-                len,
-            })
-        }
-
-        /// The bytes asked for.
-        pub(crate) fn bytes(&self) -> &[u8] {
-            // SAFETY: the mapping covers `skip + len` readable bytes and lives as long as
-            // `self`; nothing writes through it (read-only, private). Bytes another process
-            // writes to the file meanwhile may or may not show, as with reads; a truncation
-            // under the mapping raises SIGBUS (see the module's documentation).
-            unsafe { std::slice::from_raw_parts(self.base.cast::<u8>().add(self.skip), self.len) }
-        }
-    }
-
-    impl Drop for Map {
-        fn drop(&mut self) {
-            // SAFETY: `base`/`mapped` are the mapping `new` made, unmapped once.
-            unsafe {
-                libc::munmap(self.base, self.mapped);
-            }
-        }
-    }
-}
+pub(crate) mod map;
+mod search;
 
 fn read_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
     loop {
@@ -450,6 +503,7 @@ mod tests {
                 Event::Line(l) => s.push((l.number, String::from_utf8_lossy(l.text).into_owned())),
                 Event::TooLong { number, .. } => s.push((number, "!".into())),
             },
+            |_, _| false,
             |b| {
                 out.extend(
                     b.state
@@ -488,6 +542,52 @@ mod tests {
             );
         }
         assert!(lines_by_blocks(b"", 4, 2, 10).is_empty());
+    }
+
+    /// The lines a sequential read frames, as [`lines_by_blocks`] writes them.
+    fn sequential(content: &[u8], max_line: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        super::super::read_lines(content, max_line, &mut |e| {
+            out.push(match e {
+                Event::Line(l) => format!("{}:{}", l.number, String::from_utf8_lossy(l.text)),
+                Event::TooLong { number, .. } => format!("{number}:!"),
+            });
+            Ok::<_, ()>(())
+        })
+        .unwrap()
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn lines_past_a_blocks_mapped_tail_frame_as_a_sequential_read_does() {
+        // Lines that run past a block and the TAIL mapped after it: whole within the bound
+        // (mapped whole, their newline searched by every worker), too long for it (read from
+        // their start), the input's first line with a byte-order mark, and a last line
+        // without a newline; each beside short lines and a block boundary anywhere.
+        let long = "y".repeat(2 * TAIL + 333);
+        let contents = [
+            format!("{long}\nshort\n"),
+            format!("\u{FEFF}{long}\nshort\n"),
+            format!("a\n{long}\n{long}\nb\n"),
+            format!("a\n{long}"),
+            format!("{long}\n\n{long}x\nlast"),
+        ];
+        for content in &contents {
+            for max_line in [3 * TAIL, 2 * TAIL + 300, 100] {
+                let want = sequential(content.as_bytes(), max_line);
+                for block in [999, 4096, TAIL as u64 + 1, 3 * TAIL as u64] {
+                    for threads in [1, 2, 3] {
+                        assert_eq!(
+                            lines_by_blocks(content.as_bytes(), block, threads, max_line),
+                            want,
+                            "content of {} bytes, max_line {max_line}, block {block}, threads {threads}",
+                            content.len()
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -550,6 +650,7 @@ mod tests {
             },
             || 0u64,
             |n, _| *n += 1,
+            |_, _| false,
             |_| {
                 seen += 1;
                 seen < 3
