@@ -55,37 +55,18 @@ pub fn write_decoded(
             return decode_in_pieces(content, out, PIECE, threads);
         }
     }
-    let mut buf = Vec::with_capacity(DECODED_CHUNK.min(content.len()) + 8);
-    let mut last = None;
-    let mut r = 0;
-    while r < content.len() {
-        r = decode_some(content, r, DECODED_CHUNK - buf.len(), &mut buf);
-        if buf.len() >= DECODED_CHUNK {
-            out.write_all(&buf)?;
-            last = buf.last().copied();
-            buf.clear();
-        }
-    }
-    if !buf.is_empty() {
+    // A piece of about a chunk at a time, cut where no escape is (as the threads cut it).
+    let mut buf = Vec::new();
+    let (mut start, mut last) = (0, None);
+    while start < content.len() {
+        let end = piece_end(content, start + DECODED_CHUNK);
+        buf.clear();
+        decode_into(&content[start..end], &mut buf);
         out.write_all(&buf)?;
-        last = buf.last().copied();
+        last = buf.last().copied().or(last);
+        start = end;
     }
     Ok(last)
-}
-
-/// Decode `content[r..]` onto `buf`: a run up to the next backslash (at most `room` bytes, at
-/// least one) and the escape there. Where it stopped.
-#[inline]
-fn decode_some(content: &[u8], r: usize, room: usize, buf: &mut Vec<u8>) -> usize {
-    // Runs are copied up to a backslash (escapes are close together in text, a newline a row).
-    let mut r = copy_run(content, r, room, buf);
-    if r < content.len() && content[r] == b'\\' {
-        let (ch, used) = escape(&content[r..]);
-        let mut utf8 = [0u8; 4];
-        buf.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
-        r += used;
-    }
-    r
 }
 
 /// [`write_decoded`] of an escaped `content` on `threads` threads: it is cut into pieces of
@@ -128,10 +109,7 @@ fn decode_in_pieces(
                         .map_or_else(|_| None, |mut s| s.pop())
                         .unwrap_or_default();
                     buf.clear();
-                    let mut r = 0;
-                    while r < text.len() {
-                        r = decode_some(text, r, text.len(), &mut buf);
-                    }
+                    decode_into(text, &mut buf);
                     if tx.send((i, buf)).is_err() {
                         break;
                     }
@@ -183,52 +161,105 @@ fn piece_end(content: &[u8], at: usize) -> usize {
     content.len()
 }
 
-/// Copy `content[r..]` to `buf` up to its first backslash, at most `room` bytes (at least
-/// one); where the copy stopped. The copy and the search are one pass, 32 bytes at a time:
-/// a run is a few dozen bytes in text, where a search call and a copy call each cost about
-/// as much as the run.
-#[inline]
-fn copy_run(content: &[u8], r: usize, room: usize, buf: &mut Vec<u8>) -> usize {
-    let stop = content.len().min(r + room.max(1));
-    buf.reserve(stop - r);
-    #[allow(unused_mut)]
-    let mut at = r;
+/// Append the decoded `text` (escaped bytes of a string the scanner accepted, cut where no
+/// escape is) to `buf`. One pass, 32 bytes at a time: a run is copied while it is searched for
+/// a backslash, and the escape found is written in place, with no call per run nor per
+/// escape (a report has one every few dozen bytes: a `\n` a row).
+fn decode_into(text: &[u8], buf: &mut Vec<u8>) {
+    // Decoding never lengthens: an escape is at least as long as the character it stands
+    // for. So every write below lands within `text.len()` bytes past the buffer's end.
+    buf.reserve(text.len());
+    let base = buf.len();
+    let n = text.len();
+    let (mut r, mut w) = (0, 0);
+    // SAFETY: `dst` has room for `n` bytes (reserved above), and `w <= r` throughout (a run
+    // copies as many bytes as it reads, an escape writes at most as many as it reads), so a
+    // write of `k` bytes at `w` made when `r + k <= n` stays in it; every read is of `text`
+    // below `n`. The length is set to the `w` bytes written.
+    unsafe {
+        let src = text.as_ptr();
+        let dst = buf.as_mut_ptr().add(base);
+        while r < n {
+            let run = copy_until_backslash(src, dst, r, w, n);
+            r += run;
+            w += run;
+            if r >= n {
+                break;
+            }
+            // A backslash at `r`.
+            let simple = match text.get(r + 1) {
+                Some(b'n') => Some(b'\n'),
+                Some(&c @ (b'"' | b'\\' | b'/')) => Some(c),
+                Some(b't') => Some(b'\t'),
+                Some(b'r') => Some(b'\r'),
+                Some(b'b') => Some(8),
+                Some(b'f') => Some(12),
+                _ => None,
+            };
+            if let Some(c) = simple {
+                *dst.add(w) = c;
+                r += 2;
+                w += 1;
+                continue;
+            }
+            let (ch, used) = escape(&text[r..]);
+            let mut utf8 = [0u8; 4];
+            let s = ch.encode_utf8(&mut utf8).as_bytes();
+            debug_assert!(s.len() <= used);
+            std::ptr::copy_nonoverlapping(s.as_ptr(), dst.add(w), s.len());
+            r += used;
+            w += s.len();
+        }
+        buf.set_len(base + w);
+    }
+}
+
+/// Copy `src[r..n]` to `dst[w..]` up to the first backslash; how many bytes were copied.
+///
+/// # Safety
+/// `src` holds `n` readable bytes, `dst` has room for `n - r` bytes from `w`, `w <= r`.
+#[inline(always)]
+unsafe fn copy_until_backslash(
+    src: *const u8,
+    dst: *mut u8,
+    r: usize,
+    w: usize,
+    n: usize,
+) -> usize {
+    let mut k = 0;
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{
             __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
             _mm_storeu_si128,
         };
-        let base = buf.len();
-        // SAFETY: SSE2 is part of the x86_64 baseline. Loads read content[at..at + 32], in
-        // bounds as `at + 32 <= stop <= content.len()`. Stores write buf's spare capacity at
-        // base + (at - r) .. + 32, within `stop - r` bytes of `base` (reserved above). The
-        // length is set to cover only bytes copied before the backslash, all written.
+        // SAFETY: SSE2 is part of the x86_64 baseline. Loads read src[r + k..r + k + 32],
+        // within `n`; stores write dst[w + k..w + k + 32], within the room the caller gives
+        // (`w + k + 32 <= r + k + 32 <= n`).
         unsafe {
-            let src = content.as_ptr();
-            let dst = buf.as_mut_ptr().add(base);
             let backslash = _mm_set1_epi8(b'\\' as i8);
-            while at + 32 <= stop {
-                let a = _mm_loadu_si128(src.add(at).cast::<__m128i>());
-                let b = _mm_loadu_si128(src.add(at + 16).cast::<__m128i>());
-                _mm_storeu_si128(dst.add(at - r).cast::<__m128i>(), a);
-                _mm_storeu_si128(dst.add(at - r + 16).cast::<__m128i>(), b);
+            while r + k + 32 <= n {
+                let a = _mm_loadu_si128(src.add(r + k).cast::<__m128i>());
+                let b = _mm_loadu_si128(src.add(r + k + 16).cast::<__m128i>());
+                _mm_storeu_si128(dst.add(w + k).cast::<__m128i>(), a);
+                _mm_storeu_si128(dst.add(w + k + 16).cast::<__m128i>(), b);
                 let found = _mm_movemask_epi8(_mm_cmpeq_epi8(a, backslash)) as u32
                     | (_mm_movemask_epi8(_mm_cmpeq_epi8(b, backslash)) as u32) << 16;
                 if found != 0 {
-                    let n = found.trailing_zeros() as usize;
-                    buf.set_len(base + at - r + n);
-                    return at + n;
+                    return k + found.trailing_zeros() as usize;
                 }
-                at += 32;
+                k += 32;
             }
-            buf.set_len(base + at - r);
         }
     }
-    let rest = &content[at..stop];
-    let n = memchr::memchr(b'\\', rest).unwrap_or(rest.len());
-    buf.extend_from_slice(&rest[..n]);
-    at + n
+    // SAFETY: as above, a byte at a time.
+    unsafe {
+        while r + k < n && *src.add(r + k) != b'\\' {
+            *dst.add(w + k) = *src.add(r + k);
+            k += 1;
+        }
+    }
+    k
 }
 
 /// Decode the escapes of `b[start..end]` into `b[0..]`; the decoded length.

@@ -552,6 +552,12 @@ impl<C: Classify> Lexer<C> {
     /// Classify the next block of `s`: its token starts and its backslashes.
     #[inline(always)]
     fn fill(&mut self, s: &[u8]) -> (u64, u64) {
+        if self.in_string == !0
+            && self.next_block + 64 <= s.len()
+            && let Some(block) = self.fill_in_string(s)
+        {
+            return block;
+        }
         let base = self.next_block;
         let (m, valid) = self.classify.classify_at(s, base);
         self.next_block = base + 64;
@@ -583,23 +589,8 @@ impl<C: Classify> Lexer<C> {
         if escaped != 0 && !self.classify.escapes_valid(s, base, escaped) {
             return self.fail(s);
         }
-        if m.high != 0 && self.utf8_done < s.len() {
-            // Where the bytes not yet checked begin is a character boundary: `utf8_done` ends a
-            // checked run at an ASCII byte, and before it (or before `base`) every non-ASCII
-            // byte lay in a checked run. Text dense in non-ASCII, or a long rest of a line, is
-            // checked at once from there (simdutf8: many bytes a cycle) instead of character
-            // by character, a branch each, which made such text cost several times ASCII's; a
-            // few non-ASCII bytes in a short line (a `€`, an `Über`) keep the check of their
-            // runs, cheaper than the set-up of a SIMD pass.
-            let from = base.max(self.utf8_done);
-            if m.high.count_ones() >= 16 || s.len() - from >= 4096 {
-                if simdutf8::basic::from_utf8(&s[from..]).is_err() {
-                    return self.fail(s);
-                }
-                self.utf8_done = s.len();
-            } else if !utf8_is_valid(s, base, m.high, &mut self.utf8_done) {
-                return self.fail(s);
-            }
+        if !self.utf8_valid(s, base, m.high) {
+            return self.fail(s);
         }
         // Bytes outside strings that are neither structure nor white space: numbers and
         // literals (and anything invalid, which their own check refuses). A token starts
@@ -612,6 +603,61 @@ impl<C: Classify> Lexer<C> {
             (m.op & !in_string) | (quote & in_string) | scalar_start,
             m.backslash,
         )
+    }
+
+    /// [`Lexer::fill`] of a whole block that begins inside a string and stays in it (no quote
+    /// that is not escaped) and holds no control character: most of a long text's blocks.
+    /// Such a block starts no token, so only the classes a string's bytes need are looked at
+    /// (quotes, backslashes, control and non-ASCII bytes; not the structure, the white space
+    /// and the scalars), which makes a long string cost about half a block of tokens. None,
+    /// and nothing changed, for any other block.
+    #[inline(always)]
+    fn fill_in_string(&mut self, s: &[u8]) -> Option<(u64, u64)> {
+        let base = self.next_block;
+        // The classes not used here are not computed: the classification inlines into this.
+        let (m, _) = self.classify.classify_at(s, base);
+        let mut carry = self.escape_carry;
+        let escaped = escaped_bytes(m.backslash, &mut carry);
+        if m.quote & !escaped != 0 || m.low & !m.high != 0 {
+            return None;
+        }
+        self.next_block = base + 64;
+        self.escape_carry = carry;
+        // Inside a string throughout: no scalar runs on into the next block.
+        self.scalar_carry = 0;
+        if escaped != 0 && !self.classify.escapes_valid(s, base, escaped) {
+            return Some(self.fail(s));
+        }
+        if !self.utf8_valid(s, base, m.high) {
+            return Some(self.fail(s));
+        }
+        Some((0, m.backslash))
+    }
+
+    /// Whether the non-ASCII bytes of the block at `base` (`high`, a bit each) that are not
+    /// checked yet are UTF-8; moves `utf8_done` on past what it checked.
+    #[inline(always)]
+    fn utf8_valid(&mut self, s: &[u8], base: usize, high: u64) -> bool {
+        if high == 0 || self.utf8_done >= s.len() {
+            return true;
+        }
+        // Where the bytes not yet checked begin is a character boundary: `utf8_done` ends a
+        // checked run at an ASCII byte, and before it (or before `base`) every non-ASCII
+        // byte lay in a checked run. Text dense in non-ASCII, or a long rest of a line, is
+        // checked at once from there (simdutf8: many bytes a cycle) instead of character
+        // by character, a branch each, which made such text cost several times ASCII's; a
+        // few non-ASCII bytes in a short line (a `€`, an `Über`) keep the check of their
+        // runs, cheaper than the set-up of a SIMD pass.
+        let from = base.max(self.utf8_done);
+        if high.count_ones() >= 16 || s.len() - from >= 4096 {
+            if simdutf8::basic::from_utf8(&s[from..]).is_err() {
+                return false;
+            }
+            self.utf8_done = s.len();
+            true
+        } else {
+            utf8_is_valid(s, base, high, &mut self.utf8_done)
+        }
     }
 
     /// At the start of a long line's piece ([`pieces`]): the walk takes it (checking its
