@@ -115,11 +115,7 @@ where
                     // A block inside a long line another worker is searching: this one helps
                     // that search, whose result settles the block.
                     let result = if searches.settle_empty(start, end) {
-                        Ok(Block {
-                            state: init(),
-                            lines: 0,
-                            line: None,
-                        })
+                        Ok(empty(init()))
                     } else {
                         let at = Place {
                             file,
