@@ -23,8 +23,8 @@
 //! what the two widths do differently, the reading itself is one.
 
 use super::super::super::{Field, GraphPath, Span, TopFields};
-use super::super::classify::Avx512;
-use super::super::{atom, closing_quote, escaped_bytes, escapes_are_valid, number, utf8_is_valid};
+use super::super::classify::{Avx512, Classify};
+use super::super::{atom, closing_quote, escaped_bytes, number, utf8_is_valid};
 use super::{Fixed, MAX_TOKENS};
 use std::arch::x86_64::*;
 
@@ -326,6 +326,11 @@ pub(super) trait Lanes: Copy {
     /// # Safety
     /// The CPU must have the features this width is for.
     unsafe fn text_masks(self, s: &[u8], base: usize) -> TextMasks;
+
+    /// Whether the bytes of the block of `s` at `base` that backslashes escape (the bits of
+    /// `escaped`) make escapes JSON has: [`Classify::escapes_valid`], all of a block's at once
+    /// where it holds several (a text of escaped JSON, a report's `\n` and `\"`).
+    fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool;
 }
 
 /// 64 bytes of a text, classified (see [`Lanes::text_masks`]).
@@ -339,6 +344,11 @@ pub(super) struct TextMasks {
 }
 
 impl Lanes for Avx512 {
+    #[inline(always)]
+    fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool {
+        Classify::escapes_valid(self, s, base, escaped)
+    }
+
     #[inline(always)]
     unsafe fn found(self, fixed: Fixed, buffer: &[u8], s: &[u8], start: usize) -> bool {
         // SAFETY: the caller's.
@@ -396,7 +406,7 @@ unsafe fn text<L: Lanes>(
         }
         backslashes |= m.backslash & inside != 0;
         // The byte a backslash escapes may be in the block after the backslash's.
-        if escaped & inside != 0 && !escapes_are_valid(s, base, escaped & inside) {
+        if escaped & inside != 0 && !lanes.escapes_valid(s, base, escaped & inside) {
             return None;
         }
         let high = m.high & inside;
