@@ -25,7 +25,7 @@ pub(super) const CHUNK: usize = if cfg!(test) { 64 } else { 4 << 20 };
 pub(super) struct Search {
     map: Arc<Map>,
     /// The file offset of the map's first byte, the line's start. Nothing before `from` in
-    /// the map is a newline (the line's front, already framed).
+    /// the map is a newline (the line's front, searched with the block it starts in).
     start: u64,
     from: usize,
     /// The next chunk to claim, counted from `from`.
