@@ -172,21 +172,21 @@ impl<W: Write> Printer<W> {
         // The scan's map of the line, whose pages are in place, when it kept one; else a map
         // of the text, not populated ahead: a long text is decoded by several threads, and
         // each brings in the pages of its own pieces.
-        let scanned = map.as_ref().and_then(|m| m.get(start, len));
-        let mapped = match scanned {
-            Some(_) => None,
-            None => blocks::map::Map::new(file, start, len as u64, false),
-        };
-        let read;
-        let content = match (scanned, &mapped) {
-            (Some(bytes), _) => bytes,
-            (None, Some(map)) => map.bytes(),
-            (None, None) => {
-                let mut buf = vec![0; len];
-                file.read_exact_at(&mut buf, start)?;
-                read = buf;
-                &read
-            }
+        let (mapped, read);
+        let content = match map.as_ref().and_then(|m| m.get(start, len)) {
+            Some(bytes) => bytes,
+            None => match blocks::map::Map::new(file, start, len as u64, false) {
+                Some(map) => {
+                    mapped = map;
+                    mapped.bytes()
+                }
+                None => {
+                    let mut buf = vec![0; len];
+                    file.read_exact_at(&mut buf, start)?;
+                    read = buf;
+                    &read
+                }
+            },
         };
         let last = write_decoded(content, place.span.escaped, &mut self.out)?;
         if last != Some(b'\n') {

@@ -186,29 +186,19 @@ fn decode_into(text: &[u8], buf: &mut Vec<u8>) {
             if r >= n {
                 break;
             }
-            // A backslash at `r`.
-            let simple = match text.get(r + 1) {
-                Some(b'n') => Some(b'\n'),
-                Some(&c @ (b'"' | b'\\' | b'/')) => Some(c),
-                Some(b't') => Some(b'\t'),
-                Some(b'r') => Some(b'\r'),
-                Some(b'b') => Some(8),
-                Some(b'f') => Some(12),
-                _ => None,
-            };
-            if let Some(c) = simple {
-                *dst.add(w) = c;
-                r += 2;
-                w += 1;
-                continue;
-            }
+            // A backslash at `r`: the escape's character, a byte for the common ones.
             let (ch, used) = escape(&text[r..]);
-            let mut utf8 = [0u8; 4];
-            let s = ch.encode_utf8(&mut utf8).as_bytes();
-            debug_assert!(s.len() <= used);
-            std::ptr::copy_nonoverlapping(s.as_ptr(), dst.add(w), s.len());
+            if ch.is_ascii() {
+                *dst.add(w) = ch as u8;
+                w += 1;
+            } else {
+                let mut utf8 = [0u8; 4];
+                let s = ch.encode_utf8(&mut utf8).as_bytes();
+                debug_assert!(s.len() <= used);
+                std::ptr::copy_nonoverlapping(s.as_ptr(), dst.add(w), s.len());
+                w += s.len();
+            }
             r += used;
-            w += s.len();
         }
         buf.set_len(base + w);
     }

@@ -101,7 +101,11 @@ where
         for _ in 0..plan.threads.max(1) {
             let tx = tx.clone();
             let (next, stop, init, fold, keep) = (&next, &stop, &init, &fold, &keep);
-            let searches = &searches;
+            let with = Scanning {
+                max_line: plan.max_line,
+                map: plan.map,
+                searches: &searches,
+            };
             scope.spawn(move || {
                 // Allocated when first needed: mapped blocks read nothing into it.
                 let mut buf = Vec::new();
@@ -114,7 +118,7 @@ where
                     let end = (start + block).min(len);
                     // A block inside a long line another worker is searching: this one helps
                     // that search, whose result settles the block.
-                    let result = if searches.settle_empty(start, end) {
+                    let result = if with.searches.settle_empty(start, end) {
                         Ok(empty(init()))
                     } else {
                         let at = Place {
@@ -122,11 +126,6 @@ where
                             len,
                             start,
                             end,
-                        };
-                        let with = Scanning {
-                            max_line: plan.max_line,
-                            map: plan.map,
-                            searches,
                         };
                         scan_block(at, with, &mut buf, init(), fold, keep)
                     };

@@ -22,7 +22,7 @@
 
 use super::super::super::TopFields;
 use super::super::Lexer;
-use super::super::classify::{Avx2, Classify, scan_avx2};
+use super::super::classify::{Avx2, scan_avx2};
 use super::path::{Lanes, Path, TextMasks};
 use super::{Fixed, MAX_LINE, MAX_TOKENS};
 use std::arch::x86_64::*;
@@ -260,11 +260,6 @@ unsafe fn scan_paths(paths: &mut Paths, s: &[u8], top: &mut TopFields) -> bool {
 }
 
 impl Lanes for Avx2 {
-    #[inline(always)]
-    fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool {
-        Classify::escapes_valid(self, s, base, escaped)
-    }
-
     #[inline(always)]
     unsafe fn found(self, fixed: Fixed, buffer: &[u8], s: &[u8], start: usize) -> bool {
         let len = fixed.len();

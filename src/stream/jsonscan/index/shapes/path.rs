@@ -312,7 +312,10 @@ impl Path {
 
 /// What a vector width does for [`Path::follow`]: compare fixed bytes, and classify 64 bytes of
 /// a text.
-pub(super) trait Lanes: Copy {
+/// The escape check of a block is the classifier's ([`Classify::escapes_valid`]): all of a
+/// block's escapes at once where it holds several (a text of escaped JSON, a report's `\n`
+/// and `\"`).
+pub(super) trait Lanes: Classify {
     /// Whether `s` holds `fixed`'s bytes (kept in `buffer`, with at least 64 bytes after them)
     /// at `start`.
     ///
@@ -326,11 +329,6 @@ pub(super) trait Lanes: Copy {
     /// # Safety
     /// The CPU must have the features this width is for.
     unsafe fn text_masks(self, s: &[u8], base: usize) -> TextMasks;
-
-    /// Whether the bytes of the block of `s` at `base` that backslashes escape (the bits of
-    /// `escaped`) make escapes JSON has: [`Classify::escapes_valid`], all of a block's at once
-    /// where it holds several (a text of escaped JSON, a report's `\n` and `\"`).
-    fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool;
 }
 
 /// 64 bytes of a text, classified (see [`Lanes::text_masks`]).
@@ -344,11 +342,6 @@ pub(super) struct TextMasks {
 }
 
 impl Lanes for Avx512 {
-    #[inline(always)]
-    fn escapes_valid(self, s: &[u8], base: usize, escaped: u64) -> bool {
-        Classify::escapes_valid(self, s, base, escaped)
-    }
-
     #[inline(always)]
     unsafe fn found(self, fixed: Fixed, buffer: &[u8], s: &[u8], start: usize) -> bool {
         // SAFETY: the caller's.
