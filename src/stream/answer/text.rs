@@ -186,18 +186,24 @@ fn decode_into(text: &[u8], buf: &mut Vec<u8>) {
             if r >= n {
                 break;
             }
-            // A backslash at `r`: the escape's character, a byte for the common ones.
-            let (ch, used) = escape(&text[r..]);
-            if ch.is_ascii() {
-                *dst.add(w) = ch as u8;
-                w += 1;
-            } else {
-                let mut utf8 = [0u8; 4];
-                let s = ch.encode_utf8(&mut utf8).as_bytes();
-                debug_assert!(s.len() <= used);
-                std::ptr::copy_nonoverlapping(s.as_ptr(), dst.add(w), s.len());
-                w += s.len();
+            // A backslash at `r`: a one-letter escape is a byte looked up in a table. A jump
+            // per letter, as a `match` compiles, is mispredicted as often as the letters of a
+            // text's escapes change (`perf annotate`: about a fifth of this loop's samples).
+            if let Some(&letter) = text.get(r + 1) {
+                let byte = SIMPLE[usize::from(letter)];
+                if byte != 0 {
+                    *dst.add(w) = byte;
+                    w += 1;
+                    r += 2;
+                    continue;
+                }
             }
+            let (ch, used) = escape(&text[r..]);
+            let mut utf8 = [0u8; 4];
+            let s = ch.encode_utf8(&mut utf8).as_bytes();
+            debug_assert!(s.len() <= used);
+            std::ptr::copy_nonoverlapping(s.as_ptr(), dst.add(w), s.len());
+            w += s.len();
             r += used;
         }
         buf.set_len(base + w);
@@ -275,21 +281,32 @@ fn unescape_within(b: &mut [u8], start: usize, end: usize) -> usize {
     w
 }
 
+/// The byte each one-letter escape stands for, by its letter (`\n` at `b'n'`); 0 for every
+/// other byte (`u` and letters no escape has).
+const SIMPLE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'n' as usize] = b'\n';
+    t[b't' as usize] = b'\t';
+    t[b'r' as usize] = b'\r';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0C;
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t
+};
+
 /// The character an escape at the start of `e` stands for, and its length in bytes.
 #[inline]
 fn escape(e: &[u8]) -> (char, usize) {
-    let simple = match e.get(1) {
-        Some(b'n') => '\n',
-        Some(b't') => '\t',
-        Some(b'r') => '\r',
-        Some(b'b') => '\u{8}',
-        Some(b'f') => '\u{c}',
-        Some(b'u') => return unicode(e),
-        Some(&c @ (b'"' | b'\\' | b'/')) => c as char,
+    match e.get(1) {
+        Some(b'u') => unicode(e),
+        Some(&letter) if SIMPLE[usize::from(letter)] != 0 => {
+            (char::from(SIMPLE[usize::from(letter)]), 2)
+        }
         // Not in a line the scanner accepted: the backslash stands for itself.
-        _ => return ('\\', 1),
-    };
-    (simple, 2)
+        _ => ('\\', 1),
+    }
 }
 
 /// A `\uXXXX` escape (a surrogate pair is two of them) at the start of `e`.
