@@ -335,9 +335,7 @@ fn scan_file(
     } = modes;
     let plan = ScanPlan {
         block: BLOCK,
-        threads: std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(len.div_ceil(BLOCK).max(1) as usize),
+        threads: crate::stream::cpus().min(len.div_ceil(BLOCK).max(1) as usize),
         max_line: ndjson::DEFAULT_MAX_LINE,
         map: true,
     };

@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// The size of a piece: a whole number of chunks, so that the walk's chunks start on a piece's
 /// start. (A few chunks in unit tests, so that lines of kilobytes are cut into pieces.)
-pub(in crate::stream::jsonscan) const PIECE: usize = if cfg!(test) { CHUNK * 64 } else { 1 << 20 };
+pub(in crate::stream::jsonscan) const PIECE: usize =
+    if cfg!(test) { CHUNK * 64 } else { 256 << 10 };
 
 /// How many pieces the walk jumped over (for tests: it only ever grows).
 #[cfg(test)]
