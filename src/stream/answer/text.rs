@@ -32,7 +32,9 @@ const DECODED_CHUNK: usize = 1 << 20;
 /// piece each (see [`decode_in_pieces`]): a report of tens of megabytes in one frame. (Both
 /// sizes smaller in unit tests, so that texts of kilobytes go this way.)
 const PARALLEL_FROM: usize = if cfg!(test) { 64 << 10 } else { 8 << 20 };
-/// The escaped bytes in one piece (a little more, to reach a place where a piece can end).
+/// The escaped bytes in one piece (a little more, to reach a place where a piece can end):
+/// small enough that a piece's decoded bytes are still in the core's L2 cache when they are
+/// written.
 const PIECE: usize = if cfg!(test) { 4 << 10 } else { 256 << 10 };
 
 /// Write the text of the string `content` (the bytes between a string's quotes, of a line the
@@ -179,9 +181,10 @@ fn decode_into(text: &[u8], buf: &mut Vec<u8>) {
     decode_with::<Sse2Runs>(text, buf)
 }
 
-/// [`decode_into`] compiled for AVX2: runs are copied and searched 64 bytes at a time. A
-/// report of 55 MB decoded on two threads: 8.1 ms against 9.3 with 32 bytes (a C program of
-/// the same loop, docs/performance-streams.md).
+/// [`decode_into`] compiled for AVX2: runs are copied and searched 64 bytes at a time. The
+/// bench's report of 55 MB decoded on one core: 14.1–15.4 ms against 15.4–17.2 with 32 bytes
+/// (a C program of the two loops, docs/performance-streams.md; on two cores both meet the
+/// memory's bandwidth).
 ///
 /// # Safety
 /// The CPU must have AVX2.
