@@ -24,8 +24,10 @@
 
 use super::super::super::{Field, GraphPath, Span, TopFields};
 use super::super::classify::{Avx512, Classify};
-use super::super::{atom, closing_quote, escaped_bytes, number, utf8_is_valid};
+use super::super::{atom, closing_quote, escaped_bytes, number};
 use super::{Fixed, MAX_TOKENS};
+use simdutf8::basic::imp::ChunkedUtf8Validator;
+use simdutf8::basic::imp::x86::avx2::ChunkedUtf8ValidatorImp as Chunked;
 use std::arch::x86_64::*;
 
 /// No field: see [`Step::Text`].
@@ -244,7 +246,6 @@ impl Path {
     pub(super) unsafe fn follow<L: Lanes>(&self, lanes: L, s: &[u8]) -> Option<TopFields> {
         let mut at = 0;
         let mut found = [(0usize, 0usize, false); FIELDS];
-        let mut utf8_done = 0;
         for step in self.steps.iter() {
             match step {
                 Step::Fixed(fixed) => {
@@ -257,7 +258,7 @@ impl Path {
                 }
                 Step::Text { field } => {
                     // SAFETY: the caller's.
-                    let (end, escaped) = unsafe { text(lanes, s, at, &mut utf8_done) }?;
+                    let (end, escaped) = unsafe { text(lanes, s, at) }?;
                     if *field != NO_FIELD {
                         found[usize::from(*field)] = (at, end, escaped);
                     }
@@ -372,17 +373,14 @@ impl Lanes for Avx512 {
 /// character, an escape JSON has not, ill-formed UTF-8, no closing quote).
 ///
 /// # Safety
-/// The CPU must have what `lanes` is for.
+/// The CPU must have what `lanes` is for (AVX2 at least, which simdutf8's validator here is
+/// compiled for: every `Lanes` is a proof of it).
 #[inline(always)]
-unsafe fn text<L: Lanes>(
-    lanes: L,
-    s: &[u8],
-    start: usize,
-    utf8_done: &mut usize,
-) -> Option<(usize, bool)> {
+unsafe fn text<L: Lanes>(lanes: L, s: &[u8], start: usize) -> Option<(usize, bool)> {
     let mut base = start;
     let mut carry = 0;
     let mut backslashes = false;
+    let mut utf8: Option<Chunked> = None;
     while base < s.len() {
         // SAFETY: the caller's.
         let m = unsafe { lanes.text_masks(s, base) };
@@ -403,24 +401,66 @@ unsafe fn text<L: Lanes>(
             return None;
         }
         let high = m.high & inside;
-        if high != 0 && *utf8_done < s.len() {
-            // Text dense in non-ASCII is checked to the line's end at once, as the walk does
-            // (`Lexer::fill`): from `base`, a character boundary (a text starts after a quote,
-            // and a run checked from an earlier block moved `utf8_done` past it).
-            if high.count_ones() >= 16 {
-                let from = base.max(*utf8_done);
-                if simdutf8::basic::from_utf8(&s[from..]).is_err() {
-                    return None;
+        if high != 0 || utf8.is_some() {
+            // From the text's first block with a non-ASCII byte (its start a character
+            // boundary: the byte before it is ASCII) to its end, every block of the text goes
+            // through simdutf8's validator, a block at a time, the bytes past the text zeroed:
+            // no call per line as a check of the line's rest made (on the bench's non-ascii
+            // streams, 10.7% of the samples; docs/performance-streams.md).
+            // SAFETY: the caller's CPU has AVX2 (an `Avx2` or an `Avx512` is its proof).
+            let v = utf8.get_or_insert_with(|| unsafe { Chunked::new() });
+            // `inside` is a run of bits from bit 0: the text's bytes in this block.
+            let n = inside.trailing_ones() as usize;
+            match s[base..].first_chunk::<64>() {
+                // SAFETY: as above; a whole 64-byte chunk.
+                Some(whole) if n == 64 => unsafe { v.update_from_chunks(whole) },
+                // SAFETY: as above: the block, its bytes from `n` on zeroed in registers (a
+                // copy of `n` bytes is a call to memcpy), then the 64-byte chunk.
+                Some(whole) => unsafe { v.update_from_chunks(&text_only(whole, n)) },
+                None => {
+                    let mut block = [0u8; 64];
+                    block[..n].copy_from_slice(&s[base..base + n]);
+                    // SAFETY: as above; a whole 64-byte chunk.
+                    unsafe { v.update_from_chunks(&block) };
                 }
-                *utf8_done = s.len();
-            } else if !utf8_is_valid(s, base, high, utf8_done) {
-                return None;
             }
         }
         if closing != 0 {
+            // The text ends before a quote: no character may be left unfinished.
+            // SAFETY: as above.
+            if let Some(v) = utf8
+                && unsafe { v.finalize(None) }.is_err()
+            {
+                return None;
+            }
             return Some((base + closing.trailing_zeros() as usize, backslashes));
         }
         base += 64;
     }
     None
+}
+
+/// `block` with its bytes from `n` (below 64) on zeroed.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn text_only(block: &[u8; 64], n: usize) -> [u8; 64] {
+    let mut out = [0u8; 64];
+    // SAFETY: the caller's CPU has AVX2; two loads and two stores of 32 of 64 bytes.
+    unsafe {
+        let limit = _mm256_set1_epi8(n as i8);
+        let low = _mm256_setr_epi8(
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+            24, 25, 26, 27, 28, 29, 30, 31,
+        );
+        let high = _mm256_add_epi8(low, _mm256_set1_epi8(32));
+        let a = _mm256_loadu_si256(block.as_ptr().cast());
+        let b = _mm256_loadu_si256(block.as_ptr().add(32).cast());
+        let a = _mm256_and_si256(a, _mm256_cmpgt_epi8(limit, low));
+        let b = _mm256_and_si256(b, _mm256_cmpgt_epi8(limit, high));
+        _mm256_storeu_si256(out.as_mut_ptr().cast(), a);
+        _mm256_storeu_si256(out.as_mut_ptr().add(32).cast(), b);
+    }
+    out
 }
