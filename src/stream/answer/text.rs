@@ -40,8 +40,8 @@ const PIECE: usize = if cfg!(test) { 4 << 10 } else { 256 << 10 };
 /// Write the text of the string `content` (the bytes between a string's quotes, of a line the
 /// scanner accepted, still escaped when `escaped`) to `out`, decoded as [`take_string`]
 /// decodes it, a megabyte at a time: a text of any length costs no more memory than a few of
-/// those. A long text is decoded on as many threads as the CPU has (up to four) and written
-/// in order. The last byte written, if any.
+/// those. A long text is decoded on as many threads as the CPU has (up to four), in pieces of
+/// [`PIECE`] bytes, and written in order. The last byte written, if any.
 pub fn write_decoded(
     content: &[u8],
     escaped: bool,
