@@ -296,8 +296,8 @@ impl NdjsonKeys {
 
     /// Column `i`'s prefix appended to `out` (a column past the names is `"columnN":`, as
     /// the serde path names it). Inlined into the row's loop, always: as a call (the release
-    /// build made it one) it was a fifth of `sql -o ndjson`'s scan, and the loop reloaded the
-    /// output's length after each; inlined, with the rare case kept out, the whole run took
+    /// build made it one) it was 17% of the samples of `sql -o ndjson`, and the loop reloaded
+    /// the output's length after each; inlined, with the rare case kept out, the whole run took
     /// 0.89x the CPU (40 pairs of runs, docs/performance-streams.md).
     #[inline(always)]
     pub fn push(&self, out: &mut Vec<u8>, i: usize) {
