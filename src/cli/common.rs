@@ -6,7 +6,7 @@ use super::{ColorChoice, Format};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-/// `--color` and `-q`: every command that prints something on a terminal.
+// `--color` and `-q`: every command that prints something on a terminal.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Common options")]
 pub struct LookArgs {
@@ -18,7 +18,7 @@ pub struct LookArgs {
     pub quiet: bool,
 }
 
-/// `-v` and the timeouts: commands that make HTTP requests.
+// `-v` and the timeouts: commands that make HTTP requests.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Common options")]
 pub struct NetArgs {
@@ -33,7 +33,7 @@ pub struct NetArgs {
     pub idle_timeout: Option<String>,
 }
 
-/// `--dry-run`: commands whose requests can be shown instead of sent.
+// `--dry-run`: commands whose requests can be shown instead of sent.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Common options")]
 pub struct DryRunArgs {
@@ -42,7 +42,7 @@ pub struct DryRunArgs {
     pub dry_run: bool,
 }
 
-/// `--profile` and `--config`: commands that read settings from the config file.
+// `--profile` and `--config`: commands that read settings from the config file.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Common options")]
 pub struct ProfileArgs {

@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 
 /// `analyst config` subcommands.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ConfigCommand {
     /// Write a profile (asks on a terminal for what the flags do not give)
     Init(ConfigInitArgs),
@@ -20,7 +21,7 @@ pub enum ConfigCommand {
     Profiles(ConfigProfilesArgs),
 }
 
-/// `analyst config show`.
+// `analyst config show`.
 #[derive(Debug, Args)]
 pub struct ConfigShowArgs {
     /// Output format (default: text)
@@ -34,7 +35,7 @@ pub struct ConfigShowArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst config path`.
+// `analyst config path`.
 #[derive(Debug, Args)]
 pub struct ConfigPathArgs {
     #[command(flatten)]
@@ -42,7 +43,7 @@ pub struct ConfigPathArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst config profiles`.
+// `analyst config profiles`.
 #[derive(Debug, Args)]
 pub struct ConfigProfilesArgs {
     /// Output format (default: text)
@@ -56,7 +57,7 @@ pub struct ConfigProfilesArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst config init`.
+// `analyst config init`.
 #[derive(Debug, Args, Default)]
 pub struct ConfigInitArgs {
     /// Full chat URL (the agent's Chat API URL, ending in /chat/stream-chat-state)
@@ -100,7 +101,7 @@ pub struct ConfigInitArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst config set`.
+// `analyst config set`.
 #[derive(Debug, Args)]
 pub struct ConfigSetArgs {
     /// The key, as in the settings table (chat_url, api_key_env, session.externalId, ...)
@@ -117,7 +118,7 @@ pub struct ConfigSetArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst config unset`.
+// `analyst config unset`.
 #[derive(Debug, Args)]
 pub struct ConfigUnsetArgs {
     /// The key to remove
@@ -131,7 +132,7 @@ pub struct ConfigUnsetArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst doctor`.
+// `analyst doctor`.
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     /// Check the built-in emulator instead of the configured service

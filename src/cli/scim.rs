@@ -5,7 +5,7 @@ use super::{DryRunArgs, LookArgs, NetArgs, ProfileArgs, ScimFormat, ScimListForm
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
-/// Where the SCIM service is and the token it takes.
+// Where the SCIM service is and the token it takes.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Service")]
 pub struct ScimServiceArgs {
@@ -20,7 +20,7 @@ pub struct ScimServiceArgs {
     pub retries: u32,
 }
 
-/// The paging and filtering of a list.
+// The paging and filtering of a list.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ScimListArgs {
     /// A SCIM filter, e.g. 'userName ew "@old.example.com" and active eq true'
@@ -39,6 +39,7 @@ pub struct ScimListArgs {
 
 /// `analyst scim users ...`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ScimUsersCommand {
     /// List users: a filter, a page or every page
     List(ScimUsersListArgs),
@@ -46,7 +47,7 @@ pub enum ScimUsersCommand {
     Get(ScimUsersGetArgs),
 }
 
-/// `analyst scim users list`.
+// `analyst scim users list`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Every page is printed as it arrives; a user who comes again on a later page is printed once:
@@ -88,7 +89,7 @@ pub struct ScimUsersListArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst scim users get`.
+// `analyst scim users get`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 One user: the User resource. Several: one array with -o json, one line each with -o ndjson; a
@@ -126,6 +127,7 @@ pub struct ScimUsersGetArgs {
 
 /// `analyst scim groups ...`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ScimGroupsCommand {
     /// List groups: a filter, a page or every page
     List(ScimGroupsListArgs),
@@ -137,7 +139,7 @@ pub enum ScimGroupsCommand {
     RemoveMember(ScimMembersArgs),
 }
 
-/// `analyst scim groups list`.
+// `analyst scim groups list`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Formats: table (default on a terminal: id, displayName, member count), ndjson (default
@@ -169,7 +171,7 @@ pub struct ScimGroupsListArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst scim groups get`.
+// `analyst scim groups get`.
 #[derive(Debug, Args)]
 pub struct ScimGroupsGetArgs {
     /// Group id
@@ -202,7 +204,7 @@ pub struct ScimGroupsGetArgs {
     pub settings: ProfileArgs,
 }
 
-/// `analyst scim groups add-member` and `remove-member`.
+// `analyst scim groups add-member` and `remove-member`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 GROUP is the first argument, unless --group-name names the group; the other arguments are user

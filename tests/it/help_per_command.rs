@@ -104,3 +104,61 @@ fn an_option_before_the_command_name_is_refused_with_the_way_to_say_it() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// The commands a help lists under `Commands:`, with their descriptions (wrapped lines
+/// joined), `help` left out.
+fn listed_commands(help: &str) -> Vec<(String, String)> {
+    let Some(at) = help.find("\nCommands:\n") else {
+        return Vec::new();
+    };
+    let mut listed: Vec<(String, String)> = Vec::new();
+    for line in help[at + "\nCommands:\n".len()..].lines() {
+        if line.is_empty() {
+            break;
+        }
+        let text = line.trim_start();
+        if line.len() - text.len() > 2 {
+            // A description wrapped onto the next line.
+            if let Some((_, about)) = listed.last_mut() {
+                about.push(' ');
+                about.push_str(text);
+            }
+            continue;
+        }
+        let (name, about) = text.split_once(' ').unwrap_or((text, ""));
+        listed.push((name.to_owned(), about.trim().to_owned()));
+    }
+    listed.retain(|(name, _)| name != "help");
+    listed
+}
+
+fn help_of(path: &[String]) -> String {
+    help(&path.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+#[test]
+fn each_command_describes_itself_as_its_parent_lists_it() {
+    // Commands' arguments are built only when the command runs (clap's `defer`), after the
+    // description its parent lists: a doc comment on an arguments struct would then replace
+    // that description in the command's own help, man page and completions.
+    let mut todo: Vec<Vec<String>> = vec![vec![]];
+    let mut seen = 0;
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    while let Some(path) = todo.pop() {
+        for (name, about) in listed_commands(&help_of(&path)) {
+            let mut child = path.clone();
+            child.push(name);
+            let own = help_of(&child);
+            let first = own.split("\n\n").next().unwrap();
+            assert_eq!(
+                words(first),
+                words(&about),
+                "analyst {} --help",
+                child.join(" ")
+            );
+            seen += 1;
+            todo.push(child);
+        }
+    }
+    assert!(seen >= 25, "only {seen} commands found");
+}
