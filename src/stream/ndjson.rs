@@ -286,13 +286,19 @@ const PREFETCH: usize = 4096;
 /// Call `each` with the offset of every newline of `data`, in order, until it fails. Lines
 /// are short (a few hundred bytes), so a search per line (memchr) pays its set-up for little
 /// scanning; this sweeps the chunk once, 64 bytes at a time with SSE2 (part of every x86_64).
-/// With AVX-512 where the CPU has it ([`newlines_avx512`]).
+/// With AVX-512 or AVX2 where the CPU has it ([`newlines_avx512`], [`newlines_avx2`]).
 #[inline(always)]
 fn newlines<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512bw") {
-        // SAFETY: the CPU has AVX-512 BW (and so F), asked just above.
-        return unsafe { newlines_avx512(data, each) };
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512 BW (and so F), asked just above.
+            return unsafe { newlines_avx512(data, each) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, asked just above.
+            return unsafe { newlines_avx2(data, each) };
+        }
     }
     newlines_sse2(data, each)
 }
@@ -329,6 +335,35 @@ fn newlines_sse2<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>) -> Re
         }
         Ok(())
     }
+}
+
+/// [`newlines`] with AVX2: a block is two loads, two compares and two extractions (SSE2 needs
+/// four of each).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn newlines_avx2<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
+    use std::arch::x86_64::{
+        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
+    };
+    sweep(
+        data,
+        |block| {
+            // SAFETY: the caller's CPU has AVX2; the loads read bytes 0..32 and 32..64 of
+            // `block`.
+            unsafe {
+                let nl = _mm256_set1_epi8(b'\n' as i8);
+                let lo = _mm256_loadu_si256(block.as_ptr().cast());
+                let hi = _mm256_loadu_si256(block.as_ptr().add(32).cast());
+                let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, nl)) as u32;
+                let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, nl)) as u32;
+                u64::from(lo) | u64::from(hi) << 32
+            }
+        },
+        each,
+    )
 }
 
 /// [`newlines`] with AVX-512: a block is one load and one compare into a mask register, which
@@ -546,7 +581,20 @@ mod tests {
                 })
                 .unwrap();
                 assert_eq!(got, want, "{len} {at}");
-                // The SSE2 sweep too, where `newlines` takes the AVX-512 one.
+                // The AVX2 and SSE2 sweeps too, where `newlines` takes a wider one.
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    got.clear();
+                    // SAFETY: the CPU has AVX2, asked just above.
+                    unsafe {
+                        newlines_avx2(&data, |nl| -> Result<(), ()> {
+                            got.push(nl);
+                            Ok(())
+                        })
+                    }
+                    .unwrap();
+                    assert_eq!(got, want, "avx2 {len} {at}");
+                }
                 got.clear();
                 newlines_sse2(&data, |nl| -> Result<(), ()> {
                     got.push(nl);
