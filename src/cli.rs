@@ -59,10 +59,13 @@ impl From<DialectArg> for crate::protocol::Dialect {
 /// The commands.
 ///
 /// Each command's arguments are built only when it runs (`defer`, here and on the nested
-/// command enums): building every command's arguments took 0.9 ms of the 1.3 ms from `main` to
-/// the parsed command line, a quarter of the CPU of a short run (`perf stat -r 40 analyst
-/// extract-final /dev/null`: 4.3-4.7 ms of CPU before, 3.4-3.5 ms after). Help, completions
-/// and man pages build the whole tree first, and show the same.
+/// command enums): building every command's arguments made most of the 1.2-1.7 ms from `main`
+/// to the parsed command line (0.4-0.5 ms since), a quarter of the CPU of a short run (`perf
+/// stat -r 40 analyst extract-final /dev/null`: 3.1-3.8 ms of CPU before, 2.0-2.8 ms after;
+/// docs/performance-streams.md). Help, completions and man pages build the whole tree first,
+/// and show the same. Under `defer` an arguments struct's own `about` is applied after its
+/// command's, so the structs below carry plain comments, not doc comments, which clap would
+/// take for one (`help_per_command` in the tests checks every command's description).
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum Command {

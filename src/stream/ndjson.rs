@@ -345,9 +345,7 @@ fn newlines_sse2<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>) -> Re
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn newlines_avx2<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
-    use std::arch::x86_64::{
-        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
-    };
+    use std::arch::x86_64::{_mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_set1_epi8};
     sweep(
         data,
         |block| {
@@ -357,9 +355,7 @@ unsafe fn newlines_avx2<E>(data: &[u8], each: impl FnMut(usize) -> Result<(), E>
                 let nl = _mm256_set1_epi8(b'\n' as i8);
                 let lo = _mm256_loadu_si256(block.as_ptr().cast());
                 let hi = _mm256_loadu_si256(block.as_ptr().add(32).cast());
-                let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, nl)) as u32;
-                let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, nl)) as u32;
-                u64::from(lo) | u64::from(hi) << 32
+                super::avx2_bits(_mm256_cmpeq_epi8(lo, nl), _mm256_cmpeq_epi8(hi, nl))
             }
         },
         each,

@@ -224,8 +224,7 @@ impl Runs for Avx2Runs {
     #[inline(always)]
     unsafe fn copy(src: *const u8, dst: *mut u8, r: usize, w: usize, n: usize) -> usize {
         use std::arch::x86_64::{
-            __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
-            _mm256_storeu_si256,
+            __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_set1_epi8, _mm256_storeu_si256,
         };
         let mut k = 0;
         // SAFETY: the caller's CPU has AVX2 (this is inlined only into `decode_into_avx2`).
@@ -238,8 +237,10 @@ impl Runs for Avx2Runs {
                 let b = _mm256_loadu_si256(src.add(r + k + 32).cast::<__m256i>());
                 _mm256_storeu_si256(dst.add(w + k).cast::<__m256i>(), a);
                 _mm256_storeu_si256(dst.add(w + k + 32).cast::<__m256i>(), b);
-                let found = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, backslash)) as u32)
-                    | u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, backslash)) as u32) << 32;
+                let found = crate::stream::avx2_bits(
+                    _mm256_cmpeq_epi8(a, backslash),
+                    _mm256_cmpeq_epi8(b, backslash),
+                );
                 if found != 0 {
                     return k + found.trailing_zeros() as usize;
                 }

@@ -25,6 +25,7 @@ use super::super::Lexer;
 use super::super::classify::{Avx2, scan_avx2};
 use super::path::{Lanes, Path, TextMasks};
 use super::{Fixed, MAX_LINE, MAX_TOKENS};
+use crate::stream::avx2_bits as bits;
 use std::arch::x86_64::*;
 
 /// How many paths are kept: a turn of a chat stream has about ten kinds of line (the bench's
@@ -318,15 +319,5 @@ impl Lanes for Avx2 {
                 valid,
             }
         }
-    }
-}
-
-/// The top bits of 64 bytes (two registers) as a mask, byte `i` bit `i`.
-#[inline(always)]
-unsafe fn bits(low: __m256i, high: __m256i) -> u64 {
-    // SAFETY: the caller's CPU has AVX2.
-    unsafe {
-        u64::from(_mm256_movemask_epi8(low) as u32)
-            | u64::from(_mm256_movemask_epi8(high) as u32) << 32
     }
 }
